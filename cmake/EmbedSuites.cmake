@@ -1,0 +1,10 @@
+# Writes OUT: a table of {name, text} for every suite file in FILES.
+set(body "// Generated from workloads/suites/*.json; do not edit.\n#include \"harness/suite/embedded_suites.h\"\n\nnamespace iofab {\n\nconst std::vector<EmbeddedSuite>& embedded_suites() {\n  static const std::vector<EmbeddedSuite> kSuites = {\n")
+foreach(f IN LISTS FILES)
+  get_filename_component(name ${f} NAME_WE)
+  file(READ ${f} text)
+  string(APPEND body "    {\"${name}\", R\"iofab_suite(${text})iofab_suite\"},\n")
+endforeach()
+string(APPEND body "  };\n  return kSuites;\n}\n\n}  // namespace iofab\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -1,0 +1,49 @@
+#include "harness/comm/comm.h"
+
+#include <cstdlib>
+#include <unistd.h>
+
+namespace iofab {
+
+#ifdef IOFAB_HAVE_MPI
+Status make_mpi_comm(int* argc, char*** argv, std::unique_ptr<Comm>* out);
+#endif
+
+void SelfComm::abort(int exit_code) { _exit(exit_code); }
+
+bool launched_by_mpi_launcher() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_SIZE"}) {
+    if (std::getenv(var) != nullptr) return true;
+  }
+  // srun sets SLURM_PROCID for each task; sbatch alone sets SLURM_JOB_ID only.
+  return std::getenv("SLURM_PROCID") != nullptr && std::getenv("SLURM_STEP_ID") != nullptr &&
+         std::getenv("SLURM_NTASKS") != nullptr && std::string_view(std::getenv("SLURM_NTASKS")) != "1";
+}
+
+bool mpi_built() {
+#ifdef IOFAB_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+Status make_world_comm(int* argc, char*** argv, std::unique_ptr<Comm>* out, std::string* reason) {
+  if (launched_by_mpi_launcher()) {
+#ifdef IOFAB_HAVE_MPI
+    *reason = "launched by an MPI launcher";
+    return make_mpi_comm(argc, argv, out);
+#else
+    (void)argc;
+    (void)argv;
+    return Status::Unavailable("launched by an MPI launcher, but this iofab was built without MPI");
+#endif
+  }
+  (void)argc;
+  (void)argv;
+  *reason = "not launched by mpirun or srun: one rank";
+  *out = std::make_unique<SelfComm>();
+  return Status::Ok();
+}
+
+}  // namespace iofab

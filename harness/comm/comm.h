@@ -1,0 +1,68 @@
+// Comm: how ranks talk. The runner uses the control-plane calls (barrier,
+// broadcast, gather) to start phases together and bring results to rank 0.
+// Implementations: SelfComm (one rank, no MPI) and MpiComm (launched by
+// mpirun or srun). The data-plane collectives for the `collectives` phase
+// extend this interface in that phase's work.
+//
+// Thread-safety: call from the runner's thread only; every rank must make
+// the same sequence of collective calls.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/core/status.h"
+
+namespace iofab {
+
+class Comm {
+ public:
+  Comm() = default;
+  Comm(const Comm&) = delete;
+  Comm& operator=(const Comm&) = delete;
+  virtual ~Comm() = default;
+
+  virtual std::string_view name() const = 0;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual Status barrier() = 0;
+  // root's *s replaces every other rank's.
+  virtual Status broadcast(std::string* s, int root) = 0;
+  // On root, *all receives every rank's string in rank order; elsewhere it is cleared.
+  virtual Status gather(const std::string& mine, std::vector<std::string>* all, int root) = 0;
+  // Every rank receives every rank's value in rank order.
+  virtual Status all_gather(double mine, std::vector<double>* all) = 0;
+  // Ends every rank of the job at once; used only when a rank cannot go on.
+  virtual void abort(int exit_code) = 0;
+};
+
+// One rank, no communication.
+class SelfComm final : public Comm {
+ public:
+  std::string_view name() const override { return "self"; }
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  Status barrier() override { return Status::Ok(); }
+  Status broadcast(std::string*, int) override { return Status::Ok(); }
+  Status gather(const std::string& mine, std::vector<std::string>* all, int) override {
+    *all = {mine};
+    return Status::Ok();
+  }
+  Status all_gather(double mine, std::vector<double>* all) override {
+    *all = {mine};
+    return Status::Ok();
+  }
+  void abort(int exit_code) override;
+};
+
+// True when the environment shows a launcher (mpirun, srun) started us.
+bool launched_by_mpi_launcher();
+bool mpi_built();
+
+// Creates the Comm for this process: MPI when built and launched by a
+// launcher, else SelfComm. *reason says which and why.
+Status make_world_comm(int* argc, char*** argv, std::unique_ptr<Comm>* out, std::string* reason);
+
+}  // namespace iofab

@@ -1,0 +1,44 @@
+// Status: the result of a fallible call. Library code never throws across
+// layers and never exits; only main() turns a Status into an exit code.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace iofab {
+
+class Status {
+ public:
+  enum class Code {
+    kOk,
+    kInvalidArgument,  // bad suite, CLI value or target: exit 2
+    kIoError,          // I/O or system failure at run time: exit 3
+    kInterrupted,      // SIGINT/SIGTERM seen
+    kUnavailable,      // a backend or device is missing: phases skip
+    kInternal,
+  };
+
+  Status() = default;
+  static Status Ok() { return Status(); }
+  static Status Invalid(std::string msg) { return Status(Code::kInvalidArgument, std::move(msg)); }
+  static Status IoError(std::string msg) { return Status(Code::kIoError, std::move(msg)); }
+  static Status Interrupted(std::string msg = "interrupted") {
+    return Status(Code::kInterrupted, std::move(msg));
+  }
+  static Status Unavailable(std::string msg) { return Status(Code::kUnavailable, std::move(msg)); }
+  static Status Internal(std::string msg) { return Status(Code::kInternal, std::move(msg)); }
+  // "what: strerror(err)"
+  static Status FromErrno(std::string_view what, int err);
+
+  bool ok() const { return code_ == Code::kOk; }
+  Code code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  Status(Code code, std::string msg) : code_(code), message_(std::move(msg)) {}
+  Code code_ = Code::kOk;
+  std::string message_;
+};
+
+}  // namespace iofab

@@ -1,0 +1,97 @@
+// The engine table: the one place that lists engines. A new engine is a new
+// file with a factory, plus one row here.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/engines/engine.h"
+#include "harness/engines/io_uring_engine.h"
+
+namespace iofab {
+
+// Defined in psync_engine.cc and null_engine.cc; this table is their only caller.
+Status make_psync_engine(const EngineOptions& opts, std::unique_ptr<Engine>* out);
+Status make_null_engine(const EngineOptions& opts, std::unique_ptr<Engine>* out);
+
+namespace {
+
+struct EngineRow {
+  const char* name;
+  const char* description;
+};
+
+constexpr EngineRow kEngines[] = {
+    {"psync", "pread/pwrite, one I/O at a time per worker (fio's psync)"},
+    {"io_uring", "Linux io_uring via liburing: queue depth, registered files and buffers"},
+    {"null", "moves no data: queued I/Os complete at once, in full (tests the harness, not the storage)"},
+};
+
+EngineInfo probe(const EngineRow& row) {
+  EngineInfo info;
+  info.name = row.name;
+  info.description = row.description;
+  const std::string_view name = row.name;
+  if (name == "io_uring") {
+#ifdef IOFAB_HAVE_URING
+    info.built = true;
+    // A ring is cheap to set up, but the answer cannot change while we run.
+    static const std::string reason = [] {
+      std::string why;
+      return io_uring_usable(&why) ? std::string() : why;
+    }();
+    info.usable = reason.empty();
+    info.reason = reason;
+#else
+    info.reason = "not built: liburing was not found at build time";
+#endif
+    return info;
+  }
+  info.built = true;
+  info.usable = true;
+  return info;
+}
+
+}  // namespace
+
+std::vector<EngineInfo> list_engines() {
+  std::vector<EngineInfo> out;
+  out.reserve(std::size(kEngines));
+  for (const EngineRow& row : kEngines) out.push_back(probe(row));
+  return out;
+}
+
+bool is_engine_name(std::string_view name) {
+  for (const EngineRow& row : kEngines) {
+    if (name == row.name) return true;
+  }
+  return false;
+}
+
+Status make_engine(std::string_view name, const EngineOptions& opts, std::unique_ptr<Engine>* out) {
+  const EngineRow* row = nullptr;
+  std::string known;
+  for (const EngineRow& r : kEngines) {
+    if (name == r.name) row = &r;
+    if (!known.empty()) known += ", ";
+    known += r.name;
+  }
+  if (row == nullptr) {
+    return Status::Invalid("unknown engine '" + std::string(name) + "' (known: " + known + ")");
+  }
+  if (opts.queue_depth == 0) {
+    return Status::Invalid("engine " + std::string(name) + ": queue_depth must be >= 1");
+  }
+
+  const EngineInfo info = probe(*row);
+  if (!info.usable) return Status::Unavailable("engine " + info.name + " unavailable: " + info.reason);
+
+  if (name == "psync") return make_psync_engine(opts, out);
+  if (name == "null") return make_null_engine(opts, out);
+#ifdef IOFAB_HAVE_URING
+  if (name == "io_uring") return make_io_uring_engine(opts, out);
+#endif
+  return Status::Internal("engine " + std::string(name) + " is listed but has no factory");
+}
+
+}  // namespace iofab

@@ -1,0 +1,135 @@
+#include "harness/fs/run_dir.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <random>
+#include <vector>
+
+namespace iofab {
+
+Status open_file_at(int dirfd, std::string_view name, int flags, int* fd) {
+  std::string n(name);
+  if ((flags & O_ACCMODE) != O_RDONLY) flags |= O_CREAT | O_EXCL;
+  int f = openat(dirfd, n.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (f < 0) return Status::FromErrno("open " + n, errno);
+  *fd = f;
+  return Status::Ok();
+}
+
+Status make_dir_at(int dirfd, std::string_view name, int* fd) {
+  std::string n(name);
+  if (mkdirat(dirfd, n.c_str(), 0755) != 0 && errno != EEXIST) return Status::FromErrno("mkdir " + n, errno);
+  int f = openat(dirfd, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (f < 0) return Status::FromErrno("open folder " + n, errno);
+  *fd = f;
+  return Status::Ok();
+}
+
+Status remove_tree_at(int parent, std::string_view name) {
+  std::string n(name);
+  struct stat st {};
+  if (fstatat(parent, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    return errno == ENOENT ? Status::Ok() : Status::FromErrno("stat " + n, errno);
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    if (unlinkat(parent, n.c_str(), 0) != 0 && errno != ENOENT) return Status::FromErrno("unlink " + n, errno);
+    return Status::Ok();
+  }
+  int sub = openat(parent, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (sub < 0) return Status::FromErrno("open folder " + n, errno);
+  DIR* d = fdopendir(sub);
+  if (d == nullptr) {
+    int e = errno;
+    close(sub);
+    return Status::FromErrno("opendir " + n, e);
+  }
+  std::vector<std::string> entries;
+  while (dirent* e = readdir(d)) {
+    std::string_view en(e->d_name);
+    if (en != "." && en != "..") entries.emplace_back(en);
+  }
+  Status first;
+  for (const auto& e : entries) {
+    Status s = remove_tree_at(dirfd(d), e);
+    if (!s.ok() && first.ok()) first = s;
+  }
+  closedir(d);
+  if (unlinkat(parent, n.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT && first.ok()) {
+    first = Status::FromErrno("rmdir " + n, errno);
+  }
+  return first;
+}
+
+Status fsync_dir(int dirfd, std::string_view what) {
+  if (fsync(dirfd) != 0) return Status::FromErrno("fsync folder " + std::string(what), errno);
+  return Status::Ok();
+}
+
+RunDir::~RunDir() {
+  if (fd_ >= 0) close(fd_);
+  if (target_fd_ >= 0) close(target_fd_);
+}
+
+Status RunDir::open(const std::string& target, const std::string& run_id, bool create) {
+  name_ = "iofab-" + run_id;
+  path_ = target + "/" + name_;
+  target_fd_ = ::open(target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (target_fd_ < 0) return Status::FromErrno("open target " + target, errno);
+  if (create && mkdirat(target_fd_, name_.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Status::FromErrno("create run folder " + path_, errno);
+  }
+  fd_ = openat(target_fd_, name_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd_ < 0) {
+    // Another rank on a node-local target: make our own copy of the folder.
+    if (errno == ENOENT && mkdirat(target_fd_, name_.c_str(), 0755) == 0) {
+      fd_ = openat(target_fd_, name_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    }
+    if (fd_ < 0) return Status::FromErrno("open run folder " + path_, errno);
+  }
+  return Status::Ok();
+}
+
+Status RunDir::remove() {
+  if (fd_ < 0) return Status::Ok();
+  Status first;
+  DIR* d = fdopendir(dup(fd_));
+  if (d == nullptr) return Status::FromErrno("opendir " + path_, errno);
+  std::vector<std::string> entries;
+  while (dirent* e = readdir(d)) {
+    std::string_view en(e->d_name);
+    if (en != "." && en != "..") entries.emplace_back(en);
+  }
+  closedir(d);
+  for (const auto& e : entries) {
+    Status s = remove_tree_at(fd_, e);
+    if (!s.ok() && first.ok()) first = s;
+  }
+  close(fd_);
+  fd_ = -1;
+  if (unlinkat(target_fd_, name_.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT && errno != ENOTEMPTY &&
+      first.ok()) {
+    first = Status::FromErrno("rmdir " + path_, errno);
+  }
+  return first;
+}
+
+std::string new_run_id() {
+  auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  std::random_device rd;
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "%06x", rd() & 0xffffffu);
+  return std::string(stamp) + "-" + suffix;
+}
+
+}  // namespace iofab

@@ -1,0 +1,52 @@
+// RunDir: the only place a run writes, <target>/iofab-<run id>/. Every file
+// and folder below it is opened relative to a folder fd with O_NOFOLLOW, so
+// a symlink planted inside can never lead a write or a removal outside.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "harness/core/status.h"
+
+namespace iofab {
+
+// Opens name under dirfd: no symlink followed, close-on-exec. For writing,
+// the file must not exist yet (O_CREAT|O_EXCL), so nothing is overwritten.
+Status open_file_at(int dirfd, std::string_view name, int flags, int* fd);
+// mkdirat + open with O_DIRECTORY|O_NOFOLLOW; an existing folder is reused.
+Status make_dir_at(int dirfd, std::string_view name, int* fd);
+// Removes name under dirfd and everything below it, never following a
+// symlink (a link is removed, not its target). Missing is not an error.
+Status remove_tree_at(int parent, std::string_view name);
+// fsync of a folder so renames and creations in it are durable.
+Status fsync_dir(int dirfd, std::string_view what);
+
+class RunDir {
+ public:
+  RunDir() = default;
+  RunDir(const RunDir&) = delete;
+  RunDir& operator=(const RunDir&) = delete;
+  ~RunDir();
+
+  // Creates (or, on ranks other than the creator, opens) <target>/iofab-<id>/.
+  Status open(const std::string& target, const std::string& run_id, bool create);
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  const std::string& name() const { return name_; }
+
+  // Removes everything below the run folder, then the folder itself when
+  // empty (other ranks may still be removing theirs).
+  Status remove();
+
+ private:
+  int target_fd_ = -1;
+  int fd_ = -1;
+  std::string name_;
+  std::string path_;
+};
+
+// A new run id: UTC time plus a random suffix, e.g. 20261121T211400Z-3f9a2c.
+std::string new_run_id();
+
+}  // namespace iofab

@@ -1,0 +1,237 @@
+#include "harness/runner/runner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+
+#include "harness/core/build_info.h"
+#include "harness/engines/io_pump.h"
+#include "harness/fs/run_dir.h"
+#include "harness/fs/target.h"
+#include "harness/runner/host_info.h"
+#include "harness/runner/progress_line.h"
+#include "harness/runner/signals.h"
+#include "harness/suite/suite.h"
+#include "harness/suite/units.h"
+
+namespace iofab {
+
+using nlohmann::json;
+
+namespace {
+
+const char* unit_name(Unit u) {
+  switch (u) {
+    case Unit::kBytes: return "bytes";
+    case Unit::kBytesPerSecond: return "bytes/s";
+    case Unit::kSeconds: return "s";
+    case Unit::kFraction: return "fraction";
+    case Unit::kCount: return "count";
+    case Unit::kRatio: return "ratio";
+  }
+  return "count";
+}
+
+std::string rfc3339_now() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Every rank must agree on a yes/no; the answer is yes only if all say yes.
+bool all_agree(Comm& comm, bool mine) {
+  std::vector<double> all;
+  if (!comm.all_gather(mine ? 1.0 : 0.0, &all).ok()) return false;
+  return std::all_of(all.begin(), all.end(), [](double v) { return v == 1.0; });
+}
+
+// The first non-empty failure message across ranks, gathered to every rank.
+Status agree_status(Comm& comm, const Status& mine) {
+  std::vector<std::string> all;
+  std::string msg = mine.ok() ? "" : mine.message();
+  if (!comm.gather(msg, &all, 0).ok()) return Status::IoError("lost contact with other ranks");
+  std::string first;
+  for (size_t r = 0; r < all.size() && first.empty(); ++r) {
+    if (!all[r].empty()) first = comm.size() > 1 ? "rank " + std::to_string(r) + ": " + all[r] : all[r];
+  }
+  comm.broadcast(&first, 0);
+  return first.empty() ? Status::Ok() : Status::Invalid(first);
+}
+
+}  // namespace
+
+uint64_t preflight_margin(uint64_t planned) { return (64ULL << 20) + planned / 50; }
+
+Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
+  const auto run_start = std::chrono::steady_clock::now();
+  const std::string started = rfc3339_now();
+  Suite suite;
+  Status st = load_suite(opts.suite, opts.sets, &suite);
+  if (!st.ok()) return st;  // the same on every rank: the suite is the same
+
+  const std::string target_path = opts.target ? *opts.target : suite.target ? *suite.target : kDefaultTarget;
+  TargetInfo target;
+  st = agree_status(comm, check_target(target_path, &target));
+  if (!st.ok()) return st;
+
+  // Free space first: the bytes the run will hold at its peak, plus a margin.
+  uint64_t planned = 0;
+  std::string biggest;
+  for (const auto& p : suite.phases) {
+    const uint64_t b = p.phase->planned_bytes(comm.size());
+    if (opts.keep) {
+      planned += b;
+    } else if (b > planned) {
+      planned = b;
+      biggest = p.name;
+    }
+  }
+  if (!opts.no_preflight) {
+    Status pre;
+    const uint64_t need = planned + preflight_margin(planned);
+    if (need > target.free_bytes) {
+      pre = Status::Invalid("preflight: target " + target.path + " has " + std::to_string(target.free_bytes) +
+                            " bytes free (" + units::format_bytes(static_cast<double>(target.free_bytes)) +
+                            "), the suite needs " + std::to_string(planned) + " bytes (" +
+                            units::format_bytes(static_cast<double>(planned)) + ")" +
+                            (opts.keep ? " with --keep" : " for phase " + biggest) + " plus a margin of " +
+                            units::format_bytes(static_cast<double>(preflight_margin(planned))) +
+                            "; nothing was written");
+    }
+    st = agree_status(comm, pre);
+    if (!st.ok()) return st;
+  }
+
+  std::string run_id = comm.rank() == 0 ? new_run_id() : "";
+  if (Status b = comm.broadcast(&run_id, 0); !b.ok()) return b;
+  RunDir run_dir;
+  Status made = comm.rank() == 0 ? run_dir.open(target.path, run_id, true) : Status::Ok();
+  comm.barrier();
+  if (comm.rank() != 0 && made.ok()) made = run_dir.open(target.path, run_id, false);
+  st = agree_status(comm, made);
+  if (!st.ok()) return Status::Invalid("run folder: " + st.message());
+
+  install_stop_handlers();
+  std::atomic<bool>& stop = stop_flag();
+
+  report->phases.clear();
+  for (auto& spec : suite.phases) {
+    PhaseReport pr;
+    pr.name = spec.name;
+    pr.kind = std::string(spec.kind->name);
+    pr.params = spec.params;
+    json units_map = json::object();
+    json headline = json::array();
+    for (const auto& m : spec.kind->metrics()) {
+      units_map[m.name] = unit_name(m.unit);
+      if (headline.size() < 4 && m.name.find('*') == std::string::npos) headline.push_back(m.name);
+    }
+    const bool stopped = !all_agree(comm, !stop.load());
+    if (stopped) {
+      pr.status = PhaseStatus::kInterrupted;
+      pr.reason = "not started: the run was interrupted";
+      report->phases.push_back(std::move(pr));
+      continue;
+    }
+    Progress progress;
+    PhaseContext ctx{comm, run_dir.fd(), run_dir.path(), target, stop, progress, spec.name, opts.keep};
+    PhaseResult result;
+    const auto t0 = std::chrono::steady_clock::now();
+    Status ps;
+    {
+      ProgressLine line(spec.name, progress, comm.rank() == 0 && !opts.quiet);
+      ps = spec.phase->run(ctx, &result);
+    }
+    pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!result.skip_reason.empty()) {
+      pr.status = PhaseStatus::kSkipped;
+      pr.reason = result.skip_reason;
+    } else if (ps.code() == Status::Code::kInterrupted || (stop.load() && !ps.ok())) {
+      pr.status = PhaseStatus::kInterrupted;
+      pr.reason = "interrupted by signal " + std::to_string(stop_signal());
+    } else if (!ps.ok()) {
+      pr.status = PhaseStatus::kError;
+      pr.reason = ps.message();
+    }
+    for (const auto& [k, v] : result.metrics) pr.metrics[k] = v;
+    pr.details = std::move(result.details);
+    pr.details["units"] = units_map;
+    pr.details["headline"] = headline;
+    pr.warnings = std::move(result.warnings);
+    for (const auto& c : spec.checks) {
+      CheckResult cr;
+      cr.name = c.name;
+      cr.metric = c.metric;
+      cr.op = check_op_text(c.op);
+      cr.threshold = c.threshold;
+      cr.threshold_text = c.threshold_text;
+      auto it = result.metrics.find(c.metric);
+      const bool usable = pr.status == PhaseStatus::kPassed && it != result.metrics.end();
+      cr.has_value = usable;
+      cr.value = usable ? it->second : 0;
+      cr.passed = usable && check_passes(c.op, cr.value, c.threshold);
+      pr.checks.push_back(std::move(cr));
+    }
+    report->phases.push_back(std::move(pr));
+  }
+
+  Status removed = opts.keep ? Status::Ok() : run_dir.remove();
+  comm.barrier();
+
+  std::vector<std::string> hosts;
+  comm.gather(describe_host().dump(), &hosts, 0);
+  if (comm.rank() != 0) return Status::Ok();
+
+  const BuildInfo& bi = build_info();
+  report->tool = {{"name", "iofab"},
+                  {"version", bi.version},
+                  {"git_sha", bi.git_sha},
+                  {"compiler", bi.compiler},
+                  {"build_type", bi.build_type},
+                  {"backends", bi.backends}};
+  json host_list = json::array();
+  json seen = json::object();
+  json rank_hosts = json::array();
+  for (const auto& h : hosts) {
+    json j = json::parse(h, nullptr, false);
+    if (j.is_discarded()) continue;
+    const std::string name = j.value("hostname", "");
+    rank_hosts.push_back(name);
+    if (!seen.contains(name)) {
+      seen[name] = true;
+      j["ranks"] = 0;
+      host_list.push_back(j);
+    }
+    for (auto& hl : host_list) {
+      if (hl["hostname"] == name) hl["ranks"] = hl["ranks"].get<int>() + 1;
+    }
+  }
+  report->cluster = {{"ranks", comm.size()}, {"comm", comm.name()}, {"comm_reason", opts.comm_reason},
+                     {"hosts", host_list}, {"rank_hosts", rank_hosts}};
+  TargetInfo after = target;
+  describe_target(target.path, &after);
+  report->target = to_json(target);
+  report->target["free_bytes_after"] = after.free_bytes;
+  report->target["run_folder"] = run_dir.path();
+  report->target["kept"] = opts.keep;
+  report->run = {{"id", run_id},
+                 {"start_time", started},
+                 {"duration_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count()},
+                 {"command_line", opts.command_line},
+                 {"suite", {{"name", suite.name},
+                            {"source", suite.source},
+                            {"sha256", suite.sha256},
+                            {"sets", opts.sets},
+                            {"document", suite.document}}}};
+  if (!removed.ok()) report->warnings.push_back("cleanup: " + removed.message());
+  finalize_verdict(report);
+  return Status::Ok();
+}
+
+}  // namespace iofab

@@ -1,0 +1,38 @@
+// The runner: validates the suite and the target, checks free space, makes
+// the run folder, runs the phases in order on every rank (each after a
+// barrier), gathers results to rank 0, evaluates checks, removes its files
+// and fills the Report. Writing the report is the caller's (rank 0's) job.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/comm/comm.h"
+#include "harness/core/status.h"
+#include "reports/report.h"
+
+namespace iofab {
+
+struct RunOptions {
+  std::string suite = "default";        // a path or a built-in suite name
+  std::optional<std::string> target;    // overrides the suite's target
+  std::vector<std::string> sets;        // --set PATH=VALUE
+  bool keep = false;                    // leave the run folder
+  bool quiet = false;                   // no live progress line
+  bool no_preflight = false;            // tests only: skip the free-space check
+  std::string command_line;
+  std::string comm_reason;              // why this Comm was chosen, for the report
+};
+
+inline constexpr const char* kDefaultTarget = "./iofab-data";
+
+// Invalid: bad suite, target or preflight (nothing was written; exit 2).
+// Otherwise the run happened (possibly interrupted or failed) and *report
+// holds it on rank 0.
+Status run_suite(Comm& comm, const RunOptions& opts, Report* report);
+
+// Margin the preflight keeps free beyond the planned bytes.
+uint64_t preflight_margin(uint64_t planned);
+
+}  // namespace iofab

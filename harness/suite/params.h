@@ -1,0 +1,77 @@
+// ParamReader: reads one phase's parameters from its suite object, falling
+// back to the suite's `defaults`, and validates each against its expected
+// form. Errors name the JSON path and the expected form; they accumulate so
+// a user sees every mistake at once. Every key read is recorded, with its
+// resolved value in base units, for the report's `params` and for the
+// unknown-key check: a typo must never fall back to a default silently.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/status.h"
+
+namespace iofab {
+
+class ParamReader {
+ public:
+  // obj: the phase's object at `path` (e.g. "phases[1]"); defaults: the
+  // suite's `defaults` object (may be null) whose keys apply where obj has none.
+  ParamReader(const nlohmann::json& obj, std::string path, const nlohmann::json* defaults = nullptr);
+
+  // Each getter returns the default when the key is absent, and also when
+  // the value is bad (after recording the error).
+  uint64_t size(std::string_view key, uint64_t def, uint64_t min = 0,
+                uint64_t max = std::numeric_limits<uint64_t>::max());
+  double duration(std::string_view key, double def, double min = 0,
+                  double max = std::numeric_limits<double>::max());
+  double rate(std::string_view key, double def);
+  double count(std::string_view key, double def, double min = 0,
+               double max = std::numeric_limits<double>::max());
+  double fraction(std::string_view key, double def, double min = 0, double max = 1);
+  int64_t integer(std::string_view key, int64_t def, int64_t min, int64_t max);
+  bool boolean(std::string_view key, bool def);
+  std::string choice(std::string_view key, std::string def, std::initializer_list<std::string_view> allowed);
+  std::string string(std::string_view key, std::string def);
+  // For nested values a phase reads itself; nullptr when absent.
+  const nlohmann::json* raw(std::string_view key);
+
+  // Records a phase-specific validation error against key, e.g. a relation
+  // between two parameters: "phases[0].batch_size: must be <= num_samples (100)".
+  void fail(std::string_view key, std::string_view message);
+  // The JSON path of key as the user wrote it (phase or defaults).
+  std::string path_of(std::string_view key) const;
+
+  // Reports keys in the phase's own object that no getter asked for
+  // (ignoring `ignore`, the keys the suite layer owns) and returns every
+  // error collected, joined by newlines, as an Invalid status.
+  Status finish(const std::set<std::string, std::less<>>& ignore = {});
+
+  const std::vector<std::string>& errors() const { return errors_; }
+  const std::set<std::string, std::less<>>& known_keys() const { return known_; }
+  // Every parameter read, resolved: sizes in bytes, durations in seconds.
+  const nlohmann::json& resolved() const { return resolved_; }
+
+ private:
+  const nlohmann::json* lookup(std::string_view key);
+  void bad(std::string_view key, std::string_view expected, const nlohmann::json& got);
+
+  const nlohmann::json& obj_;
+  std::string path_;
+  const nlohmann::json* defaults_;
+  std::set<std::string, std::less<>> known_;
+  std::vector<std::string> errors_;
+  nlohmann::json resolved_ = nlohmann::json::object();
+};
+
+// "got" text for messages: strings quoted, others dumped.
+std::string describe_json_value(const nlohmann::json& v);
+
+}  // namespace iofab

@@ -1,0 +1,407 @@
+#include "harness/suite/suite.h"
+
+#include <openssl/evp.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "harness/suite/embedded_suites.h"
+#include "harness/suite/params.h"
+#include "harness/suite/units.h"
+
+namespace iofab {
+
+using nlohmann::json;
+
+namespace {
+
+const std::set<std::string, std::less<>> kTopKeys = {"name", "description", "target", "defaults", "phases"};
+const std::set<std::string, std::less<>> kPhaseOwnKeys = {"kind", "name", "checks"};
+const std::set<std::string, std::less<>> kCheckKeys = {"metric", "op", "value", "name"};
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const auto& s : v) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
+// A --set value: JSON when it parses as JSON (numbers, true, objects),
+// otherwise the text itself as a string ("4MiB").
+json set_value(const std::string& text) {
+  json v = json::parse(text, nullptr, false);
+  // "null" is an engine name; a JSON null is never a useful override.
+  return v.is_discarded() || v.is_null() ? json(text) : v;
+}
+
+Status apply_set(json* doc, const std::string& set) {
+  auto eq = set.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Status::Invalid("--set " + set + ": expected PATH=VALUE, e.g. phases.ingest.block_size=4MiB");
+  }
+  std::string path = set.substr(0, eq);
+  json value = set_value(set.substr(eq + 1));
+  if (path == "target" || path == "name" || path == "description") {
+    (*doc)[path] = value;
+    return Status::Ok();
+  }
+  if (path.rfind("defaults.", 0) == 0 && path.size() > 9) {
+    if (!doc->contains("defaults")) (*doc)["defaults"] = json::object();
+    if (!(*doc)["defaults"].is_object()) return Status::Invalid("--set " + path + ": defaults is not an object");
+    (*doc)["defaults"][path.substr(9)] = value;
+    return Status::Ok();
+  }
+  if (path.rfind("phases", 0) == 0) {
+    // phases.NAME.KEY or phases[I].KEY
+    std::string phase, key;
+    long index = -1;
+    if (path.rfind("phases.", 0) == 0) {
+      std::string rest = path.substr(7);
+      auto dot = rest.rfind('.');
+      if (dot == std::string::npos || dot == 0 || dot + 1 == rest.size()) {
+        return Status::Invalid("--set " + path + ": expected phases.NAME.KEY=VALUE or phases[I].KEY=VALUE");
+      }
+      phase = rest.substr(0, dot);
+      key = rest.substr(dot + 1);
+    } else {
+      auto close = path.find("].");
+      bool ok = path.size() > 7 && path[6] == '[' && close != std::string::npos && close > 7 &&
+                close + 2 < path.size();
+      for (size_t i = 7; ok && i < close; ++i) ok = std::isdigit(static_cast<unsigned char>(path[i])) != 0;
+      if (!ok) return Status::Invalid("--set " + path + ": expected phases.NAME.KEY=VALUE or phases[I].KEY=VALUE");
+      index = std::stol(path.substr(7, close - 7));
+      key = path.substr(close + 2);
+    }
+    if (!doc->contains("phases") || !(*doc)["phases"].is_array()) {
+      return Status::Invalid("--set " + path + ": the suite has no phases array");
+    }
+    json& phases = (*doc)["phases"];
+    if (index >= 0) {
+      if (static_cast<size_t>(index) >= phases.size() || !phases[static_cast<size_t>(index)].is_object()) {
+        return Status::Invalid("--set " + path + ": the suite has " + std::to_string(phases.size()) +
+                               " phases; expected an index from 0");
+      }
+      phases[static_cast<size_t>(index)][key] = value;
+      return Status::Ok();
+    }
+    std::vector<std::string> names;
+    for (auto& p : phases) {
+      if (!p.is_object()) continue;
+      // A name or kind of the wrong type is reported by validation, not here.
+      std::string name;
+      if (p.contains("name") && p["name"].is_string()) name = p["name"].get<std::string>();
+      else if (!p.contains("name") && p.contains("kind") && p["kind"].is_string()) name = p["kind"].get<std::string>();
+      if (name.empty()) continue;
+      names.push_back(name);
+      if (name == phase) {
+        p[key] = value;
+        return Status::Ok();
+      }
+    }
+    return Status::Invalid("--set " + path + ": no phase named \"" + phase + "\"; the suite's phases: " +
+                           join(names, ", "));
+  }
+  return Status::Invalid("--set " + path + ": unknown path; expected target, defaults.KEY or phases.NAME.KEY");
+}
+
+// Parses a check threshold in the unit of its metric.
+std::optional<double> parse_threshold(const json& v, Unit unit) {
+  if (v.is_number()) return v.get<double>();
+  if (!v.is_string()) return std::nullopt;
+  const std::string s = v.get<std::string>();
+  switch (unit) {
+    case Unit::kBytes: {
+      auto b = units::parse_size(s);
+      return b ? std::optional<double>(static_cast<double>(*b)) : std::nullopt;
+    }
+    case Unit::kBytesPerSecond:
+      return units::parse_rate(s);
+    case Unit::kSeconds:
+      return units::parse_duration(s);
+    case Unit::kFraction:
+      return units::parse_fraction(s);
+    case Unit::kCount:
+    case Unit::kRatio:
+      return units::parse_count(s);
+  }
+  return std::nullopt;
+}
+
+const char* unit_example(Unit unit) {
+  switch (unit) {
+    case Unit::kBytes: return "a size like \"1GiB\"";
+    case Unit::kBytesPerSecond: return "a rate like \"2GB/s\"";
+    case Unit::kSeconds: return "a duration like \"180s\"";
+    case Unit::kFraction: return "a fraction like 0.9 or \"90%\"";
+    case Unit::kCount: return "a number like 1000";
+    case Unit::kRatio: return "a number like 1.5";
+  }
+  return "a number";
+}
+
+void parse_checks(const json& arr, const std::string& path, const PhaseKind& kind, std::vector<CheckSpec>* out,
+                  std::vector<std::string>* errors) {
+  if (!arr.is_array()) {
+    errors->push_back(path + ": expected an array of checks like [{\"metric\": \"write_bytes_per_s\", \"op\": "
+                             "\">=\", \"value\": \"1GB/s\"}], got " + describe_json_value(arr));
+    return;
+  }
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const json& c = arr[i];
+    std::string cp = path + "[" + std::to_string(i) + "]";
+    if (!c.is_object()) {
+      errors->push_back(cp + ": expected an object {metric, op, value}, got " + describe_json_value(c));
+      continue;
+    }
+    for (const auto& [k, v] : c.items()) {
+      if (kCheckKeys.count(k) == 0) errors->push_back(cp + "." + k + ": unknown key; expected metric, op, value, name");
+    }
+    CheckSpec spec;
+    if (!c.contains("metric") || !c["metric"].is_string()) {
+      errors->push_back(cp + ".metric: expected a metric name of phase kind " + std::string(kind.name));
+      continue;
+    }
+    spec.metric = c["metric"].get<std::string>();
+    const MetricInfo* info = find_metric(kind, spec.metric);
+    if (info == nullptr) {
+      std::string names;
+      for (const auto& m : kind.metrics()) names += (names.empty() ? "" : ", ") + m.name;
+      errors->push_back(cp + ".metric: unknown metric \"" + spec.metric + "\" for phase kind " +
+                        std::string(kind.name) + "; expected one of: " + names);
+      continue;
+    }
+    std::string op = c.contains("op") && c["op"].is_string() ? c["op"].get<std::string>() : "";
+    if (!c.contains("op")) op = info->better == Better::kLower ? "<=" : ">=";
+    if (op == ">=") spec.op = CheckOp::kGe;
+    else if (op == "<=") spec.op = CheckOp::kLe;
+    else if (op == ">") spec.op = CheckOp::kGt;
+    else if (op == "<") spec.op = CheckOp::kLt;
+    else if (op == "==") spec.op = CheckOp::kEq;
+    else {
+      errors->push_back(cp + ".op: expected one of \">=\" \"<=\" \">\" \"<\" \"==\", got " +
+                        describe_json_value(c.value("op", json())));
+      continue;
+    }
+    if (!c.contains("value")) {
+      errors->push_back(cp + ".value: expected " + std::string(unit_example(info->unit)));
+      continue;
+    }
+    auto th = parse_threshold(c["value"], info->unit);
+    if (!th || !std::isfinite(*th)) {
+      errors->push_back(cp + ".value: expected " + std::string(unit_example(info->unit)) + ", got " +
+                        describe_json_value(c["value"]));
+      continue;
+    }
+    spec.threshold = *th;
+    spec.threshold_text = c["value"].is_string() ? c["value"].get<std::string>() : c["value"].dump();
+    if (c.contains("name")) {
+      if (!c["name"].is_string()) {
+        errors->push_back(cp + ".name: expected a string");
+        continue;
+      }
+      spec.name = c["name"].get<std::string>();
+    } else {
+      spec.name = spec.metric + " " + op + " " + spec.threshold_text;
+    }
+    out->push_back(std::move(spec));
+  }
+}
+
+}  // namespace
+
+std::string sha256_hex(std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
+  std::string hex;
+  char b[3];
+  for (unsigned i = 0; i < len; ++i) {
+    std::snprintf(b, sizeof b, "%02x", md[i]);
+    hex += b;
+  }
+  return hex;
+}
+
+const char* check_op_text(CheckOp op) {
+  switch (op) {
+    case CheckOp::kGe: return ">=";
+    case CheckOp::kLe: return "<=";
+    case CheckOp::kGt: return ">";
+    case CheckOp::kLt: return "<";
+    case CheckOp::kEq: return "==";
+  }
+  return "?";
+}
+
+bool check_passes(CheckOp op, double value, double threshold) {
+  if (std::isnan(value)) return false;
+  switch (op) {
+    case CheckOp::kGe: return value >= threshold;
+    case CheckOp::kLe: return value <= threshold;
+    case CheckOp::kGt: return value > threshold;
+    case CheckOp::kLt: return value < threshold;
+    case CheckOp::kEq: return value == threshold;
+  }
+  return false;
+}
+
+Status parse_suite(std::string_view text, std::string_view source, const std::vector<std::string>& sets,
+                   Suite* out) {
+  out->source = source;
+  out->sha256 = sha256_hex(text);
+  json doc;
+  try {
+    doc = json::parse(text, nullptr, true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& e) {
+    return Status::Invalid(std::string(source) + ": not valid JSON: " + e.what());
+  }
+  if (!doc.is_object()) {
+    return Status::Invalid(std::string(source) + ": expected a JSON object with \"phases\", got " +
+                           describe_json_value(doc));
+  }
+  for (const auto& s : sets) {
+    Status st = apply_set(&doc, s);
+    if (!st.ok()) return st;
+  }
+  out->document = doc;
+
+  std::vector<std::string> errors;
+  for (const auto& [k, v] : doc.items()) {
+    if (kTopKeys.count(k) == 0) {
+      errors.push_back(k + ": unknown key; expected name, description, target, defaults, phases");
+    }
+  }
+  if (doc.contains("name")) {
+    if (doc["name"].is_string()) out->name = doc["name"].get<std::string>();
+    else errors.push_back("name: expected a string, got " + describe_json_value(doc["name"]));
+  }
+  if (doc.contains("description")) {
+    if (doc["description"].is_string()) out->description = doc["description"].get<std::string>();
+    else errors.push_back("description: expected a string, got " + describe_json_value(doc["description"]));
+  }
+  if (doc.contains("target")) {
+    if (doc["target"].is_string() && !doc["target"].get<std::string>().empty()) {
+      out->target = doc["target"].get<std::string>();
+    } else {
+      errors.push_back("target: expected a folder path, got " + describe_json_value(doc["target"]));
+    }
+  }
+  const json* defaults = nullptr;
+  if (doc.contains("defaults")) {
+    if (!doc["defaults"].is_object()) {
+      errors.push_back("defaults: expected an object of phase parameters, got " + describe_json_value(doc["defaults"]));
+    } else {
+      defaults = &doc["defaults"];
+    }
+  }
+  if (!doc.contains("phases") || !doc["phases"].is_array() || doc["phases"].empty()) {
+    errors.push_back("phases: expected a non-empty array of phases like [{\"kind\": \"ingest\"}]");
+  } else {
+    std::set<std::string, std::less<>> names;
+    std::set<std::string, std::less<>> defaults_used;
+    const json empty = json::object();
+    for (size_t i = 0; i < doc["phases"].size(); ++i) {
+      const json& p = doc["phases"][i];
+      std::string path = "phases[" + std::to_string(i) + "]";
+      if (!p.is_object()) {
+        errors.push_back(path + ": expected an object with \"kind\", got " + describe_json_value(p));
+        continue;
+      }
+      std::string kinds;
+      for (const auto& k : phase_table()) kinds += (kinds.empty() ? "" : ", ") + std::string(k.name);
+      if (!p.contains("kind") || !p["kind"].is_string()) {
+        errors.push_back(path + ".kind: expected one of: " + kinds);
+        continue;
+      }
+      const PhaseKind* kind = find_phase_kind(p["kind"].get<std::string>());
+      if (kind == nullptr) {
+        errors.push_back(path + ".kind: unknown phase kind " + describe_json_value(p["kind"]) + "; expected one of: " +
+                         kinds);
+        continue;
+      }
+      PhaseSpec spec;
+      spec.kind = kind;
+      spec.name = std::string(kind->name);
+      if (p.contains("name")) {
+        const json& n = p["name"];
+        bool ok = n.is_string() && !n.get<std::string>().empty();
+        if (ok) {
+          for (char c : n.get<std::string>()) {
+            ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
+          }
+        }
+        if (!ok) {
+          errors.push_back(path + ".name: expected a name of letters, digits, '_' and '-', got " +
+                           describe_json_value(n));
+          continue;
+        }
+        spec.name = n.get<std::string>();
+      }
+      if (!names.insert(spec.name).second) {
+        errors.push_back(path + ".name: \"" + spec.name + "\" is used by an earlier phase; names must be unique");
+        continue;
+      }
+      // Only the defaults this kind knows apply to it.
+      json applicable = json::object();
+      if (defaults != nullptr) {
+        ParamReader probe(empty, path);
+        kind->parse(probe);
+        for (const auto& [k, v] : defaults->items()) {
+          if (probe.known_keys().count(k) != 0) {
+            applicable[k] = v;
+            defaults_used.insert(k);
+          }
+        }
+      }
+      ParamReader reader(p, path, &applicable);
+      spec.phase = kind->parse(reader);
+      Status st = reader.finish(kPhaseOwnKeys);
+      errors.insert(errors.end(), reader.errors().begin(), reader.errors().end());
+      if (p.contains("checks")) parse_checks(p["checks"], path + ".checks", *kind, &spec.checks, &errors);
+      if (!st.ok()) continue;
+      spec.params = reader.resolved();
+      out->phases.push_back(std::move(spec));
+    }
+    if (defaults != nullptr) {
+      for (const auto& [k, v] : defaults->items()) {
+        if (defaults_used.count(k) != 0) continue;
+        // Known to some kind not in this suite is fine; known to none is a typo.
+        bool known = false;
+        for (const auto& kind : phase_table()) {
+          ParamReader probe(empty, "defaults");
+          kind.parse(probe);
+          known = known || probe.known_keys().count(k) != 0;
+        }
+        if (!known) errors.push_back("defaults." + k + ": not a parameter of any phase kind");
+      }
+    }
+  }
+  if (!errors.empty()) return Status::Invalid(join(errors, "\n"));
+  return Status::Ok();
+}
+
+Status load_suite(const std::string& path_or_name, const std::vector<std::string>& sets, Suite* out) {
+  std::string name = path_or_name;
+  if (name.rfind("builtin:", 0) == 0) name = name.substr(8);
+  std::ifstream f(path_or_name, std::ios::binary);
+  if (f) {
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return parse_suite(ss.str(), path_or_name, sets, out);
+  }
+  for (const auto& s : embedded_suites()) {
+    if (s.name == name) return parse_suite(s.text, "builtin:" + name, sets, out);
+  }
+  std::string known;
+  for (const auto& s : embedded_suites()) known += (known.empty() ? "" : ", ") + std::string(s.name);
+  return Status::Invalid("suite " + path_or_name + ": no such file, and not a built-in suite (built-in: " + known +
+                         ")");
+}
+
+}  // namespace iofab

@@ -1,0 +1,58 @@
+// Suite: a suite file read, overridden by --set, and validated into phases
+// ready to run. Every error names the JSON path and the expected form.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/core/status.h"
+#include "workloads/phase.h"
+
+namespace iofab {
+
+enum class CheckOp { kGe, kLe, kGt, kLt, kEq };
+
+struct CheckSpec {
+  std::string name;       // given, or "<metric> <op> <threshold text>"
+  std::string metric;
+  CheckOp op = CheckOp::kGe;
+  double threshold = 0;   // base units
+  std::string threshold_text;
+};
+
+struct PhaseSpec {
+  std::string name;
+  const PhaseKind* kind = nullptr;
+  std::unique_ptr<Phase> phase;
+  nlohmann::json params;  // resolved, base units
+  std::vector<CheckSpec> checks;
+};
+
+struct Suite {
+  std::string name;
+  std::string description;
+  std::optional<std::string> target;
+  std::vector<PhaseSpec> phases;
+  std::string source;     // file path, or "builtin:<name>"
+  std::string sha256;     // of the suite text as read
+  nlohmann::json document;  // after --set, before validation
+};
+
+// Parses text (JSON with comments), applies sets ("PATH=VALUE": target,
+// defaults.KEY, phases.NAME.KEY, phases[I].KEY), validates.
+Status parse_suite(std::string_view text, std::string_view source, const std::vector<std::string>& sets,
+                   Suite* out);
+// Reads a suite from a file path, or "builtin:NAME" / a bare embedded name.
+Status load_suite(const std::string& path_or_name, const std::vector<std::string>& sets, Suite* out);
+
+const char* check_op_text(CheckOp op);
+bool check_passes(CheckOp op, double value, double threshold);
+
+std::string sha256_hex(std::string_view data);
+
+}  // namespace iofab

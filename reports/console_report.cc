@@ -1,0 +1,59 @@
+#include "reports/console_report.h"
+
+#include <cstdio>
+
+#include "harness/suite/units.h"
+
+namespace iofab {
+
+using nlohmann::json;
+
+std::string format_metric_value(double value, const std::string& unit) {
+  char buf[64];
+  if (unit == "bytes") return units::format_bytes(value);
+  if (unit == "bytes/s") return units::format_rate(value);
+  if (unit == "s") return units::format_duration(value);
+  if (unit == "fraction") {
+    std::snprintf(buf, sizeof buf, "%.1f%%", value * 100);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.4g", value);
+  return buf;
+}
+
+void write_console_summary(const Report& r, std::ostream& out) {
+  out << "\n";
+  for (const auto& p : r.phases) {
+    std::string status = phase_status_text(p.status);
+    for (auto& c : status) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    out << "[" << status << "] " << p.name << " (" << p.kind << ")";
+    if (!p.reason.empty()) out << ": " << p.reason;
+    out << "\n";
+    const json& headline = p.details.contains("headline") ? p.details["headline"] : json::array();
+    const json& unit_map = p.details.contains("units") ? p.details["units"] : json::object();
+    for (const auto& name : headline) {
+      const std::string n = name.get<std::string>();
+      if (!p.metrics.contains(n) || !p.metrics[n].is_number()) continue;
+      out << "    " << n << " = "
+          << format_metric_value(p.metrics[n].get<double>(), unit_map.value(n, std::string("count"))) << "\n";
+    }
+    for (const auto& c : p.checks) {
+      out << "    " << (c.passed ? "pass" : "FAIL") << "  " << c.name << "  (measured ";
+      out << (c.has_value ? format_metric_value(c.value, unit_map.value(c.metric, std::string("count")))
+                          : std::string("nothing"))
+          << ")\n";
+    }
+    for (const auto& w : p.warnings) out << "    warning: " << w << "\n";
+  }
+  size_t checks = 0, failed = 0;
+  for (const auto& p : r.phases) {
+    for (const auto& c : p.checks) {
+      ++checks;
+      failed += c.passed ? 0 : 1;
+    }
+  }
+  out << "\nverdict: " << r.verdict << " (" << (checks - failed) << "/" << checks << " checks passed)\n";
+  for (const auto& reason : r.verdict_reasons) out << "  - " << reason << "\n";
+}
+
+}  // namespace iofab

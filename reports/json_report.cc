@@ -1,0 +1,96 @@
+#include "reports/json_report.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+
+namespace iofab {
+
+using nlohmann::json;
+
+namespace {
+
+// Raw integers where a value is whole (bytes, counts, ns), doubles otherwise.
+json number(double v) {
+  if (!std::isfinite(v)) return nullptr;
+  if (std::floor(v) == v && std::fabs(v) < 9.0e15) return static_cast<int64_t>(v);
+  return v;
+}
+
+}  // namespace
+
+json report_to_json(const Report& r) {
+  json phases = json::array();
+  for (const auto& p : r.phases) {
+    json checks = json::array();
+    for (const auto& c : p.checks) {
+      checks.push_back({{"name", c.name},
+                        {"metric", c.metric},
+                        {"op", c.op},
+                        {"threshold", number(c.threshold)},
+                        {"threshold_text", c.threshold_text},
+                        {"value", c.has_value ? number(c.value) : json(nullptr)},
+                        {"passed", c.passed}});
+    }
+    json metrics = json::object();
+    for (const auto& [k, v] : p.metrics.items()) metrics[k] = v.is_number() ? number(v.get<double>()) : v;
+    phases.push_back({{"name", p.name},
+                      {"kind", p.kind},
+                      {"status", phase_status_text(p.status)},
+                      {"reason", p.reason},
+                      {"seconds", p.seconds},
+                      {"params", p.params},
+                      {"result", {{"metrics", metrics}, {"details", p.details}}},
+                      {"warnings", p.warnings},
+                      {"checks", checks}});
+  }
+  return {{"schema_version", kSchemaVersion},
+          {"tool", r.tool},
+          {"run", r.run},
+          {"cluster", r.cluster},
+          {"target", r.target},
+          {"phases", phases},
+          {"warnings", r.warnings},
+          {"verdict", {{"status", r.verdict}, {"reasons", r.verdict_reasons}}}};
+}
+
+Status write_file_atomic(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return Status::FromErrno("create " + tmp, errno);
+  size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = write(fd, text.data() + off, text.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      close(fd);
+      unlink(tmp.c_str());
+      return Status::FromErrno("write " + tmp, e);
+    }
+    off += static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    int e = errno;
+    unlink(tmp.c_str());
+    return Status::FromErrno("fsync " + tmp, e);
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    unlink(tmp.c_str());
+    return Status::FromErrno("rename " + tmp + " to " + path, e);
+  }
+  // The rename is durable only once the folder holding it is synced.
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    fsync(dfd);
+    close(dfd);
+  }
+  return Status::Ok();
+}
+
+}  // namespace iofab

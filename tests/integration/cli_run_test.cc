@@ -1,0 +1,212 @@
+// End-to-end: the iofab binary as a user runs it, on the disk and on tmpfs.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "test_util.h"
+
+namespace iofab::testing {
+namespace {
+
+using nlohmann::json;
+
+json load_report(const std::string& path) {
+  json j = json::parse(read_file(path), nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << "report is not valid JSON: " << path;
+  return j;
+}
+
+// Folders named iofab-* directly under dir (run folders left behind).
+std::vector<std::string> run_folders(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (e.path().filename().string().rfind("iofab-", 0) == 0) out.push_back(e.path().string());
+  }
+  return out;
+}
+
+TEST(CliRun, DefaultSuiteEndToEndOnDisk) {
+  TempDir dir("/var/tmp");
+  const std::string report = dir.path() + "/report.json";
+  const std::string target = dir.path() + "/data";
+  CommandResult r = run_iofab({"run", "--target", target, "--out", report, "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json j = load_report(report);
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["verdict"]["status"], "passed");
+  EXPECT_EQ(j["run"]["suite"]["source"], "builtin:default");
+  EXPECT_EQ(j["run"]["suite"]["sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(j["cluster"]["ranks"], 1);
+  EXPECT_FALSE(j["cluster"]["hosts"][0]["hostname"].get<std::string>().empty());
+  EXPECT_EQ(j["target"]["fs_type"], "ext4");
+  EXPECT_FALSE(j["tool"]["git_sha"].get<std::string>().empty());
+  ASSERT_GE(j["phases"].size(), 1u);
+  const json& ingest = j["phases"][0];
+  EXPECT_EQ(ingest["kind"], "ingest");
+  EXPECT_EQ(ingest["status"], "passed");
+  // 2 workers x 2 files x 64 MiB, as the default suite says.
+  EXPECT_EQ(ingest["result"]["metrics"]["write_bytes"], 2 * 2 * (64 << 20));
+  EXPECT_GT(ingest["result"]["metrics"]["write_bytes_per_s"].get<double>(), 0);
+  EXPECT_GT(ingest["result"]["metrics"]["latency_p99_s"].get<double>(), 0);
+  EXPECT_EQ(ingest["params"]["block_size"], 1 << 20);
+  EXPECT_EQ(ingest["params"]["direct"], true);
+  for (const auto& c : ingest["checks"]) {
+    for (const char* k : {"name", "metric", "op", "threshold", "value", "passed"}) EXPECT_TRUE(c.contains(k)) << k;
+  }
+  EXPECT_TRUE(run_folders(target).empty()) << "the run folder must be removed without --keep";
+}
+
+TEST(CliRun, KeepLeavesEveryFileWithItsSize) {
+  TempDir dir("/dev/shm");
+  const std::string report = dir.path() + "/r.json";
+  CommandResult r = run_iofab({"run", "--target", dir.path(), "--out", report, "--quiet", "--keep", "--set",
+                               "defaults.direct=false", "--set", "phases.ingest.file_size=1MiB", "--set",
+                               "phases.ingest.block_size=64KiB"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto folders = run_folders(dir.path());
+  ASSERT_EQ(folders.size(), 1u);
+  auto files = list_files(folders[0]);
+  EXPECT_EQ(files.size(), 4u);  // 2 workers x 2 files
+  for (const auto& f : files) EXPECT_EQ(std::filesystem::file_size(folders[0] + "/" + f), 1u << 20) << f;
+  json j = load_report(report);
+  EXPECT_EQ(j["target"]["kept"], true);
+}
+
+TEST(CliRun, FailingCheckExitsOneAndNamesIt) {
+  TempDir dir("/dev/shm");
+  const std::string suite = dir.path() + "/s.json";
+  write_file(suite, R"({"phases": [{"kind": "ingest", "direct": false, "file_size": "1MiB",
+      "checks": [{"metric": "write_bytes_per_s", "op": ">=", "value": "1000TB/s"}]}]})");
+  const std::string report = dir.path() + "/r.json";
+  CommandResult r = run_iofab({"run", suite, "--target", dir.path() + "/t", "--out", report});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
+  json j = load_report(report);
+  EXPECT_EQ(j["verdict"]["status"], "failed");
+  EXPECT_EQ(j["phases"][0]["checks"][0]["passed"], false);
+  EXPECT_GT(j["phases"][0]["checks"][0]["value"].get<double>(), 0);
+  EXPECT_EQ(j["phases"][0]["checks"][0]["threshold"].get<double>(), 1e15);
+}
+
+TEST(CliRun, BadSuiteExitsTwoNamingThePathAndWritesNothing) {
+  TempDir dir("/dev/shm");
+  const std::string suite = dir.path() + "/s.json";
+  write_file(suite, R"({"phases": [{"kind": "ingest"}, {"kind": "ingest", "name": "b", "block_size": "1 MB/s"}]})");
+  const std::string target = dir.path() + "/t";
+  CommandResult r = run_iofab({"run", suite, "--target", target, "--out", dir.path() + "/r.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("phases[1].block_size: expected a size like"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\"1 MB/s\""), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(target));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/r.json"));
+}
+
+TEST(CliRun, BadSetValueIsValidatedLikeTheSuite) {
+  TempDir dir("/dev/shm");
+  CommandResult r = run_iofab({"run", "--target", dir.path(), "--set", "phases.ingest.queue_depth=0"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("phases[0].queue_depth"), std::string::npos) << r.err;
+  r = run_iofab({"run", "--target", dir.path(), "--set", "phases.nosuch.queue_depth=4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no phase named \"nosuch\""), std::string::npos) << r.err;
+  EXPECT_TRUE(run_folders(dir.path()).empty());
+}
+
+TEST(CliRun, RefusesTargetsThatAreNotFolders) {
+  TempDir dir("/dev/shm");
+  const std::string file = dir.path() + "/plain";
+  write_file(file, "keep me");
+  struct Case {
+    std::string target;
+    std::string says;
+  };
+  for (const Case& c : {Case{"/dev/null", "character device"}, Case{file, "is not a folder"},
+                        Case{dir.path() + "/no/such/parent", "does not exist"}}) {
+    CommandResult r = run_iofab({"run", "--target", c.target, "--out", dir.path() + "/r.json"});
+    EXPECT_EQ(r.exit_code, 2) << c.target;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.target << ": " << r.err;
+  }
+  EXPECT_EQ(read_file(file), "keep me");
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/r.json"));
+}
+
+TEST(CliRun, PreflightRefusesWhenSpaceIsShortAndWritesNothing) {
+  TempDir dir("/dev/shm");
+  // /dev/shm is large; ask for more than it has instead of mounting a small one.
+  CommandResult r = run_iofab({"run", "--target", dir.path(), "--set", "defaults.direct=false", "--set",
+                               "phases.ingest.file_size=100TB", "--out", dir.path() + "/r.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("preflight"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bytes free"), std::string::npos) << r.err;
+  EXPECT_TRUE(run_folders(dir.path()).empty());
+  EXPECT_TRUE(list_files(dir.path()).empty());
+}
+
+TEST(CliRun, SigintRemovesFilesAndWritesAnInterruptedReport) {
+  TempDir dir("/var/tmp");
+  const std::string report = dir.path() + "/r.json";
+  const std::string target = dir.path() + "/t";
+  // A phase long enough to interrupt: 8 GiB at a throttled queue depth of 1 with small blocks.
+  const std::string out = dir.path() + "/out.txt";
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen(out.c_str(), "w", stdout);
+    freopen(out.c_str(), "a", stderr);
+    execl(IOFAB_BINARY, IOFAB_BINARY, "run", "--target", target.c_str(), "--out", report.c_str(), "--quiet",
+          "--set", "phases.ingest.file_size=8GiB", "--set", "phases.ingest.block_size=64KiB", "--set",
+          "phases.ingest.queue_depth=1", "--no-preflight", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the phase has written something, then interrupt.
+  bool writing = false;
+  for (int i = 0; i < 200 && !writing; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    for (const auto& f : run_folders(target)) writing = writing || !list_files(f).empty();
+  }
+  EXPECT_TRUE(writing) << "no file appeared under the run folder";
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << read_file(out);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(out);
+  json j = load_report(report);
+  EXPECT_EQ(j["verdict"]["status"], "interrupted");
+  EXPECT_EQ(j["phases"][0]["status"], "interrupted");
+  EXPECT_TRUE(run_folders(target).empty()) << "files left after SIGINT";
+}
+
+TEST(CliValidate, PrintsResolvedParamsInBaseUnits) {
+  CommandResult r = run_iofab({"validate", "default", "--set", "phases.ingest.block_size=4MiB"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["phases"][0]["params"]["block_size"], 4 << 20);
+  EXPECT_EQ(j["phases"][0]["params"]["workers"], 2);  // from the suite's defaults
+  EXPECT_DOUBLE_EQ(j["phases"][0]["checks"][0]["threshold"].get<double>(), 50e6);
+}
+
+TEST(CliList, ShowsEnginesAndTarget) {
+  CommandResult r = run_iofab({"list", "--target", "/dev/shm"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"psync", "null", "CUDA:", "RDMA devices:", "tmpfs"}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+  }
+}
+
+TEST(CliUsage, UnknownOptionExitsTwo) {
+  EXPECT_EQ(run_iofab({"run", "--no-such-flag"}).exit_code, 2);
+  EXPECT_EQ(run_iofab({}).exit_code, 2);
+  CommandResult v = run_iofab({"--version"});
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_NE(v.out.find("iofab 0."), std::string::npos) << v.out;
+}
+
+}  // namespace
+}  // namespace iofab::testing

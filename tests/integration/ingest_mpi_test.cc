@@ -1,0 +1,51 @@
+// Multi-rank runs under mpirun: the report counts every rank's bytes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace iofab::testing {
+namespace {
+
+using nlohmann::json;
+
+CommandResult mpirun(int ranks, const std::vector<std::string>& args) {
+  std::vector<std::string> argv{IOFAB_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np",
+                                std::to_string(ranks), IOFAB_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_command(argv);
+}
+
+TEST(MpiIngest, TwoRanksReportBothRanksBytes) {
+  TempDir dir("/var/tmp");
+  const std::string report = dir.path() + "/r.json";
+  CommandResult r = mpirun(2, {"run", "--target", dir.path() + "/t", "--out", report, "--quiet", "--set",
+                               "phases.ingest.file_size=8MiB"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json j = json::parse(read_file(report));
+  EXPECT_EQ(j["cluster"]["ranks"], 2);
+  EXPECT_EQ(j["cluster"]["comm"], "mpi");
+  const json& m = j["phases"][0]["result"]["metrics"];
+  // 2 ranks x 2 workers x 2 files x 8 MiB
+  EXPECT_EQ(m["write_bytes"], 2 * 2 * 2 * (8 << 20));
+  const json& per_rank = j["phases"][0]["result"]["details"]["per_rank"];
+  ASSERT_EQ(per_rank.size(), 2u);
+  EXPECT_EQ(per_rank[0]["bytes"], 2 * 2 * (8 << 20));
+  EXPECT_EQ(per_rank[1]["bytes"], 2 * 2 * (8 << 20));
+  // Aggregate bandwidth spans both ranks, so it cannot exceed the sum of the ranks' own.
+  EXPECT_LE(m["write_bytes_per_s"].get<double>(),
+            per_rank[0]["bytes_per_s"].get<double>() + per_rank[1]["bytes_per_s"].get<double>() + 1);
+  EXPECT_LE(m["rank_bytes_per_s_min"].get<double>(), m["rank_bytes_per_s_max"].get<double>());
+  EXPECT_TRUE(list_files(dir.path() + "/t").empty());
+}
+
+TEST(MpiIngest, BadSuiteExitsTwoOnEveryRank) {
+  TempDir dir("/dev/shm");
+  CommandResult r = mpirun(2, {"run", "--target", dir.path(), "--set", "phases.ingest.workers=0"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("phases[0].workers"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace iofab::testing

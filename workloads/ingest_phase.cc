@@ -1,0 +1,259 @@
+#include "workloads/ingest_phase.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "harness/engines/data_fill.h"
+#include "harness/engines/engine.h"
+#include "harness/engines/engine_choice.h"
+#include "harness/engines/io_buffers.h"
+#include "harness/engines/io_pump.h"
+#include "harness/fs/run_dir.h"
+#include "harness/runner/worker_group.h"
+#include "harness/stats/io_tally.h"
+#include "harness/suite/params.h"
+
+namespace iofab {
+namespace {
+
+using nlohmann::json;
+
+struct IngestParams {
+  std::string engine;
+  bool direct = false;
+  unsigned workers = 1;
+  uint64_t files_per_worker = 1;
+  uint64_t file_size = 0;
+  uint64_t block_size = 0;
+  unsigned queue_depth = 1;
+  bool fsync = true;
+  uint64_t seed = 1;
+  uint64_t series_interval_ns = 0;
+};
+
+class IngestPhase final : public Phase {
+ public:
+  explicit IngestPhase(IngestParams p) : p_(std::move(p)) {}
+
+  uint64_t planned_bytes(int ranks) const override {
+    return static_cast<uint64_t>(ranks) * p_.workers * p_.files_per_worker * p_.file_size;
+  }
+
+  Status run(PhaseContext& ctx, PhaseResult* result) override;
+
+ private:
+  struct Worker {
+    std::unique_ptr<Engine> engine;
+    IoBuffers bufs;
+    std::vector<int> fds;
+    std::vector<int> handles;
+    IoTally tally;
+    uint64_t fsync_ns = 0;
+  };
+
+  Status setup(unsigned w, int dir_fd, int rank, Worker* out) const;
+  Status body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseContext& ctx) const;
+
+  IngestParams p_;
+};
+
+std::string file_name(int rank, unsigned worker, uint64_t file) {
+  return "r" + std::to_string(rank) + "-w" + std::to_string(worker) + "-f" + std::to_string(file);
+}
+
+Status IngestPhase::setup(unsigned w, int dir_fd, int rank, Worker* wk) const {
+  EngineOptions eo;
+  eo.queue_depth = p_.queue_depth;
+  eo.direct = p_.direct;
+  eo.max_files = static_cast<unsigned>(std::min<uint64_t>(p_.files_per_worker, 4096));
+  Status s = make_engine(resolve_engine_name(p_.engine), eo, &wk->engine);
+  if (!s.ok()) return s;
+  s = IoBuffers::allocate(p_.queue_depth, p_.block_size, &wk->bufs);
+  if (!s.ok()) return s;
+  BlockFiller filler(p_.seed * 1000003 + static_cast<uint64_t>(rank) * 4099 + w);
+  for (size_t i = 0; i < wk->bufs.count(); ++i) filler.fill(wk->bufs.at(i), wk->bufs.size());
+  s = wk->engine->register_buffers(wk->bufs.iovecs());
+  if (!s.ok()) return s;
+  const int flags = O_WRONLY | (p_.direct ? O_DIRECT : 0);
+  for (uint64_t f = 0; f < p_.files_per_worker; ++f) {
+    int fd = -1;
+    s = open_file_at(dir_fd, file_name(rank, w, f), flags, &fd);
+    if (!s.ok()) {
+      if (p_.direct && s.message().find("Invalid argument") != std::string::npos) {
+        return Status::IoError(s.message() + " (this filesystem does not support O_DIRECT; set direct: false)");
+      }
+      return s;
+    }
+    wk->fds.push_back(fd);
+    int h = -1;
+    s = wk->engine->add_file(fd, &h);
+    if (!s.ok()) return s;
+    wk->handles.push_back(h);
+  }
+  return Status::Ok();
+}
+
+Status IngestPhase::body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseContext& ctx) const {
+  const uint64_t start = now_ns();
+  BlockFiller stamper(seed);
+  IoPump pump(*wk->engine, wk->bufs, p_.queue_depth, true, &wk->tally.latency, &wk->tally.series, t0,
+              &ctx.progress.done_bytes, &ctx.stop);
+  uint64_t file = 0;
+  uint64_t offset = 0;
+  uint64_t block_id = 0;
+  Status s = pump.run(
+      [&](unsigned, IoRequest& req) {
+        if (offset >= p_.file_size) {
+          ++file;
+          offset = 0;
+        }
+        if (file >= p_.files_per_worker) return false;
+        req.file = wk->handles[file];
+        req.op = IoOp::kWrite;
+        req.offset = offset;
+        req.len = static_cast<uint32_t>(std::min(p_.block_size, p_.file_size - offset));
+        stamper.stamp(req.buf, req.len, block_id++);
+        offset += req.len;
+        return true;
+      },
+      [](unsigned, const IoRequest&) {});
+  wk->tally.bytes = pump.stats().bytes;
+  wk->tally.ios = pump.stats().ios;
+  if (s.ok() && p_.fsync) {
+    const uint64_t fs0 = now_ns();
+    for (size_t i = 0; i < wk->handles.size() && s.ok(); ++i) s = wk->engine->fsync(wk->handles[i]);
+    wk->fsync_ns = now_ns() - fs0;
+  }
+  wk->tally.span(start - t0, now_ns() - t0);
+  return s;
+}
+
+Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
+  const int rank = ctx.comm.rank();
+  int dir_fd = -1;
+  Status dir_status = make_dir_at(ctx.run_dir_fd, ctx.phase_name, &dir_fd);
+  std::vector<Worker> workers(p_.workers);
+  for (auto& w : workers) w.tally = IoTally(p_.series_interval_ns);
+  ctx.progress.total_bytes.store(p_.workers * p_.files_per_worker * p_.file_size);
+  WorkerRun run;
+  Status barrier = run_workers(
+      ctx.comm, p_.workers,
+      [&](unsigned w) { return dir_status.ok() ? setup(w, dir_fd, rank, &workers[w]) : dir_status; },
+      [&](unsigned w, uint64_t t0) {
+        return body(&workers[w], t0, p_.seed * 1000003 + static_cast<uint64_t>(rank) * 4099 + w + 17, ctx);
+      },
+      &run);
+
+  IoTally mine(p_.series_interval_ns);
+  uint64_t fsync_ns = 0;
+  for (auto& w : workers) {
+    mine.merge(w.tally);
+    fsync_ns = std::max(fsync_ns, w.fsync_ns);
+    w.engine.reset();
+    for (int fd : w.fds) close(fd);
+  }
+  Status st = barrier.ok() ? run.first_error() : barrier;
+  if (dir_fd >= 0) close(dir_fd);
+  if (!ctx.keep) {
+    Status rm = remove_tree_at(ctx.run_dir_fd, ctx.phase_name);
+    if (st.ok() && !rm.ok()) st = rm;
+  }
+
+  json local = {{"rank", rank}, {"tally", mine.to_json()}, {"fsync_ns", fsync_ns},
+                {"error", st.ok() ? "" : st.message()}, {"code", static_cast<int>(st.code())}};
+  std::vector<std::string> all;
+  Status g = ctx.comm.gather(local.dump(), &all, 0);
+  if (!g.ok()) return g;
+  if (rank != 0) return st;
+
+  IoTally total(p_.series_interval_ns);
+  double rank_min = 0, rank_max = 0;
+  uint64_t fsync_max = 0;
+  json per_rank = json::array();
+  Status worst = st;
+  for (size_t r = 0; r < all.size(); ++r) {
+    json j = json::parse(all[r], nullptr, false);
+    IoTally t(p_.series_interval_ns);
+    if (j.is_discarded() || !t.from_json(j["tally"])) return Status::Internal("rank " + std::to_string(r) + " sent a bad result");
+    total.merge(t);
+    fsync_max = std::max(fsync_max, j["fsync_ns"].get<uint64_t>());
+    const double bps = t.bytes_per_s();
+    rank_min = r == 0 ? bps : std::min(rank_min, bps);
+    rank_max = r == 0 ? bps : std::max(rank_max, bps);
+    per_rank.push_back({{"rank", r}, {"bytes", t.bytes}, {"seconds", t.seconds()}, {"bytes_per_s", bps},
+                        {"error", j["error"]}});
+    if (worst.ok() && !j["error"].get<std::string>().empty()) {
+      worst = static_cast<Status::Code>(j["code"].get<int>()) == Status::Code::kInterrupted
+                  ? Status::Interrupted(j["error"].get<std::string>())
+                  : Status::IoError("rank " + std::to_string(r) + ": " + j["error"].get<std::string>());
+    }
+  }
+  auto& m = result->metrics;
+  m["write_bytes"] = static_cast<double>(total.bytes);
+  m["write_seconds"] = total.seconds();
+  m["write_bytes_per_s"] = total.bytes_per_s();
+  m["fsync_seconds"] = fsync_max * 1e-9;
+  m["ios"] = static_cast<double>(total.ios);
+  m["latency_p50_s"] = total.latency.percentile(0.50) * 1e-9;
+  m["latency_p90_s"] = total.latency.percentile(0.90) * 1e-9;
+  m["latency_p99_s"] = total.latency.percentile(0.99) * 1e-9;
+  m["latency_p999_s"] = total.latency.percentile(0.999) * 1e-9;
+  m["latency_max_s"] = total.latency.max() * 1e-9;
+  m["rank_bytes_per_s_min"] = rank_min;
+  m["rank_bytes_per_s_max"] = rank_max;
+  result->details["latency"] = latency_summary_json(total.latency);
+  result->details["latency_histogram"] = total.latency.to_json();
+  result->details["series"] = total.series.to_json();
+  result->details["per_rank"] = per_rank;
+  result->details["engine"] = resolve_engine_name(p_.engine);
+  if (!p_.direct) {
+    result->warnings.push_back("buffered writes (direct: false): bandwidth includes page-cache absorption until fsync");
+  }
+  return worst;
+}
+
+}  // namespace
+
+std::unique_ptr<Phase> parse_ingest(ParamReader& r) {
+  IngestParams p;
+  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "null"});
+  p.direct = r.boolean("direct", false);
+  p.workers = static_cast<unsigned>(r.integer("workers", 1, 1, 1024));
+  p.files_per_worker = static_cast<uint64_t>(r.integer("files_per_worker", 1, 1, 1'000'000));
+  p.file_size = r.size("file_size", 64ULL << 20, 1);
+  p.block_size = r.size("block_size", 1ULL << 20, 512, 256ULL << 20);
+  p.queue_depth = static_cast<unsigned>(r.integer("queue_depth", 1, 1, 4096));
+  p.fsync = r.boolean("fsync", true);
+  p.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
+  p.series_interval_ns = static_cast<uint64_t>(r.duration("series_interval", 0.1, 0.001, 3600) * 1e9);
+  if (p.direct && p.block_size % 4096 != 0) {
+    r.fail("block_size", "must be a multiple of 4KiB when direct is true (O_DIRECT alignment)");
+  }
+  if (p.direct && p.file_size % 4096 != 0) {
+    r.fail("file_size", "must be a multiple of 4KiB when direct is true (O_DIRECT alignment)");
+  }
+  return std::make_unique<IngestPhase>(std::move(p));
+}
+
+const std::vector<MetricInfo>& ingest_metrics() {
+  static const std::vector<MetricInfo> kMetrics = {
+      {"write_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher, "aggregate: bytes / (last end - first start)"},
+      {"write_bytes", Unit::kBytes, Better::kNeither, "bytes written by all ranks"},
+      {"write_seconds", Unit::kSeconds, Better::kLower, "first start to last end, fsync included"},
+      {"fsync_seconds", Unit::kSeconds, Better::kLower, "longest worker's final fsync"},
+      {"ios", Unit::kCount, Better::kNeither, "writes completed"},
+      {"latency_p50_s", Unit::kSeconds, Better::kLower, "per-write latency, median"},
+      {"latency_p90_s", Unit::kSeconds, Better::kLower, "per-write latency, 90th percentile"},
+      {"latency_p99_s", Unit::kSeconds, Better::kLower, "per-write latency, 99th percentile"},
+      {"latency_p999_s", Unit::kSeconds, Better::kLower, "per-write latency, 99.9th percentile"},
+      {"latency_max_s", Unit::kSeconds, Better::kLower, "per-write latency, max"},
+      {"rank_bytes_per_s_min", Unit::kBytesPerSecond, Better::kHigher, "slowest rank's bytes/s"},
+      {"rank_bytes_per_s_max", Unit::kBytesPerSecond, Better::kHigher, "fastest rank's bytes/s"},
+  };
+  return kMetrics;
+}
+
+}  // namespace iofab

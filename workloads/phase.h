@@ -1,0 +1,89 @@
+// Phase: one I/O phase of training (ingest, train_read, checkpoint, ...).
+// A phase kind parses its params from the suite, says how many bytes it
+// will put on the target (for the free-space preflight), and runs on every
+// rank. Measuring code fills a plain PhaseResult; reporters read it later.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/comm/comm.h"
+#include "harness/core/status.h"
+#include "harness/fs/target.h"
+
+namespace iofab {
+
+class ParamReader;
+
+enum class Unit { kBytes, kBytesPerSecond, kSeconds, kFraction, kCount, kRatio };
+// Which way is good, for checks' defaults and for `compare`.
+enum class Better { kHigher, kLower, kNeither };
+
+struct MetricInfo {
+  std::string name;  // may end in ".*" for a family, e.g. "busbw.*"
+  Unit unit;
+  Better better;
+  std::string description;
+};
+
+// Live counters a phase bumps so the console can show progress.
+struct Progress {
+  std::atomic<uint64_t> done_bytes{0};
+  std::atomic<uint64_t> total_bytes{0};
+};
+
+struct PhaseContext {
+  Comm& comm;
+  int run_dir_fd;                     // the run folder; every file goes below it
+  const std::string& run_dir_path;
+  const TargetInfo& target;
+  const std::atomic<bool>& stop;      // set on SIGINT/SIGTERM
+  Progress& progress;
+  std::string phase_name;             // unique in the suite; use it to name the phase's folder
+  bool keep = false;                  // --keep: leave the phase's files
+};
+
+struct PhaseResult {
+  std::map<std::string, double> metrics;        // public names, base units
+  nlohmann::json details = nlohmann::json::object();  // histograms, series, per rank, per epoch
+  std::vector<std::string> warnings;
+  std::string skip_reason;                      // non-empty: the phase was skipped
+};
+
+class Phase {
+ public:
+  Phase() = default;
+  Phase(const Phase&) = delete;
+  Phase& operator=(const Phase&) = delete;
+  virtual ~Phase() = default;
+
+  // Bytes all ranks together will hold on the target at the phase's peak.
+  virtual uint64_t planned_bytes(int ranks) const = 0;
+  // Runs on every rank. A runtime failure returns IoError (the phase is
+  // reported as error, later phases go on); Interrupted when ctx.stop was
+  // seen. The merged result is meaningful on rank 0 only.
+  virtual Status run(PhaseContext& ctx, PhaseResult* result) = 0;
+};
+
+struct PhaseKind {
+  std::string_view name;
+  std::string_view summary;
+  // Reads every param with r; on success stores the phase (errors go to r).
+  std::unique_ptr<Phase> (*parse)(ParamReader& r);
+  const std::vector<MetricInfo>& (*metrics)();
+};
+
+// The phase table: the one place that lists phases.
+const std::vector<PhaseKind>& phase_table();
+const PhaseKind* find_phase_kind(std::string_view name);
+// The metric's info for a phase kind, matching families ("busbw.*"); nullptr if unknown.
+const MetricInfo* find_metric(const PhaseKind& kind, std::string_view metric);
+
+}  // namespace iofab
