@@ -80,6 +80,13 @@ CommandResult run_iofab(const std::vector<std::string>& args) {
   return run_command(argv);
 }
 
+CommandResult mpirun_iofab(int ranks, const std::vector<std::string>& args) {
+  std::vector<std::string> argv{IOFAB_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-x",
+                                "ASAN_OPTIONS=detect_leaks=0", "-np", std::to_string(ranks), IOFAB_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_command(argv);
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;

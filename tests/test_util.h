@@ -31,6 +31,10 @@ struct CommandResult {
 CommandResult run_command(const std::vector<std::string>& argv);
 // Runs the built iofab binary with args.
 CommandResult run_iofab(const std::vector<std::string>& args);
+// Runs the built iofab binary under mpirun with ranks processes (oversubscribed,
+// allowed as root). LeakSanitizer is off inside: OpenMPI's own allocations at
+// exit are not ours to fix, while ASan's other checks stay on.
+CommandResult mpirun_iofab(int ranks, const std::vector<std::string>& args);
 
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& text);

@@ -222,7 +222,7 @@ std::unique_ptr<Phase> parse_ingest(ParamReader& r) {
   p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "null"});
   p.direct = r.boolean("direct", false);
   p.workers = static_cast<unsigned>(r.integer("workers", 1, 1, 1024));
-  p.files_per_worker = static_cast<uint64_t>(r.integer("files_per_worker", 1, 1, 1'000'000));
+  p.files_per_worker = static_cast<uint64_t>(r.integer("files_per_worker", 1, 1, 4096));
   p.file_size = r.size("file_size", 64ULL << 20, 1);
   p.block_size = r.size("block_size", 1ULL << 20, 512, 256ULL << 20);
   p.queue_depth = static_cast<unsigned>(r.integer("queue_depth", 1, 1, 4096));

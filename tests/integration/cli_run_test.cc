@@ -149,7 +149,8 @@ TEST(CliRun, PreflightRefusesWhenSpaceIsShortAndWritesNothing) {
   EXPECT_TRUE(list_files(dir.path()).empty());
 }
 
-TEST(CliRun, SigintRemovesFilesAndWritesAnInterruptedReport) {
+// Starts a long ingest, sends sig once files appear, and checks the cleanup and the report.
+void interrupt_run_with(int sig) {
   TempDir dir("/var/tmp");
   const std::string report = dir.path() + "/r.json";
   const std::string target = dir.path() + "/t";
@@ -172,16 +173,20 @@ TEST(CliRun, SigintRemovesFilesAndWritesAnInterruptedReport) {
     for (const auto& f : run_folders(target)) writing = writing || !list_files(f).empty();
   }
   EXPECT_TRUE(writing) << "no file appeared under the run folder";
-  kill(pid, SIGINT);
+  kill(pid, sig);
   int status = 0;
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status)) << read_file(out);
+  EXPECT_NE(read_file(out).find("stopping, cleaning up"), std::string::npos);
   EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(out);
   json j = load_report(report);
   EXPECT_EQ(j["verdict"]["status"], "interrupted");
   EXPECT_EQ(j["phases"][0]["status"], "interrupted");
-  EXPECT_TRUE(run_folders(target).empty()) << "files left after SIGINT";
+  EXPECT_TRUE(run_folders(target).empty()) << "files left after signal " << sig;
 }
+
+TEST(CliRun, SigintRemovesFilesAndWritesAnInterruptedReport) { interrupt_run_with(SIGINT); }
+TEST(CliRun, SigtermRemovesFilesAndWritesAnInterruptedReport) { interrupt_run_with(SIGTERM); }
 
 TEST(CliValidate, PrintsResolvedParamsInBaseUnits) {
   CommandResult r = run_iofab({"validate", "default", "--set", "phases.ingest.block_size=4MiB"});

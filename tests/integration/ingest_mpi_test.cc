@@ -10,17 +10,10 @@ namespace {
 
 using nlohmann::json;
 
-CommandResult mpirun(int ranks, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{IOFAB_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np",
-                                std::to_string(ranks), IOFAB_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_command(argv);
-}
-
 TEST(MpiIngest, TwoRanksReportBothRanksBytes) {
   TempDir dir("/var/tmp");
   const std::string report = dir.path() + "/r.json";
-  CommandResult r = mpirun(2, {"run", "--target", dir.path() + "/t", "--out", report, "--quiet", "--set",
+  CommandResult r = mpirun_iofab(2, {"run", "--target", dir.path() + "/t", "--out", report, "--quiet", "--set",
                                "phases.ingest.file_size=8MiB"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   json j = json::parse(read_file(report));
@@ -42,7 +35,7 @@ TEST(MpiIngest, TwoRanksReportBothRanksBytes) {
 
 TEST(MpiIngest, BadSuiteExitsTwoOnEveryRank) {
   TempDir dir("/dev/shm");
-  CommandResult r = mpirun(2, {"run", "--target", dir.path(), "--set", "phases.ingest.workers=0"});
+  CommandResult r = mpirun_iofab(2, {"run", "--target", dir.path(), "--set", "phases.ingest.workers=0"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("phases[0].workers"), std::string::npos) << r.err;
 }
