@@ -39,7 +39,12 @@ class IoUringEngine final : public Engine {
   }
 
   ~IoUringEngine() override {
-    if (ring_ready_) io_uring_queue_exit(&ring_);
+    if (!ring_ready_) return;
+    // Ring teardown is deferred in the kernel, and a fixed file table keeps its files open
+    // until then: unregistering first releases them now, so a deleted file's space is free
+    // when the next phase starts.
+    if (fixed_files_) io_uring_unregister_files(&ring_);
+    io_uring_queue_exit(&ring_);
   }
 
   // The ring is set up in place: liburing's io_uring is not meant to be copied.

@@ -1,4 +1,5 @@
 // End-to-end: the iofab binary as a user runs it, on the disk and on tmpfs.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -159,8 +160,10 @@ void interrupt_run_with(int sig) {
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    freopen(out.c_str(), "w", stdout);
-    freopen(out.c_str(), "a", stderr);
+    // One descriptor for both streams, so neither overwrites the other.
+    int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
     execl(IOFAB_BINARY, IOFAB_BINARY, "run", "--target", target.c_str(), "--out", report.c_str(), "--quiet",
           "--set", "phases.ingest.file_size=8GiB", "--set", "phases.ingest.block_size=64KiB", "--set",
           "phases.ingest.queue_depth=1", "--no-preflight", static_cast<char*>(nullptr));

@@ -1,0 +1,75 @@
+// A failed completion on the real io_uring path: a wrapper turns the Nth
+// completion into -EIO, as a failing device would, and the pump must stop
+// with the errno text after draining the ring.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "harness/engines/io_pump.h"
+#include "test_util.h"
+
+namespace iofab::testing {
+namespace {
+
+class FailNthCompletion final : public Engine {
+ public:
+  FailNthCompletion(std::unique_ptr<Engine> inner, unsigned fail_at) : inner_(std::move(inner)), fail_at_(fail_at) {}
+  std::string_view name() const override { return inner_->name(); }
+  EngineCaps caps() const override { return inner_->caps(); }
+  Status add_file(int fd, int* index) override { return inner_->add_file(fd, index); }
+  Status remove_file(int index) override { return inner_->remove_file(index); }
+  Status register_buffers(std::span<const iovec> bufs) override { return inner_->register_buffers(bufs); }
+  QueueResult queue(const IoRequest& req, IoCompletion* done) override { return inner_->queue(req, done); }
+  Status commit() override { return inner_->commit(); }
+  Status reap(unsigned min_complete, std::span<IoCompletion> out, unsigned* n) override {
+    Status s = inner_->reap(min_complete, out, n);
+    for (unsigned i = 0; s.ok() && i < *n; ++i) {
+      if (seen_++ == fail_at_) out[i].result = -EIO;
+    }
+    return s;
+  }
+  unsigned in_flight() const override { return inner_->in_flight(); }
+  Status fsync(int file) override { return inner_->fsync(file); }
+
+ private:
+  std::unique_ptr<Engine> inner_;
+  unsigned fail_at_;
+  unsigned seen_ = 0;
+};
+
+TEST(IoPumpUring, FailedCompletionFailsTheRunAndDrainsTheRing) {
+  EngineOptions eo;
+  eo.queue_depth = 8;
+  std::unique_ptr<Engine> ring;
+  Status s = make_engine("io_uring", eo, &ring);
+  if (!s.ok()) GTEST_SKIP() << s.message();
+  FailNthCompletion engine(std::move(ring), 20);
+  TempDir dir("/var/tmp");
+  int fd = open((dir.path() + "/f").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  int h = -1;
+  ASSERT_TRUE(engine.add_file(fd, &h).ok());
+  IoBuffers bufs;
+  ASSERT_TRUE(IoBuffers::allocate(8, 65536, &bufs).ok());
+  ASSERT_TRUE(engine.register_buffers(bufs.iovecs()).ok());
+  IoPump pump(engine, bufs, 8, true, nullptr, nullptr, now_ns(), nullptr, nullptr);
+  uint64_t next = 0;
+  s = pump.run(
+      [&](unsigned, IoRequest& req) {
+        if (next == 1000) return false;
+        req.file = h;
+        req.op = IoOp::kWrite;
+        req.offset = next++ * 65536;
+        req.len = 65536;
+        return true;
+      },
+      [](unsigned, const IoRequest&) {});
+  EXPECT_EQ(s.code(), Status::Code::kIoError);
+  EXPECT_NE(s.message().find("Input/output error"), std::string::npos) << s.message();
+  EXPECT_EQ(engine.in_flight(), 0u);
+  EXPECT_EQ(pump.stats().ios, 20u) << "exactly the completions before the failed one count";
+  close(fd);
+}
+
+}  // namespace
+}  // namespace iofab::testing

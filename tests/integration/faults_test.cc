@@ -1,0 +1,95 @@
+// Faults: a full filesystem and failing syscalls. Each must fail only the
+// phase it hits, with the errno text, leave no files, and still produce a
+// valid report.
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace iofab::testing {
+namespace {
+
+using nlohmann::json;
+
+// A 64 MiB tmpfs mounted for the test's life; skips when mounting is not allowed.
+class SmallTmpfs {
+ public:
+  SmallTmpfs() : dir_("/var/tmp") {
+    path_ = dir_.path() + "/mnt";
+    std::filesystem::create_directory(path_);
+    mounted_ = mount("tmpfs", path_.c_str(), "tmpfs", 0, "size=64m") == 0;
+  }
+  ~SmallTmpfs() {
+    if (mounted_) umount2(path_.c_str(), MNT_DETACH);
+  }
+  bool mounted() const { return mounted_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  TempDir dir_;
+  std::string path_;
+  bool mounted_ = false;
+};
+
+TEST(Faults, PreflightRefusesASmallFilesystemBeforeWriting) {
+  SmallTmpfs fs;
+  if (!fs.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root)";
+  TempDir out("/dev/shm");
+  CommandResult r = run_iofab({"run", "--target", fs.path(), "--out", out.path() + "/r.json", "--set",
+                               "defaults.direct=false"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("preflight"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("67108864 bytes free"), std::string::npos) << r.err;  // names the free bytes
+  EXPECT_TRUE(list_files(fs.path()).empty());
+  EXPECT_FALSE(std::filesystem::exists(out.path() + "/r.json"));
+}
+
+TEST(Faults, EnospcMidWriteFailsThePhaseAndLaterPhasesStillRun) {
+  SmallTmpfs fs;
+  if (!fs.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root)";
+  TempDir out("/dev/shm");
+  const std::string suite = out.path() + "/s.json";
+  write_file(suite, R"({"defaults": {"direct": false, "block_size": "1MiB", "queue_depth": 4},
+    "phases": [
+      {"kind": "ingest", "name": "too_big", "workers": 2, "file_size": "48MiB"},
+      {"kind": "ingest", "name": "fits", "file_size": "8MiB",
+       "checks": [{"metric": "write_bytes", "op": "==", "value": "8MiB"}]}]})");
+  const std::string report = out.path() + "/r.json";
+  CommandResult r = run_iofab({"run", suite, "--target", fs.path(), "--out", report, "--no-preflight", "--quiet"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  json j = json::parse(read_file(report));
+  EXPECT_EQ(j["verdict"]["status"], "error");
+  EXPECT_EQ(j["phases"][0]["status"], "error");
+  EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("No space left on device"), std::string::npos)
+      << j["phases"][0]["reason"];
+  EXPECT_EQ(j["phases"][1]["status"], "passed") << j["phases"][1]["reason"];
+  EXPECT_EQ(j["phases"][1]["checks"][0]["passed"], true);
+  EXPECT_TRUE(list_files(fs.path()).empty()) << "files left on the full filesystem";
+}
+
+TEST(Faults, EioOnPwriteFailsThePhaseWithTheErrnoText) {
+  const std::string strace = "/usr/bin/strace";
+  if (access(strace.c_str(), X_OK) != 0) GTEST_SKIP() << "strace not installed (apt-get install strace)";
+  TempDir dir("/var/tmp");
+  const std::string report = dir.path() + "/r.json";
+  const std::string target = dir.path() + "/t";
+  // The 5th pwrite64 of any thread fails with EIO, as a dying disk would answer.
+  CommandResult r = run_command({strace, "-f", "-o", "/dev/null", "-e", "trace=pwrite64", "-e",
+                                 "inject=pwrite64:error=EIO:when=5", IOFAB_BINARY, "run", "--target", target, "--out",
+                                 report, "--quiet", "--set", "defaults.engine=psync", "--set",
+                                 "phases.ingest.file_size=8MiB"});
+  if (r.exit_code != 3 && r.err.find("PTRACE") != std::string::npos) GTEST_SKIP() << "ptrace refused: " << r.err;
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  json j = json::parse(read_file(report));
+  EXPECT_EQ(j["phases"][0]["status"], "error");
+  EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("Input/output error"), std::string::npos)
+      << j["phases"][0]["reason"];
+  EXPECT_TRUE(list_files(target).empty());
+}
+
+}  // namespace
+}  // namespace iofab::testing
