@@ -9,3 +9,15 @@ if(IOFAB_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+if(IOFAB_FUZZ)
+  # Coverage for the fuzzer in every object; the fuzzer's main() only in fuzz targets.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+option(IOFAB_TSAN "Build with ThreadSanitizer" OFF)
+if(IOFAB_TSAN)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+endif()

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "harness/core/json_text.h"
 #include "harness/suite/units.h"
 
 namespace iofab {
@@ -9,7 +10,7 @@ namespace iofab {
 using nlohmann::json;
 
 std::string describe_json_value(const json& v) {
-  std::string s = v.dump();
+  std::string s = json_text(v);
   if (s.size() > 60) s = s.substr(0, 57) + "...";
   return s;
 }

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/core/json_text.h"
 #include "harness/suite/embedded_suites.h"
 #include "harness/suite/params.h"
 #include "harness/suite/units.h"
@@ -46,6 +47,7 @@ Status apply_set(json* doc, const std::string& set) {
     return Status::Invalid("--set " + set + ": expected PATH=VALUE, e.g. phases.ingest.block_size=4MiB");
   }
   std::string path = set.substr(0, eq);
+  if (!is_utf8(set)) return Status::Invalid("--set " + json_text(json(path)) + ": expected UTF-8 text");
   json value = set_value(set.substr(eq + 1));
   if (path == "target" || path == "name" || path == "description") {
     (*doc)[path] = value;
@@ -258,7 +260,7 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
   json doc;
   try {
     doc = json::parse(text, nullptr, true, /*ignore_comments=*/true);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number too big for a double
     return Status::Invalid(std::string(source) + ": not valid JSON: " + e.what());
   }
   if (!doc.is_object()) {

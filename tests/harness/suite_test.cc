@@ -541,3 +541,32 @@ TEST(SuiteLoad, MissingFileListsTheBuiltIns) {
 
 }  // namespace
 }  // namespace iofab
+
+namespace iofab {
+namespace {
+
+// Found by fuzz/suite_fuzz: a --set value that is not UTF-8 used to throw from json::dump.
+TEST(SuiteFuzzRegression, NonUtf8SetValueIsAnErrorNotACrash) {
+  Suite suite;
+  Status s = parse_suite(R"({"phases": [{"kind": "ingest"}]})", "t", {"phases.ingest.block_size=\xbf\xbf" "4MiB"},
+                         &suite);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("expected UTF-8 text"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace iofab
+
+namespace iofab {
+namespace {
+
+// Found by fuzz/suite_fuzz: a number too large for a double threw out_of_range past the parse_error handler.
+TEST(SuiteFuzzRegression, HugeNumberIsAnErrorNotACrash) {
+  Suite suite;
+  Status s = parse_suite("66666666666666601335842666666666660133584280347126391e80347126391e", "t", {}, &suite);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("not valid JSON"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace iofab

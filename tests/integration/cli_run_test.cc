@@ -218,3 +218,22 @@ TEST(CliUsage, UnknownOptionExitsTwo) {
 
 }  // namespace
 }  // namespace iofab::testing
+
+namespace iofab::testing {
+namespace {
+
+// Paths are bytes, not text: a target whose name is not UTF-8 must still give a valid report.
+TEST(CliRun, NonUtf8TargetPathStillWritesValidJson) {
+  TempDir dir("/dev/shm");
+  const std::string target = dir.path() + "/t\xff\xfe";
+  const std::string report = dir.path() + "/r.json";
+  CommandResult r = run_iofab({"run", "--target", target, "--out", report, "--quiet", "--set", "defaults.direct=false",
+                               "--set", "phases.ingest.file_size=1MiB"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(read_file(report), nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  EXPECT_NE(j["target"]["path"].get<std::string>().find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
+}
+
+}  // namespace
+}  // namespace iofab::testing
