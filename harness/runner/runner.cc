@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "harness/core/json_text.h"
 #include "harness/core/build_info.h"
 #include "harness/engines/io_pump.h"
 #include "harness/fs/run_dir.h"
@@ -32,6 +33,16 @@ const char* unit_name(Unit u) {
     case Unit::kRatio: return "ratio";
   }
   return "count";
+}
+
+// Which way is good, so `compare` reads each metric's direction from the report itself.
+const char* better_name(Better b) {
+  switch (b) {
+    case Better::kHigher: return "higher";
+    case Better::kLower: return "lower";
+    case Better::kNeither: return "neither";
+  }
+  return "neither";
 }
 
 std::string rfc3339_now() {
@@ -127,9 +138,11 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     pr.kind = std::string(spec.kind->name);
     pr.params = spec.params;
     json units_map = json::object();
+    json better_map = json::object();
     json headline = json::array();
     for (const auto& m : spec.kind->metrics()) {
       units_map[m.name] = unit_name(m.unit);
+      better_map[m.name] = better_name(m.better);
       if (headline.size() < 4 && m.name.find('*') == std::string::npos) headline.push_back(m.name);
     }
     const bool stopped = !all_agree(comm, !stop.load());
@@ -162,6 +175,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     for (const auto& [k, v] : result.metrics) pr.metrics[k] = v;
     pr.details = std::move(result.details);
     pr.details["units"] = units_map;
+    pr.details["better"] = better_map;
     pr.details["headline"] = headline;
     pr.warnings = std::move(result.warnings);
     for (const auto& c : spec.checks) {
@@ -185,7 +199,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   comm.barrier();
 
   std::vector<std::string> hosts;
-  comm.gather(describe_host().dump(), &hosts, 0);
+  comm.gather(json_text(describe_host()), &hosts, 0);
   if (comm.rank() != 0) return Status::Ok();
 
   const BuildInfo& bi = build_info();
