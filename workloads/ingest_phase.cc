@@ -157,7 +157,8 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
   }
   Status st = barrier.ok() ? run.first_error() : barrier;
   if (dir_fd >= 0) close(dir_fd);
-  if (!ctx.keep) {
+  // When stopping, the run folder's removal after the report takes the files: results go out first.
+  if (!ctx.keep && !ctx.stop.load()) {
     Status rm = remove_tree_at(ctx.run_dir_fd, ctx.phase_name);
     if (st.ok() && !rm.ok()) st = rm;
   }

@@ -6,8 +6,15 @@
 //
 // Thread-safety: call from the runner's thread only; every rank must make
 // the same sequence of collective calls.
+//
+// A lost rank must never hang a run: every control-plane wait gives up after
+// the rank timeout, or shortly after a stop signal (a launcher that lost a
+// rank terminates the others within about a second), fails with a message
+// naming the ranks that did not answer, and marks the Comm failed: no more
+// collective calls are made, and the job is aborted instead of finalized.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,6 +43,24 @@ class Comm {
   virtual Status all_gather(double mine, std::vector<double>* all) = 0;
   // Ends every rank of the job at once; used only when a rank cannot go on.
   virtual void abort(int exit_code) = 0;
+
+  // How long a wait for other ranks may take before they count as lost.
+  void set_rank_timeout(double seconds) { rank_timeout_s_ = seconds; }
+  // Once *stop is set, waits give up after grace_s more.
+  void set_stop_flag(const std::atomic<bool>* stop, double grace_s) {
+    stop_ = stop;
+    stop_grace_s_ = grace_s;
+  }
+  // True after a wait gave up; lost_ranks() then names who did not answer.
+  bool failed() const { return failed_; }
+  const std::vector<int>& lost_ranks() const { return lost_; }
+
+ protected:
+  double rank_timeout_s_ = 600;
+  const std::atomic<bool>* stop_ = nullptr;
+  double stop_grace_s_ = 0.3;
+  bool failed_ = false;
+  std::vector<int> lost_;
 };
 
 // One rank, no communication.

@@ -1,8 +1,16 @@
-// MpiComm: the control plane over MPI_COMM_WORLD.
+// MpiComm: the control plane over MPI_COMM_WORLD, built from point-to-point
+// messages that are polled with a deadline, so that a lost or stuck rank
+// turns into an error naming it instead of a hang (MPI's own blocking
+// collectives would wait forever, and cannot say who is missing).
 #include <mpi.h>
 
+#include <chrono>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
 #include <memory>
-#include <numeric>
+#include <thread>
 
 #include "harness/comm/comm.h"
 
@@ -17,6 +25,10 @@ Status mpi_status(const char* call, int rc) {
   return Status::IoError(std::string(call) + ": " + std::string(text, static_cast<size_t>(len)));
 }
 
+// Tags of the control plane; data-plane collectives use MPI's own calls on other communicators or tags.
+constexpr int kTagBase = 7000;
+constexpr int kTagSpan = 20000;
+
 class MpiComm final : public Comm {
  public:
   MpiComm() {
@@ -24,61 +36,200 @@ class MpiComm final : public Comm {
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     // Errors come back as codes so a lost rank becomes a report, not a crash.
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    // Who runs where: a silent rank on this host can then be told dead from merely slow.
+    Peer me{};
+    gethostname(me.host, sizeof me.host - 1);
+    me.pid = getpid();
+    peers_.resize(static_cast<size_t>(size_));
+    MPI_Allgather(&me, sizeof me, MPI_BYTE, peers_.data(), sizeof me, MPI_BYTE, MPI_COMM_WORLD);
   }
   ~MpiComm() override {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (!finalized) MPI_Finalize();
+    if (finalized) return;
+    // MPI_Finalize would wait for the lost rank; end the job instead.
+    if (failed_) MPI_Abort(MPI_COMM_WORLD, 3);
+    MPI_Finalize();
   }
 
   std::string_view name() const override { return "mpi"; }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
-  Status barrier() override { return mpi_status("MPI_Barrier", MPI_Barrier(MPI_COMM_WORLD)); }
+  Status barrier() override {
+    std::vector<std::string> all;
+    Status s = gather("", &all, 0);
+    if (!s.ok()) return s;
+    std::string token;
+    return broadcast(&token, 0);
+  }
 
   Status broadcast(std::string* s, int root) override {
-    unsigned long long len = s->size();
-    Status st = mpi_status("MPI_Bcast", MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, root, MPI_COMM_WORLD));
+    if (failed_) return failure_;
+    const int tag = next_tag();
+    if (rank_ == root) {
+      uint64_t len = s->size();
+      std::vector<MPI_Request> reqs;
+      std::vector<int> peers;
+      for (int r = 0; r < size_; ++r) {
+        if (r == root) continue;
+        reqs.emplace_back();
+        MPI_Isend(&len, 1, MPI_UINT64_T, r, tag, MPI_COMM_WORLD, &reqs.back());
+        peers.push_back(r);
+        reqs.emplace_back();
+        MPI_Isend(s->data(), static_cast<int>(len), MPI_CHAR, r, tag + 1, MPI_COMM_WORLD, &reqs.back());
+        peers.push_back(r);
+      }
+      return wait(reqs, peers, "broadcast");
+    }
+    uint64_t len = 0;
+    std::vector<MPI_Request> reqs(1);
+    std::vector<int> peers{root};
+    MPI_Irecv(&len, 1, MPI_UINT64_T, root, tag, MPI_COMM_WORLD, &reqs[0]);
+    Status st = wait(reqs, peers, "broadcast");
     if (!st.ok()) return st;
-    s->resize(len);
-    return mpi_status("MPI_Bcast", MPI_Bcast(s->data(), static_cast<int>(len), MPI_CHAR, root, MPI_COMM_WORLD));
+    s->assign(len, '\0');
+    MPI_Irecv(s->data(), static_cast<int>(len), MPI_CHAR, root, tag + 1, MPI_COMM_WORLD, &reqs[0]);
+    return wait(reqs, peers, "broadcast");
   }
 
   Status gather(const std::string& mine, std::vector<std::string>* all, int root) override {
-    int len = static_cast<int>(mine.size());
-    std::vector<int> lens(rank_ == root ? size_ : 0);
-    Status st = mpi_status("MPI_Gather", MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, root, MPI_COMM_WORLD));
-    if (!st.ok()) return st;
-    std::vector<int> displs(lens.size());
-    std::string buf;
-    if (rank_ == root) {
-      std::exclusive_scan(lens.begin(), lens.end(), displs.begin(), 0);
-      buf.resize(static_cast<size_t>(std::accumulate(lens.begin(), lens.end(), 0)));
-    }
-    st = mpi_status("MPI_Gatherv", MPI_Gatherv(mine.data(), len, MPI_CHAR, buf.data(), lens.data(), displs.data(),
-                                               MPI_CHAR, root, MPI_COMM_WORLD));
-    if (!st.ok()) return st;
+    if (failed_) return failure_;
+    const int tag = next_tag();
     all->clear();
-    if (rank_ == root) {
-      for (int r = 0; r < size_; ++r) {
-        all->push_back(buf.substr(static_cast<size_t>(displs[r]), static_cast<size_t>(lens[r])));
-      }
+    if (rank_ != root) {
+      uint64_t len = mine.size();
+      std::vector<MPI_Request> reqs(2);
+      std::vector<int> peers{root, root};
+      MPI_Isend(&len, 1, MPI_UINT64_T, root, tag, MPI_COMM_WORLD, &reqs[0]);
+      MPI_Isend(mine.data(), static_cast<int>(len), MPI_CHAR, root, tag + 1, MPI_COMM_WORLD, &reqs[1]);
+      return wait(reqs, peers, "gather");
     }
-    return Status::Ok();
+    std::vector<uint64_t> lens(static_cast<size_t>(size_), 0);
+    std::vector<MPI_Request> reqs;
+    std::vector<int> peers;
+    for (int r = 0; r < size_; ++r) {
+      if (r == root) continue;
+      reqs.emplace_back();
+      MPI_Irecv(&lens[static_cast<size_t>(r)], 1, MPI_UINT64_T, r, tag, MPI_COMM_WORLD, &reqs.back());
+      peers.push_back(r);
+    }
+    Status st = wait(reqs, peers, "gather");
+    if (!st.ok()) return st;
+    all->assign(static_cast<size_t>(size_), std::string());
+    (*all)[static_cast<size_t>(root)] = mine;
+    reqs.clear();
+    peers.clear();
+    for (int r = 0; r < size_; ++r) {
+      if (r == root) continue;
+      auto& buf = (*all)[static_cast<size_t>(r)];
+      buf.assign(lens[static_cast<size_t>(r)], '\0');
+      reqs.emplace_back();
+      MPI_Irecv(buf.data(), static_cast<int>(buf.size()), MPI_CHAR, r, tag + 1, MPI_COMM_WORLD, &reqs.back());
+      peers.push_back(r);
+    }
+    return wait(reqs, peers, "gather");
   }
 
   Status all_gather(double mine, std::vector<double>* all) override {
+    std::string bytes(sizeof mine, '\0');
+    std::memcpy(bytes.data(), &mine, sizeof mine);
+    std::vector<std::string> parts;
+    Status s = gather(bytes, &parts, 0);
+    if (!s.ok()) return s;
+    std::string joined;
+    for (const auto& p : parts) joined += p;
+    s = broadcast(&joined, 0);
+    if (!s.ok()) return s;
+    if (joined.size() != sizeof(double) * static_cast<size_t>(size_)) return Status::Internal("all_gather: bad size");
     all->assign(static_cast<size_t>(size_), 0.0);
-    return mpi_status("MPI_Allgather",
-                      MPI_Allgather(&mine, 1, MPI_DOUBLE, all->data(), 1, MPI_DOUBLE, MPI_COMM_WORLD));
+    std::memcpy(all->data(), joined.data(), joined.size());
+    return Status::Ok();
   }
 
   void abort(int exit_code) override { MPI_Abort(MPI_COMM_WORLD, exit_code); }
 
  private:
+  int next_tag() {
+    const int t = kTagBase + static_cast<int>(seq_ % (kTagSpan / 2)) * 2;
+    ++seq_;
+    return t;
+  }
+
+  // Polls reqs until all complete; gives up at the rank timeout, or stop_grace_s_ after a stop signal.
+  Status wait(std::vector<MPI_Request>& reqs, const std::vector<int>& peers, const char* what) {
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    const auto deadline = start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(rank_timeout_s_));
+    clock::time_point stop_deadline = clock::time_point::max();
+    auto pause = std::chrono::microseconds(20);
+    while (true) {
+      int done = 0;
+      int rc = MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &done, MPI_STATUSES_IGNORE);
+      if (rc != MPI_SUCCESS) return fail(mpi_status("MPI_Testall", rc), {});
+      if (done) return Status::Ok();
+      const auto now = clock::now();
+      if (stop_ != nullptr && stop_->load() && stop_deadline == clock::time_point::max()) {
+        stop_deadline = now + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(stop_grace_s_));
+      }
+      if (now >= deadline || now >= stop_deadline) {
+        std::vector<int> missing;
+        for (size_t i = 0; i < reqs.size(); ++i) {
+          if (reqs[i] == MPI_REQUEST_NULL) continue;
+          if (missing.empty() || missing.back() != peers[i]) missing.push_back(peers[i]);
+        }
+        // Ranks whose process is gone are lost; the others only answered late.
+        std::vector<int> gone, silent;
+        for (int r : missing) (process_gone(r) ? gone : silent).push_back(r);
+        auto list = [](const std::vector<int>& v) {
+          std::string t;
+          for (int r : v) t += (t.empty() ? "" : ", ") + std::to_string(r);
+          return t;
+        };
+        std::string msg = "during " + std::string(what) + ": ";
+        if (!gone.empty()) msg += "lost rank" + std::string(gone.size() == 1 ? " " : "s ") + list(gone) + " (process exited)";
+        if (!silent.empty()) {
+          msg += std::string(gone.empty() ? "lost contact with rank" : "; no answer from rank") +
+                 (silent.size() == 1 ? " " : "s ") + list(silent);
+        }
+        msg += now >= deadline ? " within " + std::to_string(static_cast<int>(rank_timeout_s_)) + " s (rank timeout)"
+                               : " within the grace period after a stop signal (the launcher is ending the job)";
+        return fail(Status::IoError(msg), gone.empty() ? silent : gone);
+      }
+      std::this_thread::sleep_for(pause);
+      if (pause < std::chrono::milliseconds(1)) pause *= 2;
+    }
+  }
+
+  // True when rank r ran on this host and its process no longer runs (exited, or a zombie).
+  bool process_gone(int r) const {
+    const Peer& p = peers_[static_cast<size_t>(r)];
+    char host[sizeof p.host] = {};
+    gethostname(host, sizeof host - 1);
+    if (std::strncmp(host, p.host, sizeof host) != 0 || p.pid <= 0) return false;
+    std::ifstream stat("/proc/" + std::to_string(p.pid) + "/stat");
+    std::string pid, comm, state;
+    if (!(stat >> pid >> comm >> state)) return true;
+    return state == "Z" || state == "X";
+  }
+
+  Status fail(Status s, std::vector<int> missing) {
+    failed_ = true;
+    lost_ = std::move(missing);
+    failure_ = s;
+    return s;
+  }
+
+  struct Peer {
+    char host[64];
+    int pid;
+  };
+
   int rank_ = 0;
   int size_ = 1;
+  std::vector<Peer> peers_;
+  uint64_t seq_ = 0;
+  Status failure_;
 };
 
 }  // namespace

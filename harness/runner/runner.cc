@@ -75,6 +75,10 @@ Status agree_status(Comm& comm, const Status& mine) {
   return first.empty() ? Status::Ok() : Status::Invalid(first);
 }
 
+// How long ranks wait for each other after a stop signal before counting the silent ones as lost:
+// OpenMPI's mpirun sends SIGKILL about a second after SIGTERM, and the report must be written before.
+constexpr double kStopGraceSeconds = 0.3;
+
 }  // namespace
 
 uint64_t preflight_margin(uint64_t planned) { return (64ULL << 20) + planned / 50; }
@@ -130,8 +134,11 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
 
   install_stop_handlers();
   std::atomic<bool>& stop = stop_flag();
+  comm.set_stop_flag(&stop, kStopGraceSeconds);
+  comm.set_rank_timeout(opts.rank_timeout_s);
 
   report->phases.clear();
+  std::string comm_failure;
   for (auto& spec : suite.phases) {
     PhaseReport pr;
     pr.name = spec.name;
@@ -145,10 +152,10 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
       better_map[m.name] = better_name(m.better);
       if (headline.size() < 4 && m.name.find('*') == std::string::npos) headline.push_back(m.name);
     }
-    const bool stopped = !all_agree(comm, !stop.load());
+    const bool stopped = comm.failed() || !all_agree(comm, !stop.load());
     if (stopped) {
-      pr.status = PhaseStatus::kInterrupted;
-      pr.reason = "not started: the run was interrupted";
+      pr.status = comm.failed() ? PhaseStatus::kError : PhaseStatus::kInterrupted;
+      pr.reason = comm.failed() ? "not started: " + comm_failure : "not started: the run was interrupted";
       report->phases.push_back(std::move(pr));
       continue;
     }
@@ -165,6 +172,11 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     if (!result.skip_reason.empty()) {
       pr.status = PhaseStatus::kSkipped;
       pr.reason = result.skip_reason;
+    } else if (comm.failed()) {
+      // A lost rank is an error, even when the launcher's stop signal is how we noticed.
+      pr.status = PhaseStatus::kError;
+      comm_failure = ps.ok() ? "lost contact with other ranks" : ps.message();
+      pr.reason = comm_failure;
     } else if (ps.code() == Status::Code::kInterrupted || (stop.load() && !ps.ok())) {
       pr.status = PhaseStatus::kInterrupted;
       pr.reason = "interrupted by signal " + std::to_string(stop_signal());
@@ -195,12 +207,13 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     report->phases.push_back(std::move(pr));
   }
 
-  Status removed = opts.keep ? Status::Ok() : run_dir.remove();
-  comm.barrier();
-
   std::vector<std::string> hosts;
-  comm.gather(json_text(describe_host()), &hosts, 0);
-  if (comm.rank() != 0) return Status::Ok();
+  if (!comm.gather(json_text(describe_host()), &hosts, 0).ok()) hosts = {json_text(describe_host())};
+  if (comm.rank() != 0) {
+    if (!opts.keep) run_dir.remove();
+    comm.barrier();
+    return Status::Ok();
+  }
 
   const BuildInfo& bi = build_info();
   report->tool = {{"name", "iofab"},
@@ -227,11 +240,9 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     }
   }
   report->cluster = {{"ranks", comm.size()}, {"comm", comm.name()}, {"comm_reason", opts.comm_reason},
-                     {"hosts", host_list}, {"rank_hosts", rank_hosts}};
-  TargetInfo after = target;
-  describe_target(target.path, &after);
+                     {"hosts", host_list}, {"rank_hosts", rank_hosts}, {"lost_ranks", comm.lost_ranks()}};
+  if (comm.failed()) report->warnings.push_back(comm_failure);
   report->target = to_json(target);
-  report->target["free_bytes_after"] = after.free_bytes;
   report->target["run_folder"] = run_dir.path();
   report->target["kept"] = opts.keep;
   report->run = {{"id", run_id},
@@ -243,8 +254,17 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
                             {"sha256", suite.sha256},
                             {"sets", opts.sets},
                             {"document", suite.document}}}};
-  if (!removed.ok()) report->warnings.push_back("cleanup: " + removed.message());
   finalize_verdict(report);
+  // The report goes out before the cleanup: removing big files can take long, and a launcher
+  // that lost a rank kills the survivors about a second after asking them to stop.
+  if (opts.on_report_ready) opts.on_report_ready(*report);
+
+  Status removed = opts.keep ? Status::Ok() : run_dir.remove();
+  comm.barrier();
+  TargetInfo after = target;
+  describe_target(target.path, &after);
+  report->target["free_bytes_after"] = after.free_bytes;
+  if (!removed.ok()) report->warnings.push_back("cleanup: " + removed.message());
   return Status::Ok();
 }
 

@@ -4,6 +4,7 @@
 // and fills the Report. Writing the report is the caller's (rank 0's) job.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@ struct RunOptions {
   bool no_preflight = false;            // tests only: skip the free-space check
   std::string command_line;
   std::string comm_reason;              // why this Comm was chosen, for the report
+  double rank_timeout_s = 600;          // a rank silent this long counts as lost
+  // Called on rank 0 with the finished report before the run folder is removed,
+  // so the report is on disk even if the process is killed during cleanup.
+  std::function<void(const Report&)> on_report_ready;
 };
 
 inline constexpr const char* kDefaultTarget = "./iofab-data";

@@ -1,0 +1,98 @@
+// A rank killed mid-phase under mpirun: the run must end (never hang), and
+// rank 0 must leave a valid report that names the lost rank.
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "test_util.h"
+
+namespace iofab::testing {
+namespace {
+
+using nlohmann::json;
+
+// The pid of the iofab process whose environment says it is rank `rank` and whose command line holds `marker`.
+pid_t find_rank_pid(int rank, const std::string& marker) {
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return -1;
+  pid_t found = -1;
+  while (dirent* e = readdir(d)) {
+    const std::string pid = e->d_name;
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string cmdline = read_file("/proc/" + pid + "/cmdline");
+    if (cmdline.find(marker) == std::string::npos || cmdline.find("iofab") == std::string::npos) continue;
+    std::string env = read_file("/proc/" + pid + "/environ");
+    if (env.find("OMPI_COMM_WORLD_RANK=" + std::to_string(rank) + std::string(1, '\0')) != std::string::npos) {
+      found = static_cast<pid_t>(std::stoi(pid));
+    }
+  }
+  closedir(d);
+  return found;
+}
+
+TEST(RankLoss, KilledRankIsNamedInTheReportAndTheRunEnds) {
+  TempDir dir("/var/tmp");
+  const std::string report = dir.path() + "/r.json";
+  const std::string target = dir.path() + "/t";
+  const std::string log = dir.path() + "/log";
+  pid_t launcher = fork();
+  ASSERT_GE(launcher, 0);
+  if (launcher == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execl(IOFAB_MPIEXEC, IOFAB_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-x", "ASAN_OPTIONS=detect_leaks=0",
+          "-np", "3", IOFAB_BINARY, "run", "--target", target.c_str(), "--out", report.c_str(), "--quiet", "--set",
+          "phases.ingest.file_size=8GiB", "--set", "phases.ingest.block_size=64KiB", "--set",
+          "phases.ingest.queue_depth=1", "--no-preflight", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until every rank writes, then kill rank 1 as a node failure would.
+  pid_t victim = -1;
+  for (int i = 0; i < 400 && victim < 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    bool writing = false;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(target, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      writing = writing || it->path().filename().string().rfind("r1-", 0) == 0;
+    }
+    if (writing) victim = find_rank_pid(1, report);
+  }
+  ASSERT_GT(victim, 0) << "rank 1 never started writing: " << read_file(log);
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+
+  // The whole job must end on its own: poll for up to 60 s, then fail as a hang.
+  int status = 0;
+  bool ended = false;
+  for (int i = 0; i < 600 && !ended; ++i) {
+    ended = waitpid(launcher, &status, WNOHANG) == launcher;
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!ended) {
+    kill(launcher, SIGKILL);
+    waitpid(launcher, &status, 0);
+  }
+  ASSERT_TRUE(ended) << "the run hung after a rank was killed: " << read_file(log);
+  EXPECT_NE(status, 0);
+
+  json j = json::parse(read_file(report), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "no valid report; log: " << read_file(log);
+  EXPECT_EQ(j["verdict"]["status"], "error");
+  EXPECT_EQ(j["cluster"]["lost_ranks"], json::array({1}));
+  EXPECT_EQ(j["phases"][0]["status"], "error");
+  EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("lost rank 1"), std::string::npos)
+      << j["phases"][0]["reason"];
+}
+
+}  // namespace
+}  // namespace iofab::testing
