@@ -1,11 +1,23 @@
+#include "workloads/checkpoint_phase.h"
+#include "workloads/collectives_phase.h"
 #include "workloads/ingest_phase.h"
 #include "workloads/phase.h"
+#include "workloads/restore_phase.h"
+#include "workloads/train_read_phase.h"
 
 namespace iofab {
 
 const std::vector<PhaseKind>& phase_table() {
   static const std::vector<PhaseKind> kTable = {
       {"ingest", "large sequential writes, many streams, fsync at end", &parse_ingest, &ingest_metrics},
+      {"train_read", "data loader: reshuffled random sample reads, batches, prefetch, emulated compute, AU",
+       &parse_train_read, &train_read_metrics},
+      {"checkpoint", "bursts of big sequential writes, durable commit, stall vs the 5% budget",
+       &parse_checkpoint, &checkpoint_metrics},
+      {"restore", "every rank reads the checkpoint back (fanout), cold, verified", &parse_restore,
+       &restore_metrics},
+      {"collectives", "nccl-tests-style sweeps; a DDP step vs an FSDP step, over MPI or NCCL", &parse_collectives,
+       &collectives_metrics},
   };
   return kTable;
 }

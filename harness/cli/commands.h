@@ -14,12 +14,31 @@ namespace iofab {
 struct RunArgs {
   RunOptions options;
   std::string target;  // empty: the suite's or the default
+  std::string rank_timeout;  // a duration; empty: the default
   std::string out;
+  int repeat = 0;          // > 0: run the suite this many times, report means (harness/runner/repeat.h)
+  bool no_warmup = false;  // with repeat: no warm-up run first
+  std::string junit;       // also write the checks as JUnit XML here
 };
 
 int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err);
 int cmd_validate(const std::string& suite, const std::vector<std::string>& sets, std::ostream& out,
                  std::ostream& err);
 int cmd_list(const std::string& target, std::ostream& out);
+
+// `iofab plan`: what a model's checkpoints need from storage (DESIGN.md, the
+// 5% rule). Values as typed; a bad one exits 2 naming its option.
+struct PlanArgs {
+  std::string params;                  // required: a count like 175e9
+  std::string bytes_per_param = "14";
+  std::string interval = "1h";
+  std::string budget_fraction = "0.05";
+  std::string fanout = "8";
+  std::string gpus;                    // empty: no per-GPU shares
+  std::string writer_fraction = "1";   // of the GPUs that write a checkpoint
+  std::string restore_budget;          // empty: restore within the allowed stall
+  bool json = false;
+};
+int cmd_plan(const PlanArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace iofab

@@ -1,4 +1,4 @@
-// iofab's command line: run | validate | list. Only this file turns a
+// iofab's command line: run | validate | list | plan | compare | report. Only this file turns a
 // Status into an exit code: 0 passed, 1 a check failed, 2 usage or suite
 // error, 3 runtime error, 130 interrupted.
 #include <unistd.h>
@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/report_commands.h"
 #include "harness/comm/comm.h"
 #include "harness/core/build_info.h"
 
@@ -31,8 +32,16 @@ int main(int argc, char** argv) {
       ->take_all();
   run->add_flag("--keep", run_args.options.keep, "Keep the run folder and its files");
   run->add_flag("--quiet,-q", run_args.options.quiet, "No live progress line and no summary");
+  run->add_option("--rank-timeout", run_args.rank_timeout,
+                  "How long ranks wait for each other before a silent one counts as lost (default 10min)");
   run->add_flag("--no-preflight", run_args.options.no_preflight, "Skip the free-space check (for fault tests)")
       ->group("");
+  run->add_option("--repeat", run_args.repeat,
+                  "Run the suite N times (after a warm-up run) and report the means, each metric's stdev and cv, "
+                  "and every run; checks use the means")
+      ->check(CLI::Range(1, 1000000));
+  run->add_flag("--no-warmup", run_args.no_warmup, "With --repeat: no warm-up run first");
+  run->add_option("--junit", run_args.junit, "Also write the checks as JUnit XML to FILE (for CI)");
 
   std::string validate_suite;
   std::vector<std::string> validate_sets;
@@ -44,6 +53,50 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "Engines, backends, devices and the target's filesystem");
   list->add_option("--target", list_target, "Folder whose filesystem to describe")->capture_default_str();
 
+  PlanArgs plan_args;
+  auto* plan =
+      app.add_subcommand("plan", "Checkpoint size, allowed stall and the bandwidth a model needs (5% rule)");
+  plan->add_option("--params", plan_args.params, "Model parameters, e.g. 175e9")->required();
+  plan->add_option("--bytes-per-param", plan_args.bytes_per_param, "Checkpoint bytes per parameter")
+      ->capture_default_str();
+  plan->add_option("--interval", plan_args.interval, "Checkpoint interval, e.g. 1h")->capture_default_str();
+  plan->add_option("--budget-fraction", plan_args.budget_fraction, "Share of the interval a stall may take")
+      ->capture_default_str();
+  plan->add_option("--fanout", plan_args.fanout, "Restore reads per byte written")->capture_default_str();
+  plan->add_option("--gpus", plan_args.gpus, "GPUs in the job, for per-GPU shares");
+  plan->add_option("--writer-fraction", plan_args.writer_fraction,
+                   "Share of the GPUs that write a checkpoint")
+      ->capture_default_str();
+  plan->add_option("--restore-budget", plan_args.restore_budget,
+                   "Time a restore may take (default: the allowed stall)");
+  plan->add_flag("--json", plan_args.json, "Print JSON instead of a table");
+
+  CompareArgs compare_args;
+  auto* compare = app.add_subcommand("compare", "Compare a report with a baseline; exit 1 on a regression");
+  compare->add_option("baseline", compare_args.baseline, "The baseline report (JSON)")->required();
+  compare->add_option("current", compare_args.current, "The report to check (JSON)")->required();
+  compare->add_option("--tolerance", compare_args.tolerance,
+                      "How far a metric may move the bad way, e.g. 5% or 0.05 (with repeated runs, also beyond "
+                      "the runs' noise)")
+      ->capture_default_str();
+  compare->add_option("--metric", compare_args.metrics,
+                      "Compare only metrics matching GLOB (fnmatch, on METRIC or PHASE/METRIC); repeatable")
+      ->take_all()
+      ->allow_extra_args(false);  // one value per --metric: the report files are never taken for globs
+  compare->add_option("--out", compare_args.out, "Also write the comparison to FILE (.json, .md, or text)");
+  compare->add_option("--junit", compare_args.junit, "Also write JUnit XML to FILE: a test case per metric");
+  compare->add_flag("--force", compare_args.force, "Compare reports of different suites or schema versions anyway");
+
+  ReportArgs report_args;
+  auto* report = app.add_subcommand("report", "One self-contained HTML page (or Markdown) comparing reports");
+  report->add_option("reports", report_args.inputs, "Reports (JSON), one per system")->required();
+  report->add_option("-o,--out", report_args.out, "The page to write (\"-\": stdout)")->required();
+  report->add_option("--format", report_args.format, "html or md (default: from -o's extension, else html)")
+      ->check(CLI::IsMember({"html", "md"}));
+  report->add_option("--label", report_args.labels, "A name per report, in order (default: the file names)")
+      ->take_all()
+      ->allow_extra_args(false);  // one value per --label: "a.json --label A b.json" keeps b.json a report
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -53,6 +106,9 @@ int main(int argc, char** argv) {
 
   if (*validate) return cmd_validate(validate_suite, validate_sets, std::cout, std::cerr);
   if (*list) return cmd_list(list_target, std::cout);
+  if (*plan) return cmd_plan(plan_args, std::cout, std::cerr);
+  if (*compare) return cmd_compare(compare_args, std::cout, std::cerr);
+  if (*report) return cmd_report(report_args, std::cout, std::cerr);
 
   std::unique_ptr<Comm> comm;
   Status cs = make_world_comm(&argc, &argv, &comm, &run_args.options.comm_reason);

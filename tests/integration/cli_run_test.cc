@@ -33,6 +33,15 @@ std::vector<std::string> run_folders(const std::string& dir) {
   return out;
 }
 
+// The default suite's ingest phase alone, for tests about the runner rather than the suite.
+std::string ingest_suite(const std::string& dir) {
+  const std::string path = dir + "/ingest-suite.json";
+  write_file(path, R"({"defaults": {"engine": "auto", "direct": true, "workers": 2},
+    "phases": [{"kind": "ingest", "name": "ingest", "files_per_worker": 2, "file_size": "64MiB",
+                "block_size": "1MiB", "queue_depth": 16}]})");
+  return path;
+}
+
 TEST(CliRun, DefaultSuiteEndToEndOnDisk) {
   TempDir dir("/var/tmp");
   const std::string report = dir.path() + "/report.json";
@@ -67,7 +76,8 @@ TEST(CliRun, DefaultSuiteEndToEndOnDisk) {
 TEST(CliRun, KeepLeavesEveryFileWithItsSize) {
   TempDir dir("/dev/shm");
   const std::string report = dir.path() + "/r.json";
-  CommandResult r = run_iofab({"run", "--target", dir.path(), "--out", report, "--quiet", "--keep", "--set",
+  CommandResult r = run_iofab({"run", ingest_suite(dir.path()), "--target", dir.path(), "--out", report, "--quiet",
+                               "--keep", "--set",
                                "defaults.direct=false", "--set", "phases.ingest.file_size=1MiB", "--set",
                                "phases.ingest.block_size=64KiB"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -155,6 +165,7 @@ void interrupt_run_with(int sig) {
   TempDir dir("/var/tmp");
   const std::string report = dir.path() + "/r.json";
   const std::string target = dir.path() + "/t";
+  const std::string suite = ingest_suite(dir.path());
   // A phase long enough to interrupt: 8 GiB at a throttled queue depth of 1 with small blocks.
   const std::string out = dir.path() + "/out.txt";
   pid_t pid = fork();
@@ -164,7 +175,8 @@ void interrupt_run_with(int sig) {
     int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 1);
     dup2(fd, 2);
-    execl(IOFAB_BINARY, IOFAB_BINARY, "run", "--target", target.c_str(), "--out", report.c_str(), "--quiet",
+    execl(IOFAB_BINARY, IOFAB_BINARY, "run", suite.c_str(), "--target", target.c_str(), "--out", report.c_str(),
+          "--quiet",
           "--set", "phases.ingest.file_size=8GiB", "--set", "phases.ingest.block_size=64KiB", "--set",
           "phases.ingest.queue_depth=1", "--no-preflight", static_cast<char*>(nullptr));
     _exit(127);

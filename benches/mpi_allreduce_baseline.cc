@@ -1,0 +1,94 @@
+// A plain MPI_Allreduce timing loop, nccl-tests' way and nothing else: the
+// yardstick ci/bench-vs-mpi holds iofab's collectives sweep against. Float32
+// sums, out of place, page-aligned buffers touched before timing; per size a
+// barrier, warm-up calls, then `iters` calls back to back; a size's time is
+// the slowest rank's mean, busbw = S / t * 2(n-1)/n.
+//   mpirun -np 2 mpi_allreduce_baseline [--min BYTES] [--max BYTES] [--factor F] [--iters N] [--warmup N]
+// Prints "bytes seconds algbw busbw" per size on rank 0 (bytes/s).
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace {
+
+struct Args {
+  unsigned long long min = 1 << 20;
+  unsigned long long max = 64 << 20;
+  double factor = 2;
+  int iters = 20;
+  int warmup = 5;
+};
+
+bool parse(int argc, char** argv, Args* a) {
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i];
+    const char* v = argv[i + 1];
+    if (k == "--min")
+      a->min = std::strtoull(v, nullptr, 10);
+    else if (k == "--max")
+      a->max = std::strtoull(v, nullptr, 10);
+    else if (k == "--factor")
+      a->factor = std::strtod(v, nullptr);
+    else if (k == "--iters")
+      a->iters = std::atoi(v);
+    else if (k == "--warmup")
+      a->warmup = std::atoi(v);
+    else
+      return false;
+  }
+  return argc % 2 == 1 && a->min >= 4 && a->max >= a->min && a->factor > 1 && a->iters > 0 && a->warmup >= 0;
+}
+
+float* touched_buffer(size_t bytes) {
+  void* p = nullptr;
+  if (posix_memalign(&p, 4096, (bytes + 4095) / 4096 * 4096) != 0) return nullptr;
+  std::memset(p, 0, bytes);
+  return static_cast<float*>(p);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  Args a;
+  if (!parse(argc, argv, &a)) {
+    if (rank == 0)
+      std::fprintf(stderr, "usage: %s [--min BYTES] [--max BYTES] [--factor F] [--iters N] [--warmup N]\n",
+                   argv[0]);
+    MPI_Finalize();
+    return 2;
+  }
+  float* send = touched_buffer(a.max);
+  float* recv = touched_buffer(a.max);
+  if (send == nullptr || recv == nullptr) MPI_Abort(MPI_COMM_WORLD, 3);
+  for (unsigned long long size = a.min; size <= a.max;) {
+    const int count = static_cast<int>(size / sizeof(float));
+    for (int i = 0; i < count; ++i) send[i] = static_cast<float>((i + rank) % 7);
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < a.warmup; ++i) MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < a.iters; ++i) MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / a.iters;
+    double slowest = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    const double bytes = static_cast<double>(count) * sizeof(float);
+    const double algbw = bytes / slowest;
+    if (rank == 0) {
+      std::printf("%llu %.9g %.6g %.6g\n", size, slowest, algbw, algbw * 2.0 * (ranks - 1) / ranks);
+      std::fflush(stdout);
+    }
+    const unsigned long long next = static_cast<unsigned long long>(static_cast<double>(size) * a.factor);
+    size = next > size ? next : size + 1;
+  }
+  std::free(send);
+  std::free(recv);
+  MPI_Finalize();
+  return 0;
+}

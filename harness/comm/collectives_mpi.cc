@@ -1,0 +1,198 @@
+// The mpi backend: MPI's own collectives on host buffers, over a duplicate of MPI_COMM_WORLD.
+// MPI has no 16-bit floats, so float16 and bfloat16 travel as MPI_UINT16_T
+// and are summed by user ops (float arithmetic, rounded to nearest even),
+// which MPI runs inside its own reduction algorithms.
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "harness/comm/collectives.h"
+#include "harness/comm/half_float.h"
+
+namespace iofab {
+namespace {
+
+Status mpi_error(const char* call, int rc) {
+  if (rc == MPI_SUCCESS) return Status::Ok();
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  return Status::IoError(std::string(call) + ": " + std::string(text, static_cast<size_t>(len)));
+}
+
+// MPI calls a user op on chunks of its own choosing; this sums one, element by element in float.
+template <float (*Load)(uint16_t), uint16_t (*Store)(float)>
+void sum_16bit(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const uint16_t*>(in);
+  auto* b = static_cast<uint16_t*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = Store(Load(a[i]) + Load(b[i]));
+}
+constexpr auto sum_fp16 = &sum_16bit<fp16_to_float, float_to_fp16>;
+constexpr auto sum_bf16 = &sum_16bit<bf16_to_float, float_to_bf16>;
+
+// MPI 3 counts are int; the largest call moves INT_MAX elements per rank.
+Status fits_int(size_t count, const char* op) {
+  if (count <= static_cast<size_t>(INT_MAX)) return Status::Ok();
+  return Status::Invalid(std::string(op) + ": " + std::to_string(count) +
+                         " elements per rank is more than MPI's int count allows; use a smaller size");
+}
+
+class MpiCollectives final : public Collectives {
+ public:
+  MpiCollectives() {
+    // A communicator of its own, so the data plane never meets the control plane's messages.
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+    MPI_Op_create(sum_fp16, 1, &sum_fp16_);
+    MPI_Op_create(sum_bf16, 1, &sum_bf16_);
+  }
+  ~MpiCollectives() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    MPI_Op_free(&sum_fp16_);
+    MPI_Op_free(&sum_bf16_);
+    MPI_Comm_free(&comm_);
+  }
+
+  std::string_view name() const override { return "mpi"; }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  MemoryKind memory() const override { return MemoryKind::kHost; }
+  std::string describe() const override {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    std::string v(version, static_cast<size_t>(len));
+    if (auto nl = v.find_first_of("\r\n,"); nl != std::string::npos) v.resize(nl);
+    return "host memory, " + v;
+  }
+
+  Status allocate(size_t bytes, Buffer* out) override {
+    void* p = nullptr;
+    const size_t rounded = (std::max<size_t>(bytes, 1) + 4095) / 4096 * 4096;
+    if (posix_memalign(&p, 4096, rounded) != 0) {
+      return Status::IoError("cannot allocate " + std::to_string(bytes) + " bytes of host memory");
+    }
+    // Touch every page now, so page faults never land inside a timed call.
+    std::memset(p, 0, rounded);
+    *out = Buffer{p, bytes, MemoryKind::kHost};
+    return Status::Ok();
+  }
+  void release(Buffer* b) override {
+    std::free(b->data);
+    *b = Buffer{};
+  }
+  Status upload(const Buffer& dst, const void* src, size_t bytes) override {
+    std::memcpy(dst.data, src, bytes);
+    return Status::Ok();
+  }
+  Status download(void* dst, const Buffer& src, size_t bytes) override {
+    std::memcpy(dst, src.data, bytes);
+    return Status::Ok();
+  }
+
+  Status all_reduce(const Buffer& send, const Buffer& recv, size_t count, DType t) override {
+    // A reduction splits cleanly, so counts beyond int go in pieces.
+    const size_t chunk = static_cast<size_t>(INT_MAX) / 2;
+    const size_t es = dtype_size(t);
+    size_t done = 0;
+    do {
+      const size_t n = std::min(chunk, count - done);
+      Status s = mpi_error("MPI_Allreduce", MPI_Allreduce(static_cast<const char*>(send.data) + done * es,
+                                                          static_cast<char*>(recv.data) + done * es,
+                                                          static_cast<int>(n), type(t), sum(t), comm_));
+      if (!s.ok()) return s;
+      done += n;
+    } while (done < count);
+    return Status::Ok();
+  }
+
+  Status all_gather(const Buffer& send, const Buffer& recv, size_t send_count, DType t) override {
+    if (Status s = fits_int(send_count, "all_gather"); !s.ok()) return s;
+    const int n = static_cast<int>(send_count);
+    return mpi_error("MPI_Allgather", MPI_Allgather(send.data, n, type(t), recv.data, n, type(t), comm_));
+  }
+
+  Status reduce_scatter(const Buffer& send, const Buffer& recv, size_t recv_count, DType t) override {
+    if (Status s = fits_int(recv_count, "reduce_scatter"); !s.ok()) return s;
+    return mpi_error(
+        "MPI_Reduce_scatter_block",
+        MPI_Reduce_scatter_block(send.data, recv.data, static_cast<int>(recv_count), type(t), sum(t), comm_));
+  }
+
+  Status broadcast(const Buffer& buf, size_t count, DType t, int root) override {
+    if (Status s = fits_int(count, "broadcast"); !s.ok()) return s;
+    return mpi_error("MPI_Bcast", MPI_Bcast(buf.data, static_cast<int>(count), type(t), root, comm_));
+  }
+
+  Status all_to_all(const Buffer& send, const Buffer& recv, size_t per_rank, DType t) override {
+    if (Status s = fits_int(per_rank, "all_to_all"); !s.ok()) return s;
+    const int n = static_cast<int>(per_rank);
+    return mpi_error("MPI_Alltoall", MPI_Alltoall(send.data, n, type(t), recv.data, n, type(t), comm_));
+  }
+
+  // MPI's collectives are blocking: when a call returns, its data has moved.
+  Status synchronize() override { return Status::Ok(); }
+
+  Status mark(size_t slot) override {
+    if (slot >= marks_.size()) marks_.resize(slot + 1);
+    marks_[slot] = std::chrono::steady_clock::now();
+    return Status::Ok();
+  }
+
+  Status seconds_between(size_t a, size_t b, double* seconds) override {
+    if (a >= marks_.size() || b >= marks_.size()) return Status::Internal("seconds_between: no such mark");
+    *seconds = std::chrono::duration<double>(marks_[b] - marks_[a]).count();
+    return Status::Ok();
+  }
+
+ private:
+  static MPI_Datatype type(DType t) {
+    switch (t) {
+      case DType::kFloat32:
+        return MPI_FLOAT;
+      case DType::kInt32:
+        return MPI_INT32_T;
+      case DType::kFloat16:
+      case DType::kBFloat16:
+        return MPI_UINT16_T;
+    }
+    return MPI_BYTE;
+  }
+  MPI_Op sum(DType t) const {
+    switch (t) {
+      case DType::kFloat16:
+        return sum_fp16_;
+      case DType::kBFloat16:
+        return sum_bf16_;
+      default:
+        return MPI_SUM;
+    }
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+  MPI_Op sum_fp16_ = MPI_OP_NULL;
+  MPI_Op sum_bf16_ = MPI_OP_NULL;
+  std::vector<std::chrono::steady_clock::time_point> marks_;
+};
+
+}  // namespace
+
+Status make_mpi_collectives(std::unique_ptr<Collectives>* out) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized)
+    return Status::Unavailable("the mpi backend needs MPI initialised (ranks started by mpirun)");
+  *out = std::make_unique<MpiCollectives>();
+  return Status::Ok();
+}
+
+}  // namespace iofab

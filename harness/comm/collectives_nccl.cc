@@ -1,0 +1,200 @@
+// The nccl backend: NCCL on device buffers, one GPU per rank. The unique id
+// travels over the control-plane Comm (MPI), so this file needs no MPI of
+// its own. Calls queue on one stream; CUDA events time them, as nccl-tests
+// does, so the host never waits between iterations.
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "harness/comm/collectives.h"
+
+namespace iofab {
+namespace {
+
+Status cuda_error(const char* call, cudaError_t e) {
+  if (e == cudaSuccess) return Status::Ok();
+  cudaGetLastError();  // clear a sticky error so the next call is not poisoned
+  return Status::IoError(std::string(call) + ": " + cudaGetErrorString(e));
+}
+
+Status nccl_error(const char* call, ncclResult_t r, ncclComm_t comm) {
+  if (r == ncclSuccess) return Status::Ok();
+  std::string msg = std::string(call) + ": " + ncclGetErrorString(r);
+  const char* last = comm != nullptr ? ncclGetLastError(comm) : nullptr;
+  if (last != nullptr && *last != '\0') msg += std::string(" (") + last + ")";
+  return Status::IoError(msg);
+}
+
+ncclDataType_t nccl_type(DType t) {
+  switch (t) {
+    case DType::kFloat32:
+      return ncclFloat32;
+    case DType::kFloat16:
+      return ncclFloat16;
+    case DType::kBFloat16:
+      return ncclBfloat16;
+    case DType::kInt32:
+      return ncclInt32;
+  }
+  return ncclFloat32;
+}
+
+class NcclCollectives final : public Collectives {
+ public:
+  ~NcclCollectives() override {
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);
+    if (comm_ != nullptr) ncclCommDestroy(comm_);
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+
+  Status init(Comm& world, int device) {
+    rank_ = world.rank();
+    size_ = world.size();
+    device_ = device;
+    Status s = cuda_error("cudaSetDevice", cudaSetDevice(device));
+    // Every rank takes part in the id broadcast even when its device failed, so none waits forever.
+    ncclUniqueId id{};
+    if (s.ok() && rank_ == 0) s = nccl_error("ncclGetUniqueId", ncclGetUniqueId(&id), nullptr);
+    std::string wire(reinterpret_cast<const char*>(&id), sizeof id);
+    if (Status b = world.broadcast(&wire, 0); !b.ok()) return b;
+    std::vector<double> oks;
+    if (Status g = world.all_gather(s.ok() ? 1.0 : 0.0, &oks); !g.ok()) return g;
+    for (size_t r = 0; r < oks.size(); ++r) {
+      if (oks[r] != 1.0 && s.ok())
+        s = Status::IoError("rank " + std::to_string(r) + " could not prepare its GPU");
+    }
+    if (!s.ok()) return s;
+    if (wire.size() != sizeof id) return Status::Internal("NCCL unique id arrived truncated");
+    std::memcpy(&id, wire.data(), sizeof id);
+    s = cuda_error("cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    if (!s.ok()) return s;
+    return nccl_error("ncclCommInitRank", ncclCommInitRank(&comm_, size_, id, rank_), nullptr);
+  }
+
+  std::string_view name() const override { return "nccl"; }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  MemoryKind memory() const override { return MemoryKind::kDevice; }
+  std::string describe() const override {
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, device_);
+    char bus[32] = {};
+    cudaDeviceGetPCIBusId(bus, sizeof bus, device_);
+    int v = 0;
+    ncclGetVersion(&v);
+    // NCCL >= 2.9 encodes versions as major*10000 + minor*100 + patch.
+    return std::string(prop.name) + " (" + bus + "), NCCL " + std::to_string(v / 10000) + "." +
+           std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+  }
+
+  Status allocate(size_t bytes, Buffer* out) override {
+    void* p = nullptr;
+    Status s = cuda_error("cudaMalloc", cudaMalloc(&p, std::max<size_t>(bytes, 1)));
+    if (!s.ok()) return Status::IoError(s.message() + " (" + std::to_string(bytes) + " bytes)");
+    s = cuda_error("cudaMemset", cudaMemset(p, 0, std::max<size_t>(bytes, 1)));
+    if (!s.ok()) {
+      cudaFree(p);
+      return s;
+    }
+    *out = Buffer{p, bytes, MemoryKind::kDevice};
+    return Status::Ok();
+  }
+  void release(Buffer* b) override {
+    if (b->data != nullptr) cudaFree(b->data);
+    *b = Buffer{};
+  }
+  Status upload(const Buffer& dst, const void* src, size_t bytes) override {
+    return cuda_error("cudaMemcpy", cudaMemcpy(dst.data, src, bytes, cudaMemcpyHostToDevice));
+  }
+  Status download(void* dst, const Buffer& src, size_t bytes) override {
+    return cuda_error("cudaMemcpy", cudaMemcpy(dst, src.data, bytes, cudaMemcpyDeviceToHost));
+  }
+
+  Status all_reduce(const Buffer& send, const Buffer& recv, size_t count, DType t) override {
+    return nccl_error("ncclAllReduce",
+                      ncclAllReduce(send.data, recv.data, count, nccl_type(t), ncclSum, comm_, stream_),
+                      comm_);
+  }
+  Status all_gather(const Buffer& send, const Buffer& recv, size_t send_count, DType t) override {
+    return nccl_error("ncclAllGather",
+                      ncclAllGather(send.data, recv.data, send_count, nccl_type(t), comm_, stream_), comm_);
+  }
+  Status reduce_scatter(const Buffer& send, const Buffer& recv, size_t recv_count, DType t) override {
+    return nccl_error(
+        "ncclReduceScatter",
+        ncclReduceScatter(send.data, recv.data, recv_count, nccl_type(t), ncclSum, comm_, stream_), comm_);
+  }
+  Status broadcast(const Buffer& buf, size_t count, DType t, int root) override {
+    return nccl_error("ncclBroadcast",
+                      ncclBroadcast(buf.data, buf.data, count, nccl_type(t), root, comm_, stream_), comm_);
+  }
+  Status all_to_all(const Buffer& send, const Buffer& recv, size_t per_rank, DType t) override {
+    // Point-to-point pairs in one group, as nccl-tests' alltoall: works on every NCCL since 2.7.
+    const size_t block = per_rank * dtype_size(t);
+    Status s = nccl_error("ncclGroupStart", ncclGroupStart(), comm_);
+    for (int p = 0; p < size_ && s.ok(); ++p) {
+      s = nccl_error("ncclSend",
+                     ncclSend(static_cast<const char*>(send.data) + p * block, per_rank, nccl_type(t), p,
+                              comm_, stream_),
+                     comm_);
+      if (s.ok()) {
+        s = nccl_error(
+            "ncclRecv",
+            ncclRecv(static_cast<char*>(recv.data) + p * block, per_rank, nccl_type(t), p, comm_, stream_),
+            comm_);
+      }
+    }
+    Status end = nccl_error("ncclGroupEnd", ncclGroupEnd(), comm_);
+    return s.ok() ? end : s;
+  }
+
+  Status synchronize() override {
+    Status s = cuda_error("cudaStreamSynchronize", cudaStreamSynchronize(stream_));
+    if (!s.ok()) return s;
+    ncclResult_t async = ncclSuccess;
+    ncclCommGetAsyncError(comm_, &async);
+    return nccl_error("NCCL", async, comm_);
+  }
+
+  Status mark(size_t slot) override {
+    while (events_.size() <= slot) {
+      cudaEvent_t e = nullptr;
+      Status s = cuda_error("cudaEventCreate", cudaEventCreate(&e));
+      if (!s.ok()) return s;
+      events_.push_back(e);
+    }
+    return cuda_error("cudaEventRecord", cudaEventRecord(events_[slot], stream_));
+  }
+
+  Status seconds_between(size_t a, size_t b, double* seconds) override {
+    if (a >= events_.size() || b >= events_.size()) return Status::Internal("seconds_between: no such mark");
+    Status s = cuda_error("cudaEventSynchronize", cudaEventSynchronize(events_[b]));
+    if (!s.ok()) return s;
+    float ms = 0;
+    s = cuda_error("cudaEventElapsedTime", cudaEventElapsedTime(&ms, events_[a], events_[b]));
+    *seconds = static_cast<double>(ms) * 1e-3;
+    return s;
+  }
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  int device_ = 0;
+  ncclComm_t comm_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  std::vector<cudaEvent_t> events_;
+};
+
+}  // namespace
+
+Status make_nccl_collectives(Comm& comm, int device, std::unique_ptr<Collectives>* out) {
+  auto c = std::make_unique<NcclCollectives>();
+  Status s = c->init(comm, device);
+  if (!s.ok()) return s;
+  *out = std::move(c);
+  return Status::Ok();
+}
+
+}  // namespace iofab

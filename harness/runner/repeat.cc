@@ -1,0 +1,55 @@
+#include "harness/runner/repeat.h"
+
+#include <vector>
+
+#include "harness/runner/signals.h"
+#include "reports/repeat_stats.h"
+
+namespace iofab {
+
+Status run_suite_repeated(Comm& comm, const RunOptions& opts, const RepeatOptions& repeat, Report* report,
+                          std::ostream* log) {
+  if (repeat.runs < 1) return Status::Invalid("--repeat: expected a number of runs >= 1");
+  const int total = repeat.runs + (repeat.warmup ? 1 : 0);
+  std::vector<Report> runs;
+  Report warmup;
+  bool have_warmup = false;
+  for (int k = 0; k < total; ++k) {
+    const bool is_warmup = repeat.warmup && k == 0;
+    const int index = repeat.warmup ? k : k + 1;
+    if (log != nullptr && comm.rank() == 0) {
+      *log << "iofab: "
+           << (is_warmup ? std::string("warm-up run (figures dropped)")
+                         : "run " + std::to_string(index) + " of " + std::to_string(repeat.runs))
+           << "\n";
+      log->flush();
+    }
+    Report r;
+    Status st = run_suite(comm, opts, &r);
+    if (!st.ok()) return st;  // the same on every rank
+    // Rank 0 alone holds the report: it decides whether to go on, so every rank runs the same loop.
+    std::string go = "stop";
+    if (comm.rank() == 0) {
+      go = r.verdict == "interrupted" || stop_flag().load() ? "stop" : "go";
+      if (is_warmup) {
+        warmup = std::move(r);
+        have_warmup = true;
+      } else {
+        runs.push_back(std::move(r));
+      }
+    }
+    if (Status b = comm.broadcast(&go, 0); !b.ok()) return b;
+    if (go != "go") break;
+  }
+  if (comm.rank() != 0) return Status::Ok();
+  if (runs.empty()) {
+    // Interrupted during the warm-up: its report says so; there is nothing to fold.
+    *report = std::move(warmup);
+    report->run["repeat"] = {{"count", repeat.runs}, {"completed", 0}, {"interrupted_in", "warm-up"}};
+    return Status::Ok();
+  }
+  *report = aggregate_repeats(runs, have_warmup ? &warmup : nullptr, repeat.runs);
+  return Status::Ok();
+}
+
+}  // namespace iofab

@@ -1,0 +1,412 @@
+#include "reports/side_by_side.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "harness/suite/units.h"
+#include "reports/console_report.h"
+#include "reports/repeat_stats.h"
+
+namespace iofab {
+
+using nlohmann::json;
+
+namespace {
+
+const json& get(const json& j, const char* key) {
+  static const json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
+// A scalar as text: strings as they are, numbers and booleans as JSON writes them.
+std::string scalar(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";
+  if (v.is_array()) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ", ") + scalar(x);
+    return s;
+  }
+  return v.dump();
+}
+
+std::string bytes_text(const json& v) {
+  return v.is_number() ? units::format_bytes(v.get<double>()) : std::string();
+}
+
+std::string hosts_text(const Report& r) {
+  const json& hosts = get(r.cluster, "hosts");
+  if (!hosts.is_array() || hosts.empty()) return "";
+  std::string out;
+  size_t shown = 0;
+  for (const auto& h : hosts) {
+    if (shown == 4) {
+      out += "; and " + std::to_string(hosts.size() - 4) + " more";
+      break;
+    }
+    std::string line = scalar(get(h, "hostname"));
+    std::string facts;
+    if (get(h, "cpus").is_number()) facts += scalar(get(h, "cpus")) + " CPUs";
+    if (get(h, "memory_bytes").is_number())
+      facts += (facts.empty() ? "" : ", ") + bytes_text(get(h, "memory_bytes"));
+    if (!scalar(get(h, "kernel")).empty()) facts += (facts.empty() ? "" : ", ") + scalar(get(h, "kernel"));
+    if (!scalar(get(h, "os")).empty()) facts += (facts.empty() ? "" : ", ") + scalar(get(h, "os"));
+    if (get(h, "ranks").is_number())
+      facts += (facts.empty() ? "" : ", ") + scalar(get(h, "ranks")) + " ranks";
+    if (!facts.empty()) line += " (" + facts + ")";
+    out += (out.empty() ? "" : "; ") + line;
+    ++shown;
+  }
+  return out;
+}
+
+std::string gpus_text(const Report& r) {
+  const json& hosts = get(r.cluster, "hosts");
+  if (!hosts.is_array()) return "";
+  std::map<std::string, size_t> count;
+  for (const auto& h : hosts) {
+    const json& g = get(h, "cuda_devices");
+    if (!g.is_array()) continue;
+    for (const auto& d : g) count[scalar(get(d, "name"))]++;
+  }
+  std::string out;
+  for (const auto& [name, n] : count) out += (out.empty() ? "" : ", ") + std::to_string(n) + " x " + name;
+  return out.empty() ? "none" : out;
+}
+
+std::string rdma_text(const Report& r) {
+  const json& hosts = get(r.cluster, "hosts");
+  if (!hosts.is_array()) return "";
+  std::set<std::string> names;
+  for (const auto& h : hosts) {
+    const json& d = get(h, "rdma_devices");
+    if (!d.is_array()) continue;
+    for (const auto& x : d) names.insert(scalar(x));
+  }
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+std::string target_text(const Report& r) {
+  const json& t = r.target;
+  std::string s = scalar(get(t, "path"));
+  std::string fs = scalar(get(t, "fs_type"));
+  std::string dev = scalar(get(t, "device"));
+  if (!fs.empty() || !dev.empty()) s += " (" + fs + (dev.empty() ? "" : " on " + dev) + ")";
+  return s;
+}
+
+std::string repeat_text(const Report& r) {
+  const json& rep = get(r.run, "repeat");
+  if (!rep.is_object()) return "1 run";
+  std::string s = scalar(get(rep, "completed")) + " runs";
+  if (get(rep, "count").is_number() && get(rep, "count") != get(rep, "completed")) {
+    s += " of " + scalar(get(rep, "count"));
+  }
+  s += get(rep, "warmup").is_object() ? " after a warm-up run" : ", no warm-up";
+  return s;
+}
+
+std::string status_upper(const std::string& s) {
+  std::string u = s;
+  for (auto& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return u;
+}
+
+// Marks a row's cells when systems disagree, so a reader sees what sets them apart.
+void mark_differences(std::vector<Cell>* row) {
+  if (row->size() <= 2) return;
+  bool differ = false;
+  for (size_t i = 2; i < row->size(); ++i) differ = differ || (*row)[i].text != (*row)[1].text;
+  if (!differ) return;
+  for (size_t i = 1; i < row->size(); ++i) {
+    if ((*row)[i].kind == Cell::Kind::kPlain) (*row)[i].kind = Cell::Kind::kDiffers;
+  }
+}
+
+std::string anchor(const std::string& prefix, const std::string& name) {
+  std::string a = prefix;
+  for (char c : name) a += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  return a;
+}
+
+std::string value_with_spread(const PhaseReport& p, const std::string& metric) {
+  auto v = metric_value(p, metric);
+  if (!v) return p.metrics.contains(metric) ? "null" : "";
+  const std::string unit = metric_unit(p, metric);
+  std::string s = format_metric_value(*v, unit);
+  if (auto st = repeat_stats_of(p, metric); st && st->n > 1) {
+    char cv[32];
+    std::snprintf(cv, sizeof cv, "%.1f%%", st->cv * 100);
+    s += " +/- " + format_metric_value(st->stdev, unit) + " (cv " + cv + ", n " + std::to_string(st->n) + ")";
+  }
+  return s;
+}
+
+struct CheckKey {
+  std::string phase, name, metric, op;
+};
+
+}  // namespace
+
+std::string default_label(const std::string& path) {
+  std::string s = path;
+  const auto slash = s.rfind('/');
+  if (slash != std::string::npos) s = s.substr(slash + 1);
+  if (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0) s.resize(s.size() - 5);
+  return s.empty() ? path : s;
+}
+
+std::vector<std::string> phase_names(const std::vector<SystemReport>& systems) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& s : systems) {
+    for (const auto& p : s.loaded.report.phases) {
+      if (seen.insert(p.name).second) out.push_back(p.name);
+    }
+  }
+  return out;
+}
+
+const PhaseReport* find_phase(const Report& r, const std::string& name) {
+  for (const auto& p : r.phases) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+Table systems_table(const std::vector<SystemReport>& systems) {
+  Table t;
+  t.id = "systems";
+  t.title = "Systems";
+  t.note = "Rows whose values differ between the systems are marked.";
+  t.head.push_back("");
+  for (const auto& s : systems) t.head.push_back(s.label);
+  auto row = [&](const std::string& name, auto&& fn) {
+    std::vector<Cell> r{{name, Cell::Kind::kPlain}};
+    for (const auto& s : systems) {
+      const std::string v = fn(s.loaded.report, s.loaded);
+      r.push_back({v.empty() ? "-" : v, Cell::Kind::kPlain});
+    }
+    mark_differences(&r);
+    t.rows.push_back(std::move(r));
+  };
+  row("report", [](const Report&, const LoadedReport& l) { return l.source; });
+  {
+    std::vector<Cell> r{{"verdict", Cell::Kind::kPlain}};
+    for (const auto& s : systems) {
+      const std::string v = s.loaded.report.verdict;
+      r.push_back({v, v == "passed" ? Cell::Kind::kPass : Cell::Kind::kFail});
+    }
+    t.rows.push_back(std::move(r));
+  }
+  row("hosts", [](const Report& r, const LoadedReport&) { return hosts_text(r); });
+  row("ranks", [](const Report& r, const LoadedReport&) {
+    std::string s = scalar(get(r.cluster, "ranks"));
+    const std::string comm = scalar(get(r.cluster, "comm"));
+    return comm.empty() ? s : s + " (" + comm + ")";
+  });
+  row("GPUs", [](const Report& r, const LoadedReport&) { return gpus_text(r); });
+  row("RDMA devices", [](const Report& r, const LoadedReport&) { return rdma_text(r); });
+  row("target", [](const Report& r, const LoadedReport&) { return target_text(r); });
+  row("mount options",
+      [](const Report& r, const LoadedReport&) { return scalar(get(r.target, "mount_options")); });
+  row("target free", [](const Report& r, const LoadedReport&) {
+    std::string s = bytes_text(get(r.target, "free_bytes"));
+    const std::string total = bytes_text(get(r.target, "total_bytes"));
+    return total.empty() ? s : s + " of " + total;
+  });
+  row("suite", [](const Report& r, const LoadedReport&) {
+    const json& suite = get(r.run, "suite");
+    std::string sha = scalar(get(suite, "sha256"));
+    if (sha.size() > 12) sha.resize(12);
+    std::string s = scalar(get(suite, "name"));
+    if (!sha.empty()) s += " (sha256 " + sha + ")";
+    return s;
+  });
+  row("--set", [](const Report& r, const LoadedReport&) { return scalar(get(get(r.run, "suite"), "sets")); });
+  row("runs", [](const Report& r, const LoadedReport&) { return repeat_text(r); });
+  row("started", [](const Report& r, const LoadedReport&) { return scalar(get(r.run, "start_time")); });
+  row("iofab", [](const Report& r, const LoadedReport& l) {
+    std::string s = scalar(get(r.tool, "version"));
+    const std::string sha = scalar(get(r.tool, "git_sha"));
+    if (!sha.empty()) s += " (" + sha + ")";
+    const std::string backends = scalar(get(r.tool, "backends"));
+    if (!backends.empty()) s += ", backends " + backends;
+    if (l.schema_version != kSchemaVersion) s += ", report schema " + std::to_string(l.schema_version);
+    return s;
+  });
+  return t;
+}
+
+Table checks_table(const std::vector<SystemReport>& systems) {
+  Table t;
+  t.id = "checks";
+  t.title = "Checks";
+  t.head = {"phase", "check"};
+  for (const auto& s : systems) t.head.push_back(s.label);
+
+  // Every (phase, check) once, budget checks first, else in phase order.
+  std::vector<CheckKey> keys;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& name : phase_names(systems)) {
+    for (const auto& s : systems) {
+      const PhaseReport* p = find_phase(s.loaded.report, name);
+      if (p == nullptr) continue;
+      for (const auto& c : p->checks) {
+        if (seen.emplace(name, c.name).second) keys.push_back({name, c.name, c.metric, c.op});
+      }
+    }
+  }
+  std::stable_partition(keys.begin(), keys.end(),
+                        [](const CheckKey& k) { return k.metric == "budget_margin"; });
+
+  // A checkpoint phase whose budget no check asks about still shows it, from the metric.
+  std::vector<std::vector<Cell>> budget_rows;
+  for (const auto& name : phase_names(systems)) {
+    bool is_checkpoint = false, has_margin = false, checked = false;
+    for (const auto& s : systems) {
+      const PhaseReport* p = find_phase(s.loaded.report, name);
+      if (p == nullptr) continue;
+      is_checkpoint = is_checkpoint || p->kind == "checkpoint";
+      has_margin = has_margin || p->metrics.contains("budget_margin");
+    }
+    for (const auto& k : keys) checked = checked || (k.phase == name && k.metric == "budget_margin");
+    if (!is_checkpoint || !has_margin || checked) continue;
+    std::vector<Cell> r{{name, Cell::Kind::kPlain},
+                        {"checkpoint budget: budget_margin >= 1 (the 5% rule)", Cell::Kind::kPlain}};
+    for (const auto& s : systems) {
+      const PhaseReport* p = find_phase(s.loaded.report, name);
+      auto v = p != nullptr ? metric_value(*p, "budget_margin") : std::nullopt;
+      if (!v) {
+        r.push_back(
+            {p == nullptr ? "-" : "no value", p == nullptr ? Cell::Kind::kAbsent : Cell::Kind::kFail});
+        continue;
+      }
+      char buf[48];
+      std::snprintf(buf, sizeof buf, "%.3g", *v);
+      r.push_back({std::string(*v >= 1 ? "pass" : "FAIL") + ": margin " + buf,
+                   *v >= 1 ? Cell::Kind::kPass : Cell::Kind::kFail});
+    }
+    budget_rows.push_back(std::move(r));
+  }
+  for (auto& r : budget_rows) t.rows.push_back(std::move(r));
+
+  for (const auto& k : keys) {
+    std::vector<Cell> r{{k.phase, Cell::Kind::kPlain}, {k.name, Cell::Kind::kPlain}};
+    for (const auto& s : systems) {
+      const PhaseReport* p = find_phase(s.loaded.report, k.phase);
+      const CheckResult* c = nullptr;
+      if (p != nullptr) {
+        for (const auto& x : p->checks) {
+          if (x.name == k.name) c = &x;
+        }
+      }
+      if (c == nullptr) {
+        r.push_back({"-", Cell::Kind::kAbsent});
+        continue;
+      }
+      const std::string value = c->has_value
+                                    ? format_metric_value(c->value, metric_unit(*p, c->metric))
+                                    : "no value (phase " + std::string(phase_status_text(p->status)) + ")";
+      r.push_back({std::string(c->passed ? "pass" : "FAIL") + ": " + value,
+                   c->passed ? Cell::Kind::kPass : Cell::Kind::kFail});
+    }
+    t.rows.push_back(std::move(r));
+  }
+  std::vector<Cell> verdict{{"", Cell::Kind::kPlain}, {"verdict", Cell::Kind::kPlain}};
+  for (const auto& s : systems) {
+    const std::string v = s.loaded.report.verdict;
+    verdict.push_back({status_upper(v), v == "passed" ? Cell::Kind::kPass : Cell::Kind::kFail});
+  }
+  t.rows.push_back(std::move(verdict));
+  if (keys.empty() && budget_rows.empty()) t.note = "No report holds a check.";
+  return t;
+}
+
+std::vector<Table> metric_tables(const std::vector<SystemReport>& systems) {
+  std::vector<Table> out;
+  for (const auto& name : phase_names(systems)) {
+    Table t;
+    t.id = anchor("metrics-", name);
+    std::vector<const PhaseReport*> phases;
+    std::string kind;
+    for (const auto& s : systems) {
+      phases.push_back(find_phase(s.loaded.report, name));
+      if (phases.back() != nullptr && kind.empty()) kind = phases.back()->kind;
+    }
+    t.title = name + (kind.empty() || kind == name ? "" : " (" + kind + ")");
+    t.head.push_back("metric");
+    for (const auto& s : systems) t.head.push_back(s.label);
+    std::vector<Cell> status{{"status", Cell::Kind::kPlain}};
+    for (const PhaseReport* p : phases) {
+      if (p == nullptr) {
+        status.push_back({"not run", Cell::Kind::kAbsent});
+        continue;
+      }
+      std::string s = phase_status_text(p->status);
+      if (!p->reason.empty()) s += ": " + p->reason;
+      const bool good = p->status == PhaseStatus::kPassed;
+      status.push_back({s, good                                 ? Cell::Kind::kPass
+                           : p->status == PhaseStatus::kSkipped ? Cell::Kind::kAbsent
+                                                                : Cell::Kind::kFail});
+    }
+    t.rows.push_back(std::move(status));
+    for (const auto& m : ordered_metric_names(phases)) {
+      std::vector<Cell> r{{m, Cell::Kind::kPlain}};
+      for (const PhaseReport* p : phases) {
+        const std::string v = p != nullptr ? value_with_spread(*p, m) : "";
+        r.push_back({v.empty() ? "-" : v, v.empty() ? Cell::Kind::kAbsent : Cell::Kind::kPlain});
+      }
+      t.rows.push_back(std::move(r));
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<Table> param_tables(const std::vector<SystemReport>& systems) {
+  std::vector<Table> out;
+  for (const auto& name : phase_names(systems)) {
+    Table t;
+    t.id = anchor("params-", name);
+    t.title = name;
+    t.head.push_back("parameter");
+    for (const auto& s : systems) t.head.push_back(s.label);
+    std::vector<std::string> keys;
+    std::set<std::string> seen;
+    for (const auto& s : systems) {
+      const PhaseReport* p = find_phase(s.loaded.report, name);
+      if (p == nullptr || !p->params.is_object()) continue;
+      for (const auto& [k, v] : p->params.items()) {
+        if (seen.insert(k).second) keys.push_back(k);
+      }
+    }
+    for (const auto& k : keys) {
+      std::vector<Cell> r{{k, Cell::Kind::kPlain}};
+      for (const auto& s : systems) {
+        const PhaseReport* p = find_phase(s.loaded.report, name);
+        if (p == nullptr || !p->params.is_object() || !p->params.contains(k)) {
+          r.push_back({"-", Cell::Kind::kAbsent});
+          continue;
+        }
+        const json& v = p->params[k];
+        r.push_back({v.is_string() ? v.get<std::string>() : v.dump(), Cell::Kind::kPlain});
+      }
+      mark_differences(&r);
+      t.rows.push_back(std::move(r));
+    }
+    if (keys.empty()) t.note = "No parameters recorded.";
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace iofab

@@ -1,0 +1,83 @@
+// Checkpoint and restore across ranks under mpirun: writers spread over the
+// ranks, and every rank reads on restore.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
+namespace iofab::testing {
+namespace {
+
+using nlohmann::json;
+
+CommandResult mpirun(int ranks, const std::vector<std::string>& args) {
+  std::vector<std::string> argv{IOFAB_MPIEXEC, "--allow-run-as-root", "--oversubscribe",
+                                "-np",         std::to_string(ranks), IOFAB_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_command(argv);
+}
+
+TEST(MpiCheckpoint, TwoRanksWithFanoutTwoReadTwiceTheBytesWritten) {
+  TempDir dir("/dev/shm");
+  write_file(dir.path() + "/s.json", R"({
+    "defaults": {"engine": "psync", "workers": 2, "block_size": "256KiB", "queue_depth": 4},
+    "phases": [
+      {"kind": "checkpoint", "checkpoint_size": "16MiB", "count": 2, "gap": "10ms"},
+      {"kind": "restore", "fanout": 2}
+    ]})");
+  const std::string report = dir.path() + "/r.json";
+  CommandResult r =
+      mpirun(2, {"run", dir.path() + "/s.json", "--target", dir.path() + "/t", "--out", report, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  json j = json::parse(read_file(report));
+  EXPECT_EQ(j["cluster"]["ranks"], 2);
+  const json& ck = j["phases"][0]["result"];
+  const json& rs = j["phases"][1]["result"];
+  // 2 ranks x 2 workers: 4 shards of 4 MiB, written by both ranks.
+  EXPECT_EQ(ck["metrics"]["shards"], 4);
+  EXPECT_EQ(ck["metrics"]["checkpoint_bytes"], 16 << 20);
+  EXPECT_EQ(ck["metrics"]["write_bytes"], 2 * (16 << 20));
+  ASSERT_EQ(ck["details"]["per_rank"].size(), 2u);
+  EXPECT_EQ(ck["details"]["per_rank"][0]["bytes"], 2 * (8 << 20));
+  EXPECT_EQ(ck["details"]["per_rank"][1]["bytes"], 2 * (8 << 20));
+  // Every rank reads: twice the bytes of the checkpoint, shared by both ranks.
+  EXPECT_EQ(rs["metrics"]["read_bytes"], 2 * ck["metrics"]["checkpoint_bytes"].get<double>());
+  EXPECT_EQ(rs["metrics"]["read_write_ratio"], 2);
+  EXPECT_EQ(rs["metrics"]["corrupt_shards"], 0);
+  ASSERT_EQ(rs["details"]["per_rank"].size(), 2u);
+  EXPECT_EQ(rs["details"]["per_rank"][0]["bytes"], 16 << 20);
+  EXPECT_EQ(rs["details"]["per_rank"][1]["bytes"], 16 << 20);
+  EXPECT_TRUE(std::filesystem::is_empty(dir.path() + "/t"));
+}
+
+TEST(MpiCheckpoint, ACorruptShardWrittenByRankOneFailsEveryRanksRestore) {
+  TempDir dir("/dev/shm");
+  write_file(dir.path() + "/s.json", R"({
+    "defaults": {"engine": "psync", "workers": 1, "block_size": "256KiB", "queue_depth": 4},
+    "phases": [{"kind": "checkpoint", "checkpoint_size": "8MiB", "count": 1, "gap": 0}]})");
+  CommandResult r = mpirun(2, {"run", dir.path() + "/s.json", "--target", dir.path() + "/a", "--out",
+                               dir.path() + "/a.json", "-q", "--keep"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string step =
+      json::parse(read_file(dir.path() + "/a.json"))["target"]["run_folder"].get<std::string>() +
+      "/checkpoint/step-1";
+  json manifest = json::parse(read_file(step + "/manifest.json"));
+  ASSERT_EQ(manifest["shards"].size(), 2u);
+  EXPECT_EQ(manifest["shards"][1]["rank"], 1);  // shard 1 is rank 1's
+  std::filesystem::remove(step + "/shard-00001-of-00002.bin");
+  write_file(
+      dir.path() + "/r.json",
+      R"({"phases": [{"kind": "restore", "engine": "psync", "fanout": 2, "from": ")" + step + R"("}]})");
+  r = mpirun(2, {"run", dir.path() + "/r.json", "--target", dir.path() + "/b", "--out",
+                 dir.path() + "/b.json", "-q"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  json j = json::parse(read_file(dir.path() + "/b.json"));
+  EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("shard-00001-of-00002.bin: missing"),
+            std::string::npos)
+      << j["phases"][0]["reason"];
+}
+
+}  // namespace
+}  // namespace iofab::testing

@@ -1,0 +1,142 @@
+// The op table's counts, fills and checks agree with what each collective
+// must produce: n ranks are simulated in one process with a plain reference
+// implementation of each op, and a corrupted element is caught.
+#include "workloads/collectives/coll_ops.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "workloads/collectives/coll_data.h"
+
+namespace iofab {
+namespace {
+
+using Bytes = std::vector<unsigned char>;
+
+struct Ranks {
+  std::vector<Bytes> send, recv;
+};
+
+// What the collective computes, on host data, for every rank at once.
+void reference(CollOp op, const OpCounts& c, DType t, int n, int root, Ranks* r) {
+  auto get = [&](const Bytes& b, size_t i) { return load_value(t, b.data(), i); };
+  auto put = [&](Bytes& b, size_t i, double v) { store_value(t, b.data(), i, v); };
+  for (int me = 0; me < n; ++me) {
+    Bytes& out = r->recv[static_cast<size_t>(me)];
+    for (size_t i = 0; i < c.recv; ++i) {
+      double v = 0;
+      switch (op) {
+        case CollOp::kAllReduce:
+          for (int p = 0; p < n; ++p) v += get(r->send[static_cast<size_t>(p)], i);
+          break;
+        case CollOp::kAllGather:
+          v = get(r->send[i / c.param], i % c.param);
+          break;
+        case CollOp::kReduceScatter:
+          for (int p = 0; p < n; ++p) v += get(r->send[static_cast<size_t>(p)], me * c.param + i);
+          break;
+        case CollOp::kBroadcast:
+          v = get(r->recv[static_cast<size_t>(root)], i);
+          break;
+        case CollOp::kAllToAll:
+          v = get(r->send[i / c.param], me * c.param + i % c.param);
+          break;
+        default:
+          break;
+      }
+      if (op != CollOp::kBroadcast || me != root) put(out, i, v);
+    }
+  }
+}
+
+class CollOpsAllRanks : public ::testing::TestWithParam<std::tuple<int, DType>> {};
+
+TEST_P(CollOpsAllRanks, ReferenceResultChecksCleanAndACorruptElementIsCaught) {
+  const auto [n, t] = GetParam();
+  const size_t es = dtype_size(t);
+  for (const auto& info : coll_op_table()) {
+    SCOPED_TRACE(std::string(coll_op_name(info.op)) + " n=" + std::to_string(n));
+    const OpCounts c = info.counts(1000 + 7, n);
+    ASSERT_GT(c.bus, 0u);
+    const int root = n - 1;
+    Ranks r;
+    for (int me = 0; me < n; ++me) {
+      r.send.emplace_back(std::max<size_t>(c.send, 1) * es);
+      r.recv.emplace_back(c.recv * es);
+      const OpArgs a{c, t, me, n, root};
+      info.fill(a, r.send.back().data(), r.recv.back().data());
+      // Before the op runs, every output element is wrong (the sentinel).
+      if (info.op != CollOp::kBroadcast || me != root) {
+        EXPECT_EQ(info.check(a, r.recv.back().data()), c.recv);
+      }
+    }
+    reference(info.op, c, t, n, root, &r);
+    for (int me = 0; me < n; ++me) {
+      const OpArgs a{c, t, me, n, root};
+      EXPECT_EQ(info.check(a, r.recv[static_cast<size_t>(me)].data()), 0u) << "rank " << me;
+    }
+    // One element off by one is one wrong element.
+    const OpArgs a0{c, t, 0, n, root};
+    const size_t i = c.recv / 2;
+    store_value(t, r.recv[0].data(), i, load_value(t, r.recv[0].data(), i) + 1);
+    EXPECT_EQ(info.check(a0, r.recv[0].data()), 1u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(RanksAndTypes, CollOpsAllRanks,
+                         ::testing::Combine(::testing::Values(2, 3, 4, 7),
+                                            ::testing::Values(DType::kFloat32, DType::kFloat16,
+                                                              DType::kBFloat16, DType::kInt32)));
+
+TEST(CollOps, CountsFollowNcclTests) {
+  // 4 ranks, a 1003-element size: gathered ops round down to a multiple of 4.
+  const OpCounts ar = find_coll_op(CollOp::kAllReduce)->counts(1003, 4);
+  EXPECT_EQ(ar.bus, 1003u);
+  EXPECT_EQ(ar.param, 1003u);
+  const OpCounts ag = find_coll_op(CollOp::kAllGather)->counts(1003, 4);
+  EXPECT_EQ(ag.param, 250u);
+  EXPECT_EQ(ag.send, 250u);
+  EXPECT_EQ(ag.recv, 1000u);
+  EXPECT_EQ(ag.bus, 1000u);
+  const OpCounts rs = find_coll_op(CollOp::kReduceScatter)->counts(1003, 4);
+  EXPECT_EQ(rs.send, 1000u);
+  EXPECT_EQ(rs.recv, 250u);
+  EXPECT_EQ(rs.bus, 1000u);
+  const OpCounts bc = find_coll_op(CollOp::kBroadcast)->counts(1003, 4);
+  EXPECT_EQ(bc.send, 0u);
+  EXPECT_EQ(bc.bus, 1003u);
+  const OpCounts aa = find_coll_op(CollOp::kAllToAll)->counts(1003, 4);
+  EXPECT_EQ(aa.param, 250u);
+  EXPECT_EQ(aa.bus, 1000u);
+  // Too small to give every rank an element: not run.
+  EXPECT_EQ(find_coll_op(CollOp::kAllGather)->counts(3, 4).bus, 0u);
+  EXPECT_EQ(coll_op_table().size(), 5u);
+  EXPECT_EQ(find_coll_op(CollOp::kReduce), nullptr);
+}
+
+TEST(CollData, ReductionsStayExactForManyRanks) {
+  for (DType t : {DType::kBFloat16, DType::kFloat16, DType::kFloat32}) {
+    for (int n : {2, 8, 100, 300, 5000}) {
+      const ReducePattern p = reduce_pattern(t, n);
+      for (uint64_t i = 0; i < 50; ++i) {
+        double sum = 0;
+        std::vector<unsigned char> cell(4);
+        // Summing in the dtype, one rank at a time, must land on the exact sum.
+        for (int r = 0; r < n; ++r) {
+          store_value(t, cell.data(), 0, sum + reduce_input(p, r, i));
+          sum = load_value(t, cell.data(), 0);
+        }
+        ASSERT_EQ(sum, reduce_sum(p, i)) << dtype_name(t) << " n=" << n << " i=" << i;
+      }
+    }
+  }
+  // Values depend on the index, so misplaced blocks are caught.
+  const ReducePattern p = reduce_pattern(DType::kFloat32, 2);
+  bool varies = false;
+  for (uint64_t i = 1; i < 20; ++i) varies = varies || reduce_sum(p, i) != reduce_sum(p, 0);
+  EXPECT_TRUE(varies);
+}
+
+}  // namespace
+}  // namespace iofab

@@ -1,0 +1,292 @@
+// The train_read dataset: sizes from a seeded distribution, where samples
+// live, what generation writes, and how a folder is recognised for reuse.
+#include "workloads/dataset.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "harness/fs/run_dir.h"
+#include "test_util.h"
+
+namespace iofab {
+namespace {
+
+using testing::TempDir;
+
+DatasetSpec spec_of(DatasetLayoutKind layout, uint64_t n, uint64_t size) {
+  DatasetSpec s;
+  s.layout = layout;
+  s.num_samples = n;
+  s.sample_size = size;
+  s.files_per_dir = 10;
+  s.samples_per_shard = 7;
+  s.seed = 11;
+  s.resolve_size_bounds();
+  return s;
+}
+
+struct Moments {
+  double mean = 0, sd = 0;
+  uint32_t min = UINT32_MAX, max = 0;
+};
+
+Moments moments(const DatasetSpec& s, uint64_t n) {
+  Moments m;
+  double sum = 0, sq = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const double x = draw_sample_size(s, i);
+    sum += x;
+    sq += x * x;
+    m.min = std::min<uint32_t>(m.min, static_cast<uint32_t>(x));
+    m.max = std::max<uint32_t>(m.max, static_cast<uint32_t>(x));
+  }
+  m.mean = sum / static_cast<double>(n);
+  m.sd = std::sqrt(sq / static_cast<double>(n) - m.mean * m.mean);
+  return m;
+}
+
+TEST(DatasetSizes, FixedNormalLognormalHaveTheirMeanAndSpread) {
+  DatasetSpec s = spec_of(DatasetLayoutKind::kShards, 0, 100000);
+  Moments f = moments(s, 1000);
+  EXPECT_EQ(f.min, 100000u);
+  EXPECT_EQ(f.max, 100000u);
+
+  s.distribution = SizeDistribution::kNormal;
+  s.sample_size_stdev = 10000;
+  s.sample_size_max = 0;
+  s.resolve_size_bounds();
+  EXPECT_EQ(s.sample_size_max, 160000u);  // mean + 6 stdev
+  Moments nm = moments(s, 40000);
+  EXPECT_NEAR(nm.mean, 100000, 500);
+  EXPECT_NEAR(nm.sd, 10000, 500);
+
+  s.distribution = SizeDistribution::kLognormal;
+  s.sample_size_stdev = 50000;
+  s.sample_size_max = 1 << 20;
+  Moments ln = moments(s, 40000);
+  EXPECT_NEAR(ln.mean, 100000, 3000);
+  EXPECT_NEAR(ln.sd, 50000, 4000);
+  EXPECT_GT(ln.max, 200000u) << "a lognormal has a long right tail";
+
+  // Clamped to [min, max].
+  s.distribution = SizeDistribution::kNormal;
+  s.sample_size_stdev = 100000;
+  s.sample_size_min = 50000;
+  s.sample_size_max = 120000;
+  Moments c = moments(s, 5000);
+  EXPECT_EQ(c.min, 50000u);
+  EXPECT_EQ(c.max, 120000u);
+}
+
+TEST(DatasetSizes, SameSeedSameSizesOtherSeedOthers) {
+  DatasetSpec a = spec_of(DatasetLayoutKind::kShards, 0, 4096);
+  a.distribution = SizeDistribution::kLognormal;
+  a.sample_size_stdev = 1024;
+  a.sample_size_max = 0;
+  a.resolve_size_bounds();
+  DatasetSpec b = a;
+  b.seed = 12;
+  int same = 0;
+  for (uint64_t i = 0; i < 100; ++i) {
+    EXPECT_EQ(draw_sample_size(a, i), draw_sample_size(a, i));
+    same += draw_sample_size(a, i) == draw_sample_size(b, i);
+  }
+  EXPECT_LT(same, 20);
+}
+
+TEST(DatasetLayout, ShardsPackSamplesBackToBackAndPadTheEnd) {
+  DatasetSpec s = spec_of(DatasetLayoutKind::kShards, 30, 1000);
+  s.distribution = SizeDistribution::kNormal;
+  s.sample_size_stdev = 300;
+  s.sample_size_max = 0;
+  s.resolve_size_bounds();
+  DatasetLayout l(s);
+  EXPECT_EQ(l.num_files(), 5u);  // 7 per shard: 7+7+7+7+2
+  EXPECT_EQ(l.samples_in(4), 2u);
+  uint64_t sample_bytes = 0;
+  for (uint64_t f = 0; f < l.num_files(); ++f) {
+    uint64_t off = 0;
+    for (uint64_t i = l.first_sample(f); i < l.first_sample(f) + l.samples_in(f); ++i) {
+      EXPECT_EQ(l.file_of(i), f);
+      EXPECT_EQ(l.offset_of(i), off);
+      off += l.size_of(i);
+    }
+    sample_bytes += off;
+    EXPECT_EQ(l.file_bytes(f) % kRecordAlignment, 0u);
+    EXPECT_GE(l.file_bytes(f), off);
+    EXPECT_LT(l.file_bytes(f) - off, kRecordAlignment);
+    EXPECT_EQ(l.file_path(f), "shard-" + std::string(6 - std::to_string(f).size(), '0') + std::to_string(f));
+  }
+  EXPECT_EQ(l.sample_bytes(), sample_bytes);
+  EXPECT_EQ(l.total_bytes(), dataset_bytes_on_disk(s));
+  EXPECT_GE(l.max_aligned_span(),
+            (l.max_sample_size() + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment);
+}
+
+TEST(DatasetLayout, FilesNeverPutMoreThanFilesPerDirInAFolder) {
+  DatasetSpec s = spec_of(DatasetLayoutKind::kFiles, 1234, 5000);  // 10 per folder: 3 levels of folders
+  DatasetLayout l(s);
+  EXPECT_EQ(l.num_files(), 1234u);
+  std::map<std::string, std::set<std::string>> children;  // folder -> entries
+  std::set<std::string> paths;
+  for (uint64_t f = 0; f < l.num_files(); ++f) {
+    const std::string p = l.file_path(f);
+    EXPECT_TRUE(paths.insert(p).second) << p;
+    std::string parent;
+    size_t pos = 0;
+    while (true) {
+      const size_t slash = p.find('/', pos);
+      const std::string part = p.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+      children[parent].insert(part);
+      if (slash == std::string::npos) break;
+      parent = p.substr(0, slash);
+      pos = slash + 1;
+    }
+    EXPECT_EQ(l.file_bytes(f), 8192u);
+    EXPECT_EQ(l.offset_of(f), 0u);
+  }
+  for (const auto& [folder, entries] : children) {
+    EXPECT_LE(entries.size(), 10u) << "folder '" << folder << "'";
+  }
+  EXPECT_EQ(l.file_path(1233), "d1/d2/d3/s1233");
+  EXPECT_EQ(l.total_bytes(), dataset_bytes_on_disk(s));
+}
+
+void expect_headers(const std::string& data, const DatasetLayout& l) {
+  for (uint64_t i = 0; i < l.num_samples(); ++i) {
+    const std::string bytes = testing::read_file(data + "/" + l.file_path(l.file_of(i)));
+    ASSERT_EQ(bytes.size(), l.file_bytes(l.file_of(i))) << i;
+    unsigned char h[kSampleHeader];
+    sample_header(l.spec(), i, h);
+    const size_t n = std::min<size_t>(kSampleHeader, l.size_of(i));
+    EXPECT_EQ(std::memcmp(bytes.data() + l.offset_of(i), h, n), 0) << "sample " << i;
+  }
+}
+
+class DatasetDir : public ::testing::TestWithParam<DatasetLayoutKind> {};
+
+TEST_P(DatasetDir, GenerateThenRecogniseReuseStaleAndForeign) {
+  TempDir dir("/dev/shm");
+  DatasetSpec s = spec_of(GetParam(), 200, 3000);  // files: 4 runs of 64, 2 for each rank
+  s.distribution = SizeDistribution::kLognormal;
+  s.sample_size_stdev = 2000;
+  s.sample_size_max = 0;
+  s.resolve_size_bounds();
+  DatasetLayout l(s);
+  int root = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(root, 0);
+  DatasetDirState state;
+  std::string why;
+  ASSERT_TRUE(inspect_dataset_dir(root, l, &state, &why).ok());
+  EXPECT_EQ(state, DatasetDirState::kEmpty);
+
+  ASSERT_TRUE(prepare_dataset_dir(root, l).ok());
+  ASSERT_TRUE(inspect_dataset_dir(root, l, &state, &why).ok());
+  EXPECT_EQ(state, DatasetDirState::kStale) << "an incomplete dataset is never reused";
+  EXPECT_NE(why.find("incomplete"), std::string::npos) << why;
+
+  int data = openat(root, kDataFolder, O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(data, 0);
+  // Two "ranks" each write their part.
+  std::atomic<uint64_t> progress{0};
+  uint64_t total = 0;
+  for (int r = 0; r < 2; ++r) {
+    GenerateOptions go;
+    go.rank = r;
+    go.ranks = 2;
+    go.threads = 3;
+    go.progress = &progress;
+    uint64_t bytes = 0;
+    Status st = generate_dataset_part(data, l, go, &bytes);
+    ASSERT_TRUE(st.ok()) << st.message();
+    EXPECT_GT(bytes, 0u);
+    total += bytes;
+  }
+  EXPECT_EQ(total, l.total_bytes());
+  EXPECT_EQ(progress.load(), l.total_bytes());
+  ASSERT_TRUE(complete_manifest(root, l, 0.5).ok());
+  expect_headers(dir.path() + "/data", l);
+
+  ASSERT_TRUE(inspect_dataset_dir(root, l, &state, &why).ok());
+  EXPECT_EQ(state, DatasetDirState::kMatches) << why;
+
+  // Another spec: stale, and the message says what differs.
+  DatasetSpec other = s;
+  other.num_samples = 201;
+  ASSERT_TRUE(inspect_dataset_dir(root, DatasetLayout(other), &state, &why).ok());
+  EXPECT_EQ(state, DatasetDirState::kStale);
+  EXPECT_NE(why.find("num_samples 200 vs 201"), std::string::npos) << why;
+
+  // A damaged file: stale.
+  ASSERT_EQ(truncate((dir.path() + "/data/" + l.file_path(3)).c_str(), 5), 0);
+  ASSERT_TRUE(inspect_dataset_dir(root, l, &state, &why).ok());
+  EXPECT_EQ(state, DatasetDirState::kStale);
+  EXPECT_NE(why.find(l.file_path(3)), std::string::npos) << why;
+
+  // Regenerating over it starts clean.
+  ASSERT_TRUE(prepare_dataset_dir(root, l).ok());
+  EXPECT_TRUE(testing::list_files(dir.path() + "/data").empty());
+
+  // Anything iofab did not make: foreign.
+  testing::write_file(dir.path() + "/notes.txt", "mine");
+  ASSERT_TRUE(inspect_dataset_dir(root, l, &state, &why).ok());
+  EXPECT_EQ(state, DatasetDirState::kForeign);
+  EXPECT_NE(why.find("notes.txt"), std::string::npos) << why;
+  close(data);
+  close(root);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, DatasetDir,
+                         ::testing::Values(DatasetLayoutKind::kFiles, DatasetLayoutKind::kShards),
+                         [](const auto& p) { return std::string(layout_name(p.param)); });
+
+TEST(DatasetDirForeign, DataWithoutManifestOrAnotherManifestIsNotOurs) {
+  TempDir dir("/dev/shm");
+  DatasetLayout l(spec_of(DatasetLayoutKind::kShards, 10, 100));
+  std::filesystem::create_directory(dir.path() + "/data");
+  int root = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(root, 0);
+  DatasetDirState state;
+  std::string why;
+  ASSERT_TRUE(inspect_dataset_dir(root, l, &state, &why).ok());
+  EXPECT_EQ(state, DatasetDirState::kForeign);
+  testing::write_file(dir.path() + "/" + kManifestName, R"({"format": "something-else"})");
+  ASSERT_TRUE(inspect_dataset_dir(root, l, &state, &why).ok());
+  EXPECT_EQ(state, DatasetDirState::kForeign);
+  close(root);
+}
+
+TEST(DatasetData, EverySectorOfAShardIsUnique) {
+  TempDir dir("/dev/shm");
+  DatasetSpec s = spec_of(DatasetLayoutKind::kShards, 64, 4096);
+  s.samples_per_shard = 64;
+  DatasetLayout l(s);
+  int root = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_TRUE(prepare_dataset_dir(root, l).ok());
+  int data = openat(root, kDataFolder, O_RDONLY | O_DIRECTORY);
+  uint64_t bytes = 0;
+  ASSERT_TRUE(generate_dataset_part(data, l, GenerateOptions{}, &bytes).ok());
+  const std::string shard = testing::read_file(dir.path() + "/data/" + l.file_path(0));
+  ASSERT_EQ(shard.size(), 64u * 4096);
+  std::set<std::string> sectors;
+  for (size_t off = 0; off < shard.size(); off += 512) sectors.insert(shard.substr(off, 512));
+  EXPECT_EQ(sectors.size(), shard.size() / 512);
+
+  CacheCounts cc;
+  ASSERT_TRUE(dataset_cache_pass(data, l, 0, 1, false, &cc).ok());
+  EXPECT_EQ(cc.files, 1u);
+  EXPECT_EQ(cc.bytes, shard.size());
+  EXPECT_EQ(cc.resident_bytes, shard.size()) << "tmpfs pages are the data: always resident";
+  close(data);
+  close(root);
+}
+
+}  // namespace
+}  // namespace iofab

@@ -1,0 +1,317 @@
+// The train_read phase in-process on one rank, with engines that are slow or
+// fail on purpose: AU, prefetch, generation timing, reuse, errors, Ctrl-C.
+#include "workloads/train_read_phase.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <thread>
+
+#include "harness/comm/comm.h"
+#include "harness/engines/io_pump.h"
+#include "harness/fs/target.h"
+#include "test_util.h"
+
+namespace iofab {
+namespace {
+
+using nlohmann::json;
+
+// psync with a fixed delay before every I/O: a slow storage system.
+class SlowEngine final : public Engine {
+ public:
+  SlowEngine(std::unique_ptr<Engine> inner, uint64_t delay_ns, long fail_at)
+      : inner_(std::move(inner)), delay_ns_(delay_ns), fail_at_(fail_at) {}
+  std::string_view name() const override { return "slow"; }
+  EngineCaps caps() const override { return inner_->caps(); }
+  Status add_file(int fd, int* index) override { return inner_->add_file(fd, index); }
+  Status remove_file(int index) override { return inner_->remove_file(index); }
+  Status register_buffers(std::span<const iovec> b) override { return inner_->register_buffers(b); }
+  QueueResult queue(const IoRequest& req, IoCompletion* done) override {
+    if (delay_ns_ > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(delay_ns_));
+    if (fail_at_ >= 0 && ios_++ == fail_at_) {
+      *done = IoCompletion{req.tag, -EIO};
+      return QueueResult::kCompleted;
+    }
+    return inner_->queue(req, done);
+  }
+  Status commit() override { return inner_->commit(); }
+  Status reap(unsigned m, std::span<IoCompletion> out, unsigned* n) override {
+    return inner_->reap(m, out, n);
+  }
+  unsigned in_flight() const override { return inner_->in_flight(); }
+  Status fsync(int file) override { return inner_->fsync(file); }
+
+ private:
+  std::unique_ptr<Engine> inner_;
+  uint64_t delay_ns_;
+  long fail_at_;
+  long ios_ = 0;
+};
+
+EngineFactory engine(const std::string& name, uint64_t delay_ns = 0, long fail_at = -1) {
+  return [=](const EngineOptions& eo, std::unique_ptr<Engine>* out) {
+    std::unique_ptr<Engine> inner;
+    Status s = make_engine(name, eo, &inner);
+    if (!s.ok()) return s;
+    if (delay_ns == 0 && fail_at < 0) {
+      *out = std::move(inner);
+    } else {
+      *out = std::make_unique<SlowEngine>(std::move(inner), delay_ns, fail_at);
+    }
+    return Status::Ok();
+  };
+}
+
+TrainReadParams small(uint64_t samples, uint64_t size, uint64_t batch) {
+  TrainReadParams p;
+  p.dataset.num_samples = samples;
+  p.dataset.sample_size = size;
+  p.dataset.samples_per_shard = 64;
+  p.dataset.resolve_size_bounds();
+  p.batch_size = batch;
+  p.epochs = 2;
+  p.read_threads = 2;
+  p.queue_depth = 4;
+  p.drop_cache = DropCache::kNever;
+  return p;
+}
+
+// One rank, a run folder on tmpfs (or the disk), as the runner would set it up.
+class PhaseRun {
+ public:
+  explicit PhaseRun(const std::string& base = "/dev/shm") : dir_(base) {
+    fd_ = open(dir_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    describe_target(dir_.path(), &target_);
+  }
+  ~PhaseRun() { close(fd_); }
+
+  Status run(Phase& phase, PhaseResult* result, bool keep = false) {
+    PhaseContext ctx{comm_, fd_, dir_.path(), target_, stop, progress_, "train", keep};
+    const auto t0 = std::chrono::steady_clock::now();
+    Status s = phase.run(ctx, result);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return s;
+  }
+  const std::string& path() const { return dir_.path(); }
+
+  std::atomic<bool> stop{false};
+  double seconds = 0;
+
+ private:
+  testing::TempDir dir_;
+  int fd_ = -1;
+  SelfComm comm_;
+  TargetInfo target_;
+  Progress progress_;
+};
+
+TEST(TrainReadPhase, AuNearOneWhenComputeDominates) {
+  TrainReadParams p = small(256, 4096, 16);
+  p.compute_per_batch = 0.01;
+  auto phase = make_train_read_phase(p, engine("null"));
+  PhaseRun run;
+  PhaseResult r;
+  Status s = run.run(*phase, &r);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_GE(r.metrics["au"], 0.9);
+  EXPECT_LE(r.metrics["au"], 1.0);
+  EXPECT_LE(r.metrics["batch_wait_fraction"], 0.1);
+  EXPECT_EQ(r.metrics["samples"], 512);
+  EXPECT_EQ(r.details["epochs"].size(), 2u);
+  for (const auto& e : r.details["epochs"]) {
+    EXPECT_EQ(e["batches"], 16);
+    EXPECT_GE(e["au"].get<double>(), 0.9);
+    EXPECT_NEAR(e["compute_s"].get<double>(), 16 * 0.01, 0.05);
+  }
+}
+
+TEST(TrainReadPhase, AuLowWhenComputeIsZeroOrSmallAgainstASlowEngine) {
+  TrainReadParams p = small(96, 4096, 8);
+  p.read_threads = 1;
+  p.queue_depth = 1;
+  p.epochs = 1;
+  auto phase = make_train_read_phase(p, engine("psync", 2'000'000));
+  PhaseRun run;
+  PhaseResult r;
+  ASSERT_TRUE(run.run(*phase, &r).ok());
+  EXPECT_EQ(r.metrics["au"], 0.0) << "nothing computes";
+  EXPECT_GE(r.metrics["batch_wait_fraction"], 0.9);
+  EXPECT_GE(r.metrics["sample_latency_p50_s"], 0.002);
+
+  // 1 ms of compute against 8 x 2 ms of reading per batch.
+  p.compute_per_batch = 0.001;
+  auto phase2 = make_train_read_phase(p, engine("psync", 2'000'000));
+  PhaseResult r2;
+  ASSERT_TRUE(run.run(*phase2, &r2).ok());
+  EXPECT_GT(r2.metrics["au"], 0.0);
+  EXPECT_LT(r2.metrics["au"], 0.3);
+  EXPECT_LT(r2.metrics["au_min"], 0.3);
+}
+
+TEST(TrainReadPhase, PrefetchOverlapsReadingWithCompute) {
+  // One reader at 1 ms a sample, 4 samples a batch, 4 ms of compute: without
+  // prefetch they take turns (AU ~ 0.5); prefetching, the reads hide behind compute.
+  TrainReadParams p = small(64, 4096, 4);
+  p.read_threads = 1;
+  p.queue_depth = 1;
+  p.epochs = 1;
+  p.compute_per_batch = 0.004;
+  PhaseRun run;
+  p.prefetch = 0;
+  PhaseResult none;
+  ASSERT_TRUE(run.run(*make_train_read_phase(p, engine("psync", 1'000'000)), &none).ok());
+  p.prefetch = 2;
+  PhaseResult two;
+  ASSERT_TRUE(run.run(*make_train_read_phase(p, engine("psync", 1'000'000)), &two).ok());
+  EXPECT_LT(none.metrics["au"], 0.65);
+  EXPECT_GT(two.metrics["au"], 0.75);
+  EXPECT_GT(two.metrics["au"], none.metrics["au"] + 0.2);
+}
+
+TEST(TrainReadPhase, EverySampleReadOncePerEpochAndVerified) {
+  TrainReadParams p = small(300, 1000, 7);  // unaligned sizes, a short last batch
+  p.dataset.distribution = SizeDistribution::kNormal;
+  p.dataset.sample_size_stdev = 300;
+  p.dataset.sample_size_max = 0;
+  p.dataset.resolve_size_bounds();
+  p.epochs = 3;
+  auto phase = make_train_read_phase(p, engine("psync"));
+  PhaseRun run;
+  PhaseResult r;
+  ASSERT_TRUE(run.run(*phase, &r).ok());
+  EXPECT_TRUE(r.details["verified"].get<bool>());
+  EXPECT_TRUE(r.details["every_sample_once"].get<bool>());
+  EXPECT_EQ(r.metrics["corrupt_samples"], 0);
+  for (const auto& e : r.details["epochs"]) {
+    EXPECT_EQ(e["samples"], 300);
+    EXPECT_EQ(e["batches"], 43);  // ceil(300 / 7)
+    EXPECT_TRUE(e["sample_ids"]["every_sample_once"].get<bool>());
+  }
+  EXPECT_DOUBLE_EQ(r.metrics["read_bytes"], 3.0 * r.details["dataset"]["sample_bytes"].get<double>());
+}
+
+TEST(TrainReadPhase, GenerationIsTimedApartFromReading) {
+  // Generation writes 96 MiB; the null engine reads nothing: if generation
+  // leaked into read time, read_seconds would be at least generate_seconds.
+  TrainReadParams p = small(384, 256 << 10, 32);
+  auto phase = make_train_read_phase(p, engine("null"));
+  PhaseRun run;
+  PhaseResult r;
+  ASSERT_TRUE(run.run(*phase, &r).ok());
+  const double gen = r.metrics["generate_seconds"];
+  const double read = r.metrics["read_seconds"];
+  EXPECT_GT(gen, 0);
+  EXPECT_LT(read, gen);
+  EXPECT_LE(gen + read, run.seconds) << "two disjoint parts of the phase";
+  double epochs = 0;
+  for (const auto& e : r.details["epochs"]) epochs += e["seconds"].get<double>();
+  EXPECT_DOUBLE_EQ(read, epochs);
+  EXPECT_NEAR(r.metrics["samples_per_s"], r.metrics["samples"] / read, 1e-6 * r.metrics["samples_per_s"]);
+  EXPECT_EQ(r.details["dataset"]["origin"], "generated");
+  EXPECT_TRUE(testing::list_files(run.path()).empty()) << "the phase removes its dataset";
+}
+
+TEST(TrainReadPhase, DatasetDirIsReusedRegeneratedOrRefused) {
+  testing::TempDir dir("/dev/shm");
+  TrainReadParams p = small(100, 2048, 10);
+  p.dataset.layout = DatasetLayoutKind::kFiles;
+  p.dataset.files_per_dir = 16;
+  p.epochs = 1;
+  p.dataset_dir = dir.path() + "/ds";
+  PhaseRun run;
+  PhaseResult first;
+  ASSERT_TRUE(run.run(*make_train_read_phase(p, engine("psync")), &first).ok());
+  EXPECT_EQ(first.details["dataset"]["origin"], "generated");
+  EXPECT_EQ(testing::list_files(dir.path() + "/ds").size(), 101u) << "100 samples and the manifest stay";
+
+  PhaseResult again;
+  ASSERT_TRUE(run.run(*make_train_read_phase(p, engine("psync")), &again).ok());
+  EXPECT_EQ(again.details["dataset"]["origin"], "reused");
+  EXPECT_EQ(again.metrics["generate_seconds"], 0.0);
+  EXPECT_TRUE(again.details["every_sample_once"].get<bool>());
+
+  p.dataset.num_samples = 120;
+  PhaseResult other;
+  ASSERT_TRUE(run.run(*make_train_read_phase(p, engine("psync")), &other).ok());
+  EXPECT_EQ(other.details["dataset"]["origin"], "generated");
+  EXPECT_NE(other.details["dataset"]["regenerated_because"].get<std::string>().find("num_samples"),
+            std::string::npos);
+  EXPECT_EQ(testing::list_files(dir.path() + "/ds").size(), 121u);
+
+  std::filesystem::create_directory(dir.path() + "/mine");
+  testing::write_file(dir.path() + "/mine/keep.txt", "user data");
+  p.dataset_dir = dir.path() + "/mine";
+  PhaseResult refused;
+  Status s = run.run(*make_train_read_phase(p, engine("psync")), &refused);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("keep.txt"), std::string::npos) << s.message();
+  EXPECT_EQ(testing::read_file(dir.path() + "/mine/keep.txt"), "user data");
+  EXPECT_EQ(testing::list_files(dir.path() + "/mine").size(), 1u);
+}
+
+TEST(TrainReadPhase, ReadErrorFailsWithErrnoTextAndNoHang) {
+  TrainReadParams p = small(200, 4096, 8);
+  auto phase = make_train_read_phase(p, engine("psync", 0, 50));
+  PhaseRun run;
+  PhaseResult r;
+  Status s = run.run(*phase, &r);
+  EXPECT_EQ(s.code(), Status::Code::kIoError);
+  EXPECT_NE(s.message().find("Input/output error"), std::string::npos) << s.message();
+  EXPECT_TRUE(testing::list_files(run.path()).empty());
+}
+
+TEST(TrainReadPhase, StopFlagInterruptsALongEpoch) {
+  TrainReadParams p = small(64, 4096, 4);
+  p.compute_per_batch = 1.0;  // 16 s an epoch if nothing stopped it
+  auto phase = make_train_read_phase(p, engine("null"));
+  PhaseRun run;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    run.stop = true;
+  });
+  PhaseResult r;
+  Status s = run.run(*phase, &r);
+  stopper.join();
+  EXPECT_EQ(s.code(), Status::Code::kInterrupted) << s.message();
+  EXPECT_LT(run.seconds, 5.0);
+  EXPECT_TRUE(testing::list_files(run.path()).empty());
+}
+
+TEST(TrainReadPhase, ToGpuCopiesOrSaysWhyNot) {
+  TrainReadParams p = small(64, 4096, 8);
+  p.to_gpu = true;
+  p.epochs = 1;
+  auto phase = make_train_read_phase(p, engine("psync"));
+  PhaseRun run;
+  PhaseResult r;
+  ASSERT_TRUE(run.run(*phase, &r).ok());
+  const json& g = r.details["to_gpu"];
+  EXPECT_TRUE(g["requested"].get<bool>());
+  if (g["used"].get<bool>()) {
+    EXPECT_EQ(r.details["epochs"][0]["gpu_copy_bytes"], 64 * 4096);
+  } else {
+    const std::string why = g["reason"].get<std::string>();
+    EXPECT_TRUE(why == "built without CUDA" || why.rfind("no CUDA device", 0) == 0) << why;
+    bool warned = false;
+    for (const auto& w : r.warnings) warned = warned || w.rfind("to_gpu skipped: " + why, 0) == 0;
+    EXPECT_TRUE(warned);
+  }
+}
+
+TEST(TrainReadPhase, PlannedBytesCountTheDatasetOnceAndNothingForADatasetDir) {
+  TrainReadParams p = small(100, 5000, 10);  // 100 samples in 2 shards of 64 and 36
+  auto phase = make_train_read_phase(p, engine("null"));
+  const uint64_t expect = (64 * 5000 + 4095) / 4096 * 4096 + (36 * 5000 + 4095) / 4096 * 4096;
+  EXPECT_EQ(phase->planned_bytes(1), expect);
+  EXPECT_EQ(phase->planned_bytes(8), expect);
+  p.dataset_dir = "/somewhere";
+  EXPECT_EQ(make_train_read_phase(p, engine("null"))->planned_bytes(1), 0u);
+}
+
+}  // namespace
+}  // namespace iofab

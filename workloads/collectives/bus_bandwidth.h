@@ -1,0 +1,28 @@
+// Bandwidth as nccl-tests defines it, so iofab's figures compare with
+// theirs (nccl-tests doc/PERFORMANCE.md). With n ranks, a collective of S
+// bytes taking t seconds: algbw = S / t, busbw = algbw * factor, where the
+// factor turns algbw into what each rank's link carries under the best
+// (ring) algorithm, so busbw compares with the hardware's peak whatever n is.
+// S is the all-reduce buffer, the full gathered size for all-gather and
+// reduce-scatter, the broadcast buffer, and each rank's whole send buffer
+// for all-to-all.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace iofab {
+
+enum class CollOp { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll };
+
+std::string_view coll_op_name(CollOp op);  // "all_reduce", "all_gather", ...
+std::optional<CollOp> parse_coll_op(std::string_view name);
+
+// all_reduce 2(n-1)/n; all_gather, reduce_scatter, all_to_all (n-1)/n; broadcast, reduce 1.
+double bus_factor(CollOp op, int ranks);
+double algbw(double bytes, double seconds);
+double busbw(CollOp op, int ranks, double bytes, double seconds);
+// Bytes each rank sends for one collective of S bytes: S * bus_factor (ring algorithms).
+double bus_bytes_per_rank(CollOp op, int ranks, double bytes);
+
+}  // namespace iofab

@@ -1,0 +1,35 @@
+// The data a checked collective moves: every value is a small integer, exact
+// in every dtype, so a result is compared exactly and a wrong element is a
+// wrong element, never a rounding question. Values depend on the sending
+// rank and the index, so a block that lands in the wrong place is caught.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "harness/comm/collectives.h"
+
+namespace iofab {
+
+// Stored in recv before a run: no collective here ever produces it.
+inline constexpr double kSentinel = -1.0;
+
+void store_value(DType t, void* base, size_t i, double v);
+double load_value(DType t, const void* base, size_t i);
+
+// A value that is moved, not summed: an integer in [0, 250] by (key, index).
+double moved_value(uint64_t key, uint64_t i);
+
+// Inputs to a sum over `ranks` ranks: f(i) + (rank == i mod ranks), with
+// f(i) in [0, spread] and spread chosen so that every partial sum, in any
+// order, stays an integer the dtype holds exactly (bfloat16: <= 256,
+// float16: <= 2048, float32: <= 2^24).
+struct ReducePattern {
+  int ranks = 1;
+  int spread = 0;
+};
+ReducePattern reduce_pattern(DType t, int ranks);
+double reduce_input(const ReducePattern& p, int rank, uint64_t i);
+double reduce_sum(const ReducePattern& p, uint64_t i);  // the sum over every rank
+
+}  // namespace iofab

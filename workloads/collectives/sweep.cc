@@ -1,0 +1,178 @@
+#include "workloads/collectives/sweep.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "workloads/collectives/agreement.h"
+#include "workloads/collectives/coll_ops.h"
+#include "workloads/phase.h"
+
+namespace iofab {
+
+using nlohmann::json;
+
+std::vector<uint64_t> sweep_sizes(uint64_t min_bytes, uint64_t max_bytes, double factor) {
+  std::vector<uint64_t> out;
+  for (uint64_t s = min_bytes; s <= max_bytes;) {
+    out.push_back(s);
+    const double next = std::floor(static_cast<double>(s) * factor);
+    if (next >= 1.8e19) break;
+    s = std::max(s + 1, static_cast<uint64_t>(next));
+  }
+  return out;
+}
+
+json SizeSample::to_json() const {
+  json iters = json::array();
+  // Whole nanoseconds keep the gathered text short; the clocks are no finer.
+  for (double s : iter_seconds) iters.push_back(std::llround(s * 1e9));
+  return {{"op", coll_op_name(op)}, {"size", size},     {"bytes", bytes},
+          {"count", count},         {"iter_ns", iters}, {"total_ns", std::llround(total_seconds * 1e9)},
+          {"checked", checked},     {"wrong", wrong}};
+}
+
+bool SizeSample::from_json(const json& j, SizeSample* out) {
+  if (!j.is_object() || !j.contains("op") || !j["op"].is_string() || !j.contains("iter_ns") ||
+      !j["iter_ns"].is_array()) {
+    return false;
+  }
+  auto op = parse_coll_op(j["op"].get<std::string>());
+  if (!op) return false;
+  out->op = *op;
+  out->size = j.value("size", uint64_t{0});
+  out->bytes = j.value("bytes", uint64_t{0});
+  out->count = j.value("count", uint64_t{0});
+  out->iter_seconds.clear();
+  for (const auto& v : j["iter_ns"]) {
+    if (!v.is_number()) return false;
+    out->iter_seconds.push_back(v.get<double>() * 1e-9);
+  }
+  out->total_seconds = j.value("total_ns", 0.0) * 1e-9;
+  out->checked = j.value("checked", false);
+  out->wrong = j.value("wrong", uint64_t{0});
+  return true;
+}
+
+void sweep_buffer_bytes(const SweepSpec& spec, int ranks, uint64_t* send, uint64_t* recv) {
+  const size_t es = dtype_size(spec.dtype);
+  *send = 0;
+  *recv = 0;
+  for (CollOp op : spec.ops) {
+    const CollOpInfo* info = find_coll_op(op);
+    if (info == nullptr) continue;
+    for (uint64_t size : sweep_sizes(spec.min_bytes, spec.max_bytes, spec.factor)) {
+      const OpCounts c = info->counts(size / es, ranks);
+      *send = std::max<uint64_t>(*send, c.send * es);
+      *recv = std::max<uint64_t>(*recv, c.recv * es);
+    }
+  }
+}
+
+namespace {
+
+class SweepRunner {
+ public:
+  SweepRunner(Collectives& coll, Comm& comm, const SweepSpec& spec) : coll_(coll), comm_(comm), spec_(spec) {}
+
+  Status prepare() {
+    uint64_t send = 0, recv = 0;
+    sweep_buffer_bytes(spec_, comm_.size(), &send, &recv);
+    Status s = send_.allocate(coll_, send);
+    if (s.ok()) s = recv_.allocate(coll_, recv);
+    if (s.ok() && spec_.check && coll_.memory() == MemoryKind::kDevice) {
+      host_send_.resize(send);
+      host_recv_.resize(recv);
+    }
+    return s;
+  }
+
+  Status measure(const CollOpInfo& info, uint64_t size, SizeSample* out) {
+    const size_t es = dtype_size(spec_.dtype);
+    const OpArgs a{info.counts(size / es, comm_.size()), spec_.dtype, comm_.rank(), comm_.size(), spec_.root};
+    out->op = info.op;
+    out->size = size;
+    out->bytes = a.counts.bus * es;
+    out->count = a.counts.param;
+    if (a.counts.bus == 0) return Status::Ok();
+    Status s = spec_.check ? fill(info, a) : Status::Ok();
+    // A failed fill still meets the others at the barrier; the next agreement stops everyone.
+    Status b = comm_.barrier();
+    if (!s.ok() || !b.ok()) return s.ok() ? b : s;
+    for (int i = 0; i < spec_.warmup && s.ok(); ++i) s = info.run(coll_, send_.get(), recv_.get(), a);
+    if (s.ok()) s = coll_.mark(0);
+    for (int i = 0; i < spec_.iters && s.ok(); ++i) {
+      s = info.run(coll_, send_.get(), recv_.get(), a);
+      if (s.ok()) s = coll_.mark(static_cast<size_t>(i) + 1);
+    }
+    if (s.ok()) s = coll_.synchronize();
+    out->iter_seconds.assign(static_cast<size_t>(spec_.iters), 0.0);
+    for (int i = 0; i < spec_.iters && s.ok(); ++i) {
+      s = coll_.seconds_between(static_cast<size_t>(i), static_cast<size_t>(i) + 1, &out->iter_seconds[i]);
+    }
+    if (s.ok()) s = coll_.seconds_between(0, static_cast<size_t>(spec_.iters), &out->total_seconds);
+    if (s.ok() && spec_.check) s = check(info, a, out);
+    return s;
+  }
+
+ private:
+  Status fill(const CollOpInfo& info, const OpArgs& a) {
+    const size_t es = dtype_size(a.dtype);
+    if (coll_.memory() == MemoryKind::kHost) {
+      info.fill(a, send_.get().data, recv_.get().data);
+      return Status::Ok();
+    }
+    info.fill(a, host_send_.data(), host_recv_.data());
+    Status s =
+        a.counts.send > 0 ? coll_.upload(send_.get(), host_send_.data(), a.counts.send * es) : Status::Ok();
+    return s.ok() ? coll_.upload(recv_.get(), host_recv_.data(), a.counts.recv * es) : s;
+  }
+
+  Status check(const CollOpInfo& info, const OpArgs& a, SizeSample* out) {
+    const void* recv = recv_.get().data;
+    if (coll_.memory() == MemoryKind::kDevice) {
+      Status s = coll_.download(host_recv_.data(), recv_.get(), a.counts.recv * dtype_size(a.dtype));
+      if (!s.ok()) return s;
+      recv = host_recv_.data();
+    }
+    out->wrong = info.check(a, recv);
+    out->checked = true;
+    return Status::Ok();
+  }
+
+  Collectives& coll_;
+  Comm& comm_;
+  const SweepSpec& spec_;
+  OwnedBuffer send_;
+  OwnedBuffer recv_;
+  std::vector<unsigned char> host_send_;
+  std::vector<unsigned char> host_recv_;
+};
+
+}  // namespace
+
+Status run_sweep(Collectives& coll, Comm& comm, const SweepSpec& spec, const std::atomic<bool>& stop,
+                 Progress* progress, std::vector<SizeSample>* out) {
+  out->clear();
+  const auto sizes = sweep_sizes(spec.min_bytes, spec.max_bytes, spec.factor);
+  uint64_t total = 0;
+  for (size_t i = 0; i < spec.ops.size(); ++i) {
+    for (uint64_t s : sizes) total += s * static_cast<uint64_t>(spec.iters);
+  }
+  if (progress != nullptr) progress->total_bytes.fetch_add(total);
+  SweepRunner runner(coll, comm, spec);
+  Status st = runner.prepare();
+  for (CollOp op : spec.ops) {
+    const CollOpInfo* info = find_coll_op(op);
+    for (uint64_t size : sizes) {
+      st = agree_to_continue(comm, info != nullptr ? st : Status::Internal("no such op"), stop);
+      if (!st.ok()) return st;
+      SizeSample sample;
+      st = runner.measure(*info, size, &sample);
+      out->push_back(std::move(sample));
+      if (progress != nullptr) progress->done_bytes.fetch_add(size * static_cast<uint64_t>(spec.iters));
+    }
+  }
+  return agree_to_continue(comm, st, stop);
+}
+
+}  // namespace iofab

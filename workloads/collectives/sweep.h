@@ -1,0 +1,60 @@
+// The sweep driver: for each op and each size from min_bytes to max_bytes,
+// fill (when checking), warm up, time `iters` calls one after another with a
+// mark between each (the backend's clock: host for MPI, CUDA events for
+// NCCL), then check. Every rank runs it; ranks meet at a barrier before
+// each size, and agree at each size whether to go on, so a stop (SIGINT) or
+// an error on one rank never leaves the others waiting in a collective.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/comm/collectives.h"
+#include "workloads/collectives/bus_bandwidth.h"
+
+namespace iofab {
+
+struct Progress;
+
+struct SweepSpec {
+  std::vector<CollOp> ops;
+  uint64_t min_bytes = 1024;
+  uint64_t max_bytes = 64ULL << 20;
+  double factor = 2;
+  int iters = 20;
+  int warmup = 5;
+  DType dtype = DType::kFloat32;
+  bool check = true;
+  int root = 0;
+};
+
+// min, min*factor, ... up to max (max itself included when min == max); each
+// step grows by at least one byte.
+std::vector<uint64_t> sweep_sizes(uint64_t min_bytes, uint64_t max_bytes, double factor);
+
+// One rank's measurement of one op at one size.
+struct SizeSample {
+  CollOp op = CollOp::kAllReduce;
+  uint64_t size = 0;   // the sweep size asked for (names the metric)
+  uint64_t bytes = 0;  // S: the bytes nccl-tests counts for it (0: too small to run on these ranks)
+  uint64_t count = 0;  // elements the call took
+  std::vector<double> iter_seconds;
+  double total_seconds = 0;  // first mark to last, over every timed iteration
+  bool checked = false;
+  uint64_t wrong = 0;
+
+  nlohmann::json to_json() const;
+  static bool from_json(const nlohmann::json& j, SizeSample* out);
+};
+
+// Largest send and recv buffers, in bytes, the sweep needs on `ranks` ranks.
+void sweep_buffer_bytes(const SweepSpec& spec, int ranks, uint64_t* send, uint64_t* recv);
+
+// Runs the sweep on this rank. Comm is the control plane (barriers, agreement).
+Status run_sweep(Collectives& coll, Comm& comm, const SweepSpec& spec, const std::atomic<bool>& stop,
+                 Progress* progress, std::vector<SizeSample>* out);
+
+}  // namespace iofab

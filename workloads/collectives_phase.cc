@@ -1,0 +1,371 @@
+#include "workloads/collectives_phase.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+#include <utility>
+
+#include "harness/comm/collectives.h"
+#include "harness/comm/local_rank.h"
+#include "harness/suite/params.h"
+#include "harness/suite/units.h"
+#include "workloads/collectives/agreement.h"
+#include "workloads/collectives/coll_ops.h"
+#include "workloads/collectives/ddp_schedule.h"
+#include "workloads/collectives/fsdp_schedule.h"
+#include "workloads/collectives/results.h"
+#include "workloads/collectives/step_runner.h"
+#include "workloads/collectives/step_stats.h"
+#include "workloads/collectives/sweep.h"
+
+namespace iofab {
+namespace {
+
+using nlohmann::json;
+
+struct CollectivesParams {
+  std::string mode;     // sweep | ddp | fsdp | compare | all
+  std::string backend;  // auto | mpi | nccl
+  SweepSpec sweep;
+  ModelSpec model;
+  DdpOptions ddp;
+  FsdpOptions fsdp;
+  int steps = 5;
+  int warmup_steps = 1;
+
+  bool runs_sweep() const { return mode == "sweep" || mode == "all"; }
+  bool runs_ddp() const { return mode == "ddp" || mode == "compare" || mode == "all"; }
+  bool runs_fsdp() const { return mode == "fsdp" || mode == "compare" || mode == "all"; }
+};
+
+// MemAvailable from /proc/meminfo, in bytes; 0 when unknown.
+uint64_t host_memory_available() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  uint64_t kib = 0;
+  std::string unit;
+  while (f >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return 0;
+}
+
+class CollectivesPhase final : public Phase {
+ public:
+  explicit CollectivesPhase(CollectivesParams p) : p_(std::move(p)) {}
+
+  // Nothing goes to the target: the data lives in host or GPU memory.
+  uint64_t planned_bytes(int) const override { return 0; }
+  Status run(PhaseContext& ctx, PhaseResult* result) override;
+
+ private:
+  Status pick_backend(Comm& comm, BackendChoice* choice, int* device, LocalRank* local) const;
+  Status check_host_memory(const Collectives& coll, const LocalRank& local, int ranks) const;
+
+  CollectivesParams p_;
+};
+
+Status CollectivesPhase::pick_backend(Comm& comm, BackendChoice* choice, int* device,
+                                      LocalRank* local) const {
+  Status s = find_local_rank(comm, local);
+  if (!s.ok()) return s;
+  // Only look for GPUs when NCCL may be used: `backend: mpi` never touches the CUDA runtime.
+  const std::string gpu = p_.backend == "mpi" ? "" : gpu_for_rank(local->rank, local->size, device);
+  std::vector<std::string> all;
+  s = comm.gather(gpu, &all, 0);
+  if (!s.ok()) return s;
+  std::string wire;
+  if (comm.rank() == 0) {
+    const BackendChoice c = choose_backend(p_.backend, nccl_built(), all);
+    wire = json{c.backend, c.reason, c.skip}.dump();
+  }
+  s = comm.broadcast(&wire, 0);
+  if (!s.ok()) return s;
+  const json j = json::parse(wire, nullptr, false);
+  if (!j.is_array() || j.size() != 3) return Status::Internal("backend choice arrived malformed");
+  *choice = {j[0].get<std::string>(), j[1].get<std::string>(), j[2].get<std::string>()};
+  return Status::Ok();
+}
+
+Status CollectivesPhase::check_host_memory(const Collectives& coll, const LocalRank& local, int ranks) const {
+  if (coll.memory() != MemoryKind::kHost) return Status::Ok();  // cudaMalloc fails cleanly on its own
+  uint64_t need = 0, send = 0, recv = 0;
+  if (p_.runs_sweep()) {
+    sweep_buffer_bytes(p_.sweep, ranks, &send, &recv);
+    need = std::max(need, send + recv);
+  }
+  if (p_.runs_ddp()) {
+    schedule_buffer_bytes(ddp_step(p_.model, p_.ddp), ranks, &send, &recv);
+    need = std::max(need, send + recv);
+  }
+  if (p_.runs_fsdp()) {
+    schedule_buffer_bytes(fsdp_step(p_.model, p_.fsdp, ranks), ranks, &send, &recv);
+    need = std::max(need, send + recv);
+  }
+  const uint64_t avail = host_memory_available();
+  const uint64_t host_need = need * static_cast<uint64_t>(local.size);
+  if (avail == 0 || host_need <= avail) return Status::Ok();
+  return Status::Invalid("needs " + units::format_bytes(static_cast<double>(need)) +
+                         " of host memory per rank x " + std::to_string(local.size) +
+                         " ranks on this host, but only " + units::format_bytes(static_cast<double>(avail)) +
+                         " is available; lower max_bytes, or params per layer (more layers)");
+}
+
+Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
+  Comm& comm = ctx.comm;
+  const int ranks = comm.size();
+  if (ranks < 2) {
+    result->skip_reason = "needs >= 2 ranks";
+    return Status::Ok();
+  }
+  BackendChoice choice;
+  int device = -1;
+  LocalRank local;
+  Status st = pick_backend(comm, &choice, &device, &local);
+  if (!st.ok()) return st;
+  if (!choice.skip.empty()) {
+    result->skip_reason = choice.skip;
+    return Status::Ok();
+  }
+  if (p_.runs_sweep() && p_.sweep.root >= ranks) {
+    return Status::Invalid("root " + std::to_string(p_.sweep.root) + " is not a rank: there are " +
+                           std::to_string(ranks) + " ranks");
+  }
+
+  std::unique_ptr<Collectives> coll;
+  st = make_collectives(choice.backend, comm, device, &coll);
+  if (st.ok()) st = check_host_memory(*coll, local, ranks);
+  st = agree_to_continue(comm, st, ctx.stop);
+  if (!st.ok()) return st;
+
+  json mine = {{"rank", comm.rank()}};
+  const StepSchedule ddp = ddp_step(p_.model, p_.ddp);
+  const StepSchedule fsdp = fsdp_step(p_.model, p_.fsdp, ranks);
+  std::vector<SizeSample> samples;
+  if (p_.runs_sweep()) {
+    st = run_sweep(*coll, comm, p_.sweep, ctx.stop, &ctx.progress, &samples);
+    json arr = json::array();
+    for (const auto& s : samples) arr.push_back(s.to_json());
+    mine["sweep"] = arr;
+  }
+  for (const auto& [name, schedule, wanted] :
+       {std::tuple{"ddp", &ddp, p_.runs_ddp()}, std::tuple{"fsdp", &fsdp, p_.runs_fsdp()}}) {
+    if (!wanted || !st.ok()) continue;
+    std::vector<StepTiming> timings;
+    const double per_step = schedule_bytes_per_rank(*schedule, ranks);
+    ctx.progress.total_bytes.fetch_add(static_cast<uint64_t>(per_step) * static_cast<uint64_t>(p_.steps));
+    st = run_steps(*coll, comm, *schedule, p_.warmup_steps, p_.steps, ctx.stop, &timings);
+    ctx.progress.done_bytes.fetch_add(static_cast<uint64_t>(per_step) * timings.size());
+    json arr = json::array();
+    for (const auto& t : timings) arr.push_back(step_timing_to_json(t));
+    mine[name] = arr;
+  }
+  mine["error"] = st.ok() ? "" : st.message();
+  mine["code"] = static_cast<int>(st.code());
+  const std::string described = coll->describe();
+  coll.reset();
+
+  std::vector<std::string> all;
+  Status g = comm.gather(mine.dump(), &all, 0);
+  if (!g.ok()) return g;
+  if (comm.rank() != 0) return st;
+
+  // Rank 0. A rank's failure reaches the others as "rank N failed": report the first error a rank
+  // saw itself, before an interruption, before those echoes.
+  Status worst;
+  int worst_class = 3;  // 0 own error, 1 interrupted, 2 echo, 3 none
+  std::vector<std::vector<SizeSample>> sweep_ranks;
+  std::vector<std::vector<StepTiming>> ddp_ranks, fsdp_ranks;
+  for (size_t r = 0; r < all.size(); ++r) {
+    const json j = json::parse(all[r], nullptr, false);
+    if (j.is_discarded()) return Status::Internal("rank " + std::to_string(r) + " sent a bad result");
+    const std::string err = j.value("error", "");
+    const auto code = static_cast<Status::Code>(j.value("code", 0));
+    if (!err.empty()) {
+      const bool echo = err.starts_with("rank ") && err.ends_with(" failed");
+      const int cls = code == Status::Code::kInterrupted ? 1 : echo ? 2 : 0;
+      if (cls < worst_class) {
+        worst_class = cls;
+        worst =
+            cls == 1 ? Status::Interrupted(err) : Status::IoError("rank " + std::to_string(r) + ": " + err);
+      }
+    }
+    auto& samples_r = sweep_ranks.emplace_back();
+    for (const auto& s : j.value("sweep", json::array())) {
+      if (!SizeSample::from_json(s, &samples_r.emplace_back())) return Status::Internal("bad sweep sample");
+    }
+    for (auto [key, dest] : {std::pair{"ddp", &ddp_ranks}, std::pair{"fsdp", &fsdp_ranks}}) {
+      auto& t = dest->emplace_back();
+      for (const auto& x : j.value(key, json::array())) {
+        if (!step_timing_from_json(x, &t.emplace_back())) return Status::Internal("bad step timing");
+      }
+    }
+  }
+
+  result->details["backend"] = {{"name", choice.backend}, {"reason", choice.reason}, {"device", described}};
+  result->details["ranks"] = ranks;
+  if (p_.runs_sweep() && !add_sweep_results(sweep_ranks, p_.sweep, result)) {
+    return Status::Internal("the ranks' sweep samples disagree");
+  }
+  const json model = {{"params", p_.model.params},
+                      {"layers", p_.model.layers},
+                      {"param_dtype", dtype_name(p_.model.param_dtype)},
+                      {"grad_dtype", dtype_name(p_.model.grad_dtype)}};
+  if (p_.runs_ddp() && !ddp_ranks.empty() && !ddp_ranks[0].empty()) {
+    std::vector<DdpBucket> buckets;
+    ddp_step(p_.model, p_.ddp, &buckets);
+    json sizes = json::array();
+    for (const auto& b : buckets) sizes.push_back(b.elements * dtype_size(p_.model.grad_dtype));
+    result->details["ddp"] = {{"model", model}, {"buckets", buckets.size()}, {"bucket_bytes", sizes}};
+    add_step_results("ddp", ddp, ddp_bytes_per_rank_analytic(p_.model, ranks), ranks, ddp_ranks, result);
+  }
+  if (p_.runs_fsdp() && !fsdp_ranks.empty() && !fsdp_ranks[0].empty()) {
+    result->details["fsdp"] = {{"model", model}, {"prefetch", p_.fsdp.prefetch}};
+    add_step_results("fsdp", fsdp, fsdp_bytes_per_rank_analytic(p_.model, ranks), ranks, fsdp_ranks, result);
+  }
+  add_ratios(result);
+  return worst;
+}
+
+const char* const kDTypes[] = {"float32", "float16", "bfloat16", "int32"};
+
+DType read_dtype(ParamReader& r, std::string_view key, const char* def, bool allow_int) {
+  const std::string name = allow_int ? r.choice(key, def, {kDTypes[0], kDTypes[1], kDTypes[2], kDTypes[3]})
+                                     : r.choice(key, def, {kDTypes[0], kDTypes[1], kDTypes[2]});
+  return parse_dtype(name).value_or(DType::kFloat32);
+}
+
+std::vector<CollOp> read_ops(ParamReader& r) {
+  std::vector<CollOp> all;
+  std::string names;
+  for (const auto& info : coll_op_table()) {
+    all.push_back(info.op);
+    names += (names.empty() ? "" : ", ") + std::string(coll_op_name(info.op));
+  }
+  const json* v = r.raw("ops");
+  if (v == nullptr) return all;
+  // An array of names, or one string of names separated by commas (handy with --set).
+  std::vector<std::string> words;
+  if (v->is_string()) {
+    std::stringstream ss(v->get<std::string>());
+    for (std::string w; std::getline(ss, w, ',');) words.push_back(w);
+  } else if (v->is_array()) {
+    for (const auto& x : *v) words.push_back(x.is_string() ? x.get<std::string>() : x.dump());
+  }
+  std::vector<CollOp> ops;
+  for (const auto& w : words) {
+    auto op = parse_coll_op(w);
+    if (!op || find_coll_op(*op) == nullptr) {
+      r.fail("ops", "unknown op " + describe_json_value(w) + "; expected a list of: " + names);
+      return all;
+    }
+    ops.push_back(*op);
+  }
+  if (ops.empty()) r.fail("ops", "expected a non-empty list of: " + names);
+  return ops.empty() ? all : ops;
+}
+
+}  // namespace
+
+std::unique_ptr<Phase> parse_collectives(ParamReader& r) {
+  CollectivesParams p;
+  p.mode = r.choice("mode", "compare", {"sweep", "ddp", "fsdp", "compare", "all"});
+  p.backend = r.choice("backend", "auto", {"auto", "mpi", "nccl"});
+
+  SweepSpec& s = p.sweep;
+  s.ops = read_ops(r);
+  s.min_bytes = r.size("min_bytes", 1024, 1);
+  s.max_bytes = r.size("max_bytes", 64ULL << 20, 1);
+  s.factor = r.count("factor", 2, 1, 1024);
+  s.iters = static_cast<int>(r.integer("iters", 20, 1, 100000));
+  s.warmup = static_cast<int>(r.integer("warmup", 5, 0, 100000));
+  s.dtype = read_dtype(r, "dtype", "float32", true);
+  s.check = r.boolean("check", true);
+  s.root = static_cast<int>(r.integer("root", 0, 0, 1 << 24));
+  if (s.max_bytes < s.min_bytes) {
+    r.fail("max_bytes", "must be >= min_bytes (" + std::to_string(s.min_bytes) + ")");
+  } else if (s.factor <= 1 && s.max_bytes > s.min_bytes) {
+    r.fail("factor", "must be > 1 when max_bytes > min_bytes, so the sweep ends");
+  } else if (sweep_sizes(s.min_bytes, s.max_bytes, s.factor).size() > 1000) {
+    r.fail("factor", "makes more than 1000 sizes from min_bytes to max_bytes; use a larger factor");
+  }
+
+  ModelSpec& m = p.model;
+  const double params = r.count("params", 125e6, 1, 1e15);
+  m.params = static_cast<uint64_t>(std::llround(params));
+  m.layers = static_cast<int>(r.integer("layers", 12, 1, 100000));
+  m.param_dtype = read_dtype(r, "param_dtype", "bfloat16", false);
+  m.grad_dtype = read_dtype(r, "grad_dtype", "bfloat16", false);
+  if (m.params < static_cast<uint64_t>(m.layers)) {
+    r.fail("params", "must be >= layers (" + std::to_string(m.layers) + "): every layer has parameters");
+  }
+  p.ddp.bucket_cap = r.size("bucket_cap", 25ULL << 20, 1);
+  p.ddp.first_bucket_cap = r.size("first_bucket_cap", 1ULL << 20, 1);
+  if (p.ddp.bucket_cap < dtype_size(m.grad_dtype))
+    r.fail("bucket_cap", "must hold at least one gradient element");
+  p.ddp.backward_s = r.duration("compute_per_layer", 0, 0, 3600);
+  // Backward takes about twice forward's time (two matmuls per forward one), so forward defaults to half.
+  p.ddp.forward_s = r.duration("forward_compute_per_layer", p.ddp.backward_s / 2, 0, 3600);
+  p.fsdp.forward_s = p.ddp.forward_s;
+  p.fsdp.backward_s = p.ddp.backward_s;
+  p.fsdp.prefetch = r.boolean("prefetch", true);
+  p.steps = static_cast<int>(r.integer("steps", 5, 1, 1000000));
+  p.warmup_steps = static_cast<int>(r.integer("warmup_steps", 1, 0, 1000000));
+  return std::make_unique<CollectivesPhase>(std::move(p));
+}
+
+const std::vector<MetricInfo>& collectives_metrics() {
+  static const std::vector<MetricInfo> kMetrics = [] {
+    const auto busbw_max = [](CollOp op) {
+      const std::string name(coll_op_name(op));
+      return MetricInfo{"busbw." + name + ".max", Unit::kBytesPerSecond, Better::kHigher,
+                        "best bus bandwidth of " + name + " over the sweep's sizes (nccl-tests' busbw)"};
+    };
+    // The first four plain names are the console's headline.
+    std::vector<MetricInfo> v = {
+        busbw_max(CollOp::kAllReduce),
+        {"ddp.step_seconds", Unit::kSeconds, Better::kLower, "DDP step, slowest rank, mean over steps"},
+        {"fsdp.step_seconds", Unit::kSeconds, Better::kLower, "FSDP step, slowest rank, mean over steps"},
+        {"fsdp_ddp_bytes_ratio", Unit::kRatio, Better::kNeither,
+         "FSDP's bytes per rank / DDP's (1.5 with one dtype)"},
+    };
+    for (const auto& info : coll_op_table()) {
+      if (info.op != CollOp::kAllReduce) v.push_back(busbw_max(info.op));
+    }
+    const std::vector<MetricInfo> rest = {
+        {"busbw.*", Unit::kBytesPerSecond, Better::kHigher,
+         "busbw.<op>.<size>: bus bandwidth at one sweep size"},
+        {"algbw.*", Unit::kBytesPerSecond, Better::kHigher,
+         "algbw.<op>.<size> and algbw.<op>.max: S / time, S as nccl-tests counts it"},
+        {"wrong_elements", Unit::kCount, Better::kLower,
+         "result elements that differ from the expected, all ranks"},
+        {"rank_skew_max", Unit::kFraction, Better::kLower, "worst (slowest - fastest rank's mean) / slowest"},
+        {"exposed_comm_fraction.ddp", Unit::kFraction, Better::kLower, "DDP: (step - compute) / step"},
+        {"exposed_comm_fraction.fsdp", Unit::kFraction, Better::kLower, "FSDP: (step - compute) / step"},
+        {"ddp.bytes_per_rank", Unit::kBytes, Better::kNeither,
+         "bytes each rank sends per DDP step, as issued"},
+        {"fsdp.bytes_per_rank", Unit::kBytes, Better::kNeither,
+         "bytes each rank sends per FSDP step, as issued"},
+        {"ddp.bytes_per_rank_analytic", Unit::kBytes, Better::kNeither, "2(n-1)/n * params * grad bytes"},
+        {"fsdp.bytes_per_rank_analytic", Unit::kBytes, Better::kNeither,
+         "(n-1)/n * params * (2 * param bytes + grad bytes)"},
+        {"ddp.comm_seconds", Unit::kSeconds, Better::kLower, "DDP: time the comm lane was busy per step"},
+        {"fsdp.comm_seconds", Unit::kSeconds, Better::kLower, "FSDP: time the comm lane was busy per step"},
+        {"ddp.compute_seconds", Unit::kSeconds, Better::kNeither, "DDP: emulated compute per step"},
+        {"fsdp.compute_seconds", Unit::kSeconds, Better::kNeither, "FSDP: emulated compute per step"},
+        {"ddp.exposed_comm_seconds", Unit::kSeconds, Better::kLower, "DDP: step - compute"},
+        {"fsdp.exposed_comm_seconds", Unit::kSeconds, Better::kLower, "FSDP: step - compute"},
+        {"ddp.collectives", Unit::kCount, Better::kNeither, "all-reduces per DDP step (buckets)"},
+        {"fsdp.collectives", Unit::kCount, Better::kNeither, "all-gathers and reduce-scatters per FSDP step"},
+        {"fsdp_ddp_step_ratio", Unit::kRatio, Better::kNeither, "FSDP step time / DDP step time"},
+        {"fsdp_ddp_comm_ratio", Unit::kRatio, Better::kNeither, "FSDP comm time / DDP comm time"},
+    };
+    v.insert(v.end(), rest.begin(), rest.end());
+    return v;
+  }();
+  return kMetrics;
+}
+
+}  // namespace iofab

@@ -1,0 +1,605 @@
+#include "workloads/dataset.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <numbers>
+#include <set>
+#include <thread>
+
+#include "harness/engines/data_fill.h"
+#include "harness/fs/page_cache.h"
+#include "harness/fs/run_dir.h"
+
+namespace iofab {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+constexpr const char* kManifestTemp = "iofab-dataset.json.tmp";
+constexpr const char* kFormat = "iofab-dataset";
+constexpr int kFormatVersion = 1;
+// Sample files a generator takes at a time (shards go one at a time).
+constexpr uint64_t kFilesPerUnit = 64;
+// Shards are written through a buffer of this size.
+constexpr uint64_t kWriteChunk = 4ULL << 20;
+
+uint64_t fmix64(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
+uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+
+// A uniform double in (0, 1] from 53 bits of h.
+double unit_interval(uint64_t h) { return static_cast<double>((h >> 11) + 1) * 0x1.0p-53; }
+
+unsigned digits(uint64_t v) {
+  unsigned d = 1;
+  while (v >= 10) {
+    v /= 10;
+    ++d;
+  }
+  return d;
+}
+
+std::string padded(const char* prefix, uint64_t v, unsigned width) {
+  std::string s = std::to_string(v);
+  if (s.size() < width) s.insert(0, width - s.size(), '0');
+  return prefix + s;
+}
+
+Status write_all(int fd, const unsigned char* buf, uint64_t len, uint64_t offset, const std::string& what) {
+  while (len > 0) {
+    const ssize_t n = pwrite(fd, buf, len, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::FromErrno("write " + what + " at offset " + std::to_string(offset), errno);
+    }
+    if (n == 0) return Status::IoError("write " + what + ": no progress (device full?)");
+    buf += n;
+    len -= static_cast<uint64_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return Status::Ok();
+}
+
+// Opens (creating as needed) the folder path ("d01/d07") below data_fd, one component at a time,
+// never following a symlink.
+Status open_folder_chain(int data_fd, const std::string& path, int* out) {
+  int cur = dup(data_fd);
+  if (cur < 0) return Status::FromErrno("dup", errno);
+  size_t pos = 0;
+  while (pos < path.size()) {
+    size_t slash = path.find('/', pos);
+    if (slash == std::string::npos) slash = path.size();
+    int next = -1;
+    Status s = make_dir_at(cur, std::string_view(path).substr(pos, slash - pos), &next);
+    close(cur);
+    if (!s.ok()) return s;
+    cur = next;
+    pos = slash + 1;
+  }
+  *out = cur;
+  return Status::Ok();
+}
+
+Status write_manifest(int root_fd, const DatasetLayout& layout, bool complete, double generate_seconds) {
+  json m = {{"format", kFormat},
+            {"version", kFormatVersion},
+            {"complete", complete},
+            {"spec", layout.spec().to_json()},
+            {"files", layout.num_files()},
+            {"bytes", layout.total_bytes()},
+            {"sample_bytes", layout.sample_bytes()},
+            {"generate_seconds", generate_seconds}};
+  const std::string text = m.dump(2) + "\n";
+  if (unlinkat(root_fd, kManifestTemp, 0) != 0 && errno != ENOENT) {
+    return Status::FromErrno(std::string("remove ") + kManifestTemp, errno);
+  }
+  int fd = -1;
+  Status s = open_file_at(root_fd, kManifestTemp, O_WRONLY, &fd);
+  if (!s.ok()) return s;
+  s = write_all(fd, reinterpret_cast<const unsigned char*>(text.data()), text.size(), 0, kManifestTemp);
+  if (s.ok() && fsync(fd) != 0) s = Status::FromErrno(std::string("fsync ") + kManifestTemp, errno);
+  close(fd);
+  if (!s.ok()) return s;
+  if (renameat(root_fd, kManifestTemp, root_fd, kManifestName) != 0) {
+    return Status::FromErrno(std::string("rename ") + kManifestTemp, errno);
+  }
+  return fsync_dir(root_fd, "dataset folder");
+}
+
+// Reads a small file below dirfd; false when missing or unreadable.
+bool read_small_file(int dirfd, const char* name, std::string* out) {
+  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  out->clear();
+  char buf[4096];
+  bool ok = true;
+  while (true) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) ok = false;
+    if (n <= 0) break;
+    out->append(buf, static_cast<size_t>(n));
+    if (out->size() > (1 << 20)) {
+      ok = false;
+      break;
+    }
+  }
+  close(fd);
+  return ok;
+}
+
+std::string spec_difference(const json& had, const json& want) {
+  std::string out;
+  for (const auto& [k, v] : want.items()) {
+    if (had.contains(k) && had[k] == v) continue;
+    if (!out.empty()) out += ", ";
+    out += k + " " + (had.contains(k) ? had[k].dump() : "(absent)") + " vs " + v.dump();
+  }
+  for (const auto& [k, v] : had.items()) {
+    if (!want.contains(k)) out += (out.empty() ? "" : ", ") + k + " " + v.dump() + " vs (absent)";
+  }
+  return out;
+}
+
+// Writes one sample file (files layout).
+Status write_sample_file(int dir_fd, const DatasetLayout& layout, uint64_t sample, const BlockFiller& stamper,
+                         unsigned char* buf) {
+  const uint64_t len = layout.file_bytes(sample);
+  stamper.stamp(buf, len, sample);
+  unsigned char header[kSampleHeader];
+  sample_header(layout.spec(), sample, header);
+  std::memcpy(buf, header, std::min<uint64_t>(kSampleHeader, layout.size_of(sample)));
+  int fd = -1;
+  const std::string name = layout.name_of(sample);
+  Status s = open_file_at(dir_fd, name, O_WRONLY, &fd);
+  if (!s.ok()) return s;
+  s = write_all(fd, buf, len, 0, name);
+  close(fd);
+  return s;
+}
+
+// Writes one shard: the samples back to back, padding at the end.
+Status write_shard(int data_fd, const DatasetLayout& layout, uint64_t shard, const BlockFiller& stamper,
+                   unsigned char* buf, const std::atomic<bool>* stop, std::atomic<uint64_t>* progress) {
+  const uint64_t len = layout.file_bytes(shard);
+  const uint64_t first = layout.first_sample(shard);
+  const uint64_t end_sample = first + layout.samples_in(shard);
+  int fd = -1;
+  const std::string name = layout.name_of(shard);
+  Status s = open_file_at(data_fd, name, O_WRONLY, &fd);
+  if (!s.ok()) return s;
+  uint64_t next_header = first;  // the first sample whose header may still start at or after `off`
+  for (uint64_t off = 0, chunk = 0; off < len && s.ok(); off += kWriteChunk, ++chunk) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+      s = Status::Interrupted();
+      break;
+    }
+    const uint64_t n = std::min(kWriteChunk, len - off);
+    stamper.stamp(buf, n, (shard << 24) ^ chunk);
+    // Headers that overlap [off, off + n); one may straddle the previous chunk's end.
+    while (next_header < end_sample) {
+      const uint64_t ho = layout.offset_of(next_header);
+      const uint64_t hl = std::min<uint64_t>(kSampleHeader, layout.size_of(next_header));
+      if (ho >= off + n) break;
+      unsigned char header[kSampleHeader];
+      sample_header(layout.spec(), next_header, header);
+      const uint64_t from = std::max(ho, off);
+      const uint64_t to = std::min(ho + hl, off + n);
+      if (from < to) std::memcpy(buf + (from - off), header + (from - ho), to - from);
+      if (ho + hl > off + n) break;  // the rest of this header goes in the next chunk
+      ++next_header;
+    }
+    s = write_all(fd, buf, n, off, name);
+    if (s.ok() && progress != nullptr) progress->fetch_add(n, std::memory_order_relaxed);
+  }
+  close(fd);
+  return s;
+}
+
+}  // namespace
+
+const char* layout_name(DatasetLayoutKind k) { return k == DatasetLayoutKind::kFiles ? "files" : "shards"; }
+
+const char* distribution_name(SizeDistribution d) {
+  switch (d) {
+    case SizeDistribution::kFixed:
+      return "fixed";
+    case SizeDistribution::kNormal:
+      return "normal";
+    case SizeDistribution::kLognormal:
+      return "lognormal";
+  }
+  return "fixed";
+}
+
+void DatasetSpec::resolve_size_bounds() {
+  if (sample_size_max != 0) return;
+  if (distribution == SizeDistribution::kFixed) {
+    sample_size_max = sample_size;
+    return;
+  }
+  const double hi = static_cast<double>(sample_size) + 6.0 * static_cast<double>(sample_size_stdev);
+  sample_size_max = static_cast<uint64_t>(std::min(hi, static_cast<double>(kMaxSampleSize)));
+}
+
+json DatasetSpec::to_json() const {
+  json j = {{"layout", layout_name(layout)},
+            {"num_samples", num_samples},
+            {"sample_size", sample_size},
+            {"distribution", distribution_name(distribution)},
+            {"seed", seed}};
+  if (distribution != SizeDistribution::kFixed) {
+    j["sample_size_stdev"] = sample_size_stdev;
+    j["sample_size_min"] = sample_size_min;
+    j["sample_size_max"] = sample_size_max;
+  }
+  if (layout == DatasetLayoutKind::kFiles) {
+    j["files_per_dir"] = files_per_dir;
+  } else {
+    j["samples_per_shard"] = samples_per_shard;
+  }
+  return j;
+}
+
+uint32_t draw_sample_size(const DatasetSpec& spec, uint64_t sample) {
+  if (spec.distribution == SizeDistribution::kFixed) return static_cast<uint32_t>(spec.sample_size);
+  // Box-Muller on two hashed uniforms: one standard normal draw per sample,
+  // independent of every other sample's, so sizes need no sequential state.
+  const uint64_t key = fmix64(spec.seed ^ 0x6a09e667f3bcc909ULL);
+  const double u1 = unit_interval(fmix64(key ^ (sample * 2 + 1) * kGolden));
+  const double u2 = unit_interval(fmix64(key ^ (sample * 2 + 2) * kGolden));
+  const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  const double mean = static_cast<double>(spec.sample_size);
+  const double sd = static_cast<double>(spec.sample_size_stdev);
+  double x;
+  if (spec.distribution == SizeDistribution::kNormal) {
+    x = mean + sd * z;
+  } else {
+    // Parameters of the underlying normal so the sizes have this mean and stdev.
+    const double s2 = std::log1p((sd * sd) / (mean * mean));
+    x = std::exp(std::log(mean) - s2 / 2 + std::sqrt(s2) * z);
+  }
+  const double lo = static_cast<double>(spec.sample_size_min);
+  const double hi = static_cast<double>(spec.sample_size_max);
+  x = std::clamp(std::round(x), lo, hi);
+  return static_cast<uint32_t>(x);
+}
+
+uint64_t dataset_bytes_on_disk(DatasetSpec spec) {
+  spec.resolve_size_bounds();
+  uint64_t total = 0;
+  if (spec.layout == DatasetLayoutKind::kFiles) {
+    for (uint64_t i = 0; i < spec.num_samples; ++i) {
+      total += round_up(std::max<uint32_t>(draw_sample_size(spec, i), 1), kRecordAlignment);
+    }
+    return total;
+  }
+  const uint64_t per = std::max<uint64_t>(spec.samples_per_shard, 1);
+  for (uint64_t first = 0; first < spec.num_samples; first += per) {
+    uint64_t shard = 0;
+    for (uint64_t i = first; i < std::min(spec.num_samples, first + per); ++i) {
+      shard += draw_sample_size(spec, i);
+    }
+    total += round_up(std::max<uint64_t>(shard, 1), kRecordAlignment);
+  }
+  return total;
+}
+
+void sample_header(const DatasetSpec& spec, uint64_t sample, unsigned char out[kSampleHeader]) {
+  const uint64_t key = fmix64(spec.seed ^ 0xbb67ae8584caa73bULL);
+  const uint64_t words[2] = {sample ^ key, fmix64(sample * kGolden ^ key)};
+  std::memcpy(out, words, kSampleHeader);
+}
+
+DatasetLayout::DatasetLayout(const DatasetSpec& spec) : spec_(spec) {
+  spec_.resolve_size_bounds();
+  const uint64_t n = spec_.num_samples;
+  sizes_.resize(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    sizes_[i] = draw_sample_size(spec_, i);
+    sample_bytes_ += sizes_[i];
+    max_size_ = std::max(max_size_, sizes_[i]);
+  }
+  if (spec_.layout == DatasetLayoutKind::kFiles) {
+    num_files_ = n;
+    for (uint64_t i = 0; i < n; ++i) {
+      total_bytes_ += round_up(std::max<uint32_t>(sizes_[i], 1), kRecordAlignment);
+    }
+    const uint64_t per = std::max<uint64_t>(spec_.files_per_dir, 2);
+    // Enough folder levels that no folder, data/ included, holds more than files_per_dir entries.
+    uint64_t cap = per;
+    while (cap < n) {
+      cap = cap > UINT64_MAX / per ? UINT64_MAX : cap * per;
+      ++levels_;
+    }
+    dir_digits_ = digits(per - 1);
+    name_digits_ = digits(n == 0 ? 0 : n - 1);
+  } else {
+    const uint64_t per = std::max<uint64_t>(spec_.samples_per_shard, 1);
+    num_files_ = (n + per - 1) / per;
+    offsets_.resize(n);
+    shard_bytes_.resize(num_files_);
+    for (uint64_t f = 0; f < num_files_; ++f) {
+      uint64_t off = 0;
+      for (uint64_t i = f * per; i < std::min(n, (f + 1) * per); ++i) {
+        offsets_[i] = off;
+        off += sizes_[i];
+      }
+      shard_bytes_[f] = round_up(std::max<uint64_t>(off, 1), kRecordAlignment);
+      total_bytes_ += shard_bytes_[f];
+    }
+    name_digits_ = std::max(6u, digits(num_files_ == 0 ? 0 : num_files_ - 1));
+  }
+}
+
+uint64_t DatasetLayout::file_bytes(uint64_t file) const {
+  if (spec_.layout == DatasetLayoutKind::kFiles) {
+    return round_up(std::max<uint32_t>(sizes_[file], 1), kRecordAlignment);
+  }
+  return shard_bytes_[file];
+}
+
+uint64_t DatasetLayout::first_sample(uint64_t file) const {
+  return spec_.layout == DatasetLayoutKind::kFiles ? file : file * spec_.samples_per_shard;
+}
+
+uint64_t DatasetLayout::samples_in(uint64_t file) const {
+  if (spec_.layout == DatasetLayoutKind::kFiles) return 1;
+  const uint64_t first = first_sample(file);
+  return std::min(spec_.samples_per_shard, spec_.num_samples - first);
+}
+
+uint64_t DatasetLayout::max_aligned_span() const {
+  // A sample at an unaligned offset can touch one more block than its rounded-up size.
+  const uint64_t span = round_up(max_size_, kRecordAlignment);
+  return spec_.layout == DatasetLayoutKind::kFiles ? span : span + kRecordAlignment;
+}
+
+std::string DatasetLayout::folder_of(uint64_t file) const {
+  if (spec_.layout == DatasetLayoutKind::kShards || levels_ == 0) return "";
+  const uint64_t per = std::max<uint64_t>(spec_.files_per_dir, 2);
+  std::string path;
+  // Level l's folder index is digit l of the file number in base files_per_dir.
+  for (unsigned l = levels_; l >= 1; --l) {
+    uint64_t div = 1;
+    for (unsigned k = 0; k < l; ++k) div *= per;
+    if (!path.empty()) path += '/';
+    path += padded("d", (file / div) % per, dir_digits_);
+  }
+  return path;
+}
+
+std::string DatasetLayout::name_of(uint64_t file) const {
+  return spec_.layout == DatasetLayoutKind::kFiles ? padded("s", file, name_digits_)
+                                                   : padded("shard-", file, name_digits_);
+}
+
+std::string DatasetLayout::file_path(uint64_t file) const {
+  std::string folder = folder_of(file);
+  return folder.empty() ? name_of(file) : folder + "/" + name_of(file);
+}
+
+Status inspect_dataset_dir(int root_fd, const DatasetLayout& layout, DatasetDirState* state,
+                           std::string* why) {
+  why->clear();
+  const int dup_fd = dup(root_fd);
+  if (dup_fd < 0) return Status::FromErrno("dup", errno);
+  DIR* d = fdopendir(dup_fd);
+  if (d == nullptr) {
+    const int e = errno;
+    close(dup_fd);
+    return Status::FromErrno("read dataset folder", e);
+  }
+  rewinddir(d);
+  std::set<std::string> entries;
+  while (dirent* e = readdir(d)) {
+    std::string_view n(e->d_name);
+    if (n != "." && n != "..") entries.emplace(n);
+  }
+  closedir(d);
+  for (const auto& e : entries) {
+    if (e != kManifestName && e != kManifestTemp && e != kDataFolder) {
+      *state = DatasetDirState::kForeign;
+      *why = "holds \"" + e + "\", which iofab did not make";
+      return Status::Ok();
+    }
+  }
+  if (entries.empty()) {
+    *state = DatasetDirState::kEmpty;
+    return Status::Ok();
+  }
+  std::string text;
+  const char* manifest = entries.count(kManifestName) ? kManifestName : kManifestTemp;
+  if (!entries.count(kManifestName) && !entries.count(kManifestTemp)) {
+    *state = DatasetDirState::kForeign;
+    *why = std::string("holds data/ but no ") + kManifestName + ", so iofab did not make it";
+    return Status::Ok();
+  }
+  json m;
+  if (read_small_file(root_fd, manifest, &text)) m = json::parse(text, nullptr, false);
+  if (m.is_discarded() || !m.is_object() || m.value("format", "") != kFormat) {
+    *state = DatasetDirState::kForeign;
+    *why = std::string(manifest) + " is not an iofab dataset manifest";
+    return Status::Ok();
+  }
+  *state = DatasetDirState::kStale;
+  if (manifest != std::string(kManifestName) || !m.value("complete", false)) {
+    *why = "an incomplete iofab dataset (its generation did not finish)";
+    return Status::Ok();
+  }
+  const json want = layout.spec().to_json();
+  if (!m.contains("spec") || m["spec"] != want) {
+    *why = "an iofab dataset of other parameters (" + spec_difference(m.value("spec", json::object()), want) +
+           ")";
+    return Status::Ok();
+  }
+  const int data_fd = openat(root_fd, kDataFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (data_fd < 0) {
+    *why = "an iofab dataset whose data/ folder is missing";
+    return Status::Ok();
+  }
+  for (uint64_t f = 0; f < layout.num_files(); ++f) {
+    struct stat st {};
+    const std::string path = layout.file_path(f);
+    if (fstatat(data_fd, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        static_cast<uint64_t>(st.st_size) != layout.file_bytes(f)) {
+      *why = "an iofab dataset missing or with a damaged " + path;
+      close(data_fd);
+      return Status::Ok();
+    }
+  }
+  close(data_fd);
+  *state = DatasetDirState::kMatches;
+  return Status::Ok();
+}
+
+Status prepare_dataset_dir(int root_fd, const DatasetLayout& layout) {
+  Status s = write_manifest(root_fd, layout, false, 0);
+  if (!s.ok()) return s;
+  s = remove_tree_at(root_fd, kDataFolder);
+  if (!s.ok()) return s;
+  int fd = -1;
+  s = make_dir_at(root_fd, kDataFolder, &fd);
+  if (s.ok()) close(fd);
+  return s;
+}
+
+Status complete_manifest(int root_fd, const DatasetLayout& layout, double generate_seconds) {
+  return write_manifest(root_fd, layout, true, generate_seconds);
+}
+
+Status generate_dataset_part(int data_fd, const DatasetLayout& layout, const GenerateOptions& opts,
+                             uint64_t* bytes) {
+  const bool files = layout.spec().layout == DatasetLayoutKind::kFiles;
+  const uint64_t unit_files = files ? kFilesPerUnit : 1;
+  const uint64_t units = (layout.num_files() + unit_files - 1) / unit_files;
+  const auto rank = static_cast<uint64_t>(opts.rank);
+  const auto ranks = static_cast<uint64_t>(std::max(opts.ranks, 1));
+  const uint64_t mine = units > rank ? (units - rank + ranks - 1) / ranks : 0;
+  const unsigned threads = static_cast<unsigned>(std::clamp<uint64_t>(mine, 1, std::max(opts.threads, 1u)));
+  const uint64_t buf_len = files ? layout.max_aligned_span() : std::min(kWriteChunk, layout.total_bytes());
+  // Stamps come from one dataset-wide key, so every sector of the dataset differs from every other.
+  const BlockFiller stamper(fmix64(layout.spec().seed ^ 0x510e527fade682d1ULL));
+
+  std::atomic<uint64_t> next{0};
+  std::atomic<uint64_t> written{0};
+  std::mutex mu;
+  Status first;
+  auto worker = [&](unsigned t) {
+    std::unique_ptr<unsigned char[]> buf(new unsigned char[std::max<uint64_t>(buf_len, kRecordAlignment)]);
+    BlockFiller filler(fmix64(layout.spec().seed + 1000003 * (rank * 4099 + t + 1)));
+    filler.fill(buf.get(), std::max<uint64_t>(buf_len, kRecordAlignment));
+    Status s;
+    while (s.ok()) {
+      const uint64_t k = next.fetch_add(1);
+      if (k >= mine) break;
+      if (opts.stop != nullptr && opts.stop->load(std::memory_order_relaxed)) {
+        s = Status::Interrupted();
+        break;
+      }
+      const uint64_t unit = rank + k * ranks;
+      if (!files) {
+        s = write_shard(data_fd, layout, unit, stamper, buf.get(), opts.stop, opts.progress);
+        if (s.ok()) written.fetch_add(layout.file_bytes(unit));
+        continue;
+      }
+      std::string open_folder;
+      int dir_fd = -1;
+      for (uint64_t f = unit * unit_files;
+           f < std::min(layout.num_files(), (unit + 1) * unit_files) && s.ok(); ++f) {
+        const std::string folder = layout.folder_of(f);
+        if (dir_fd < 0 || folder != open_folder) {
+          if (dir_fd >= 0) close(dir_fd);
+          dir_fd = -1;
+          s = open_folder_chain(data_fd, folder, &dir_fd);
+          if (!s.ok()) break;
+          open_folder = folder;
+        }
+        s = write_sample_file(dir_fd, layout, f, stamper, buf.get());
+        if (s.ok()) {
+          written.fetch_add(layout.file_bytes(f));
+          if (opts.progress != nullptr) {
+            opts.progress->fetch_add(layout.file_bytes(f), std::memory_order_relaxed);
+          }
+        }
+      }
+      if (dir_fd >= 0) close(dir_fd);
+    }
+    if (!s.ok()) {
+      std::lock_guard<std::mutex> lock(mu);
+      // A real error wins over an interruption, so Ctrl-C never hides it.
+      if (first.ok() ||
+          (first.code() == Status::Code::kInterrupted && s.code() != Status::Code::kInterrupted)) {
+        first = s;
+      }
+      next.store(mine);  // the others stop after their current unit
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+  for (auto& th : pool) th.join();
+  *bytes = written.load();
+  if (!first.ok()) return first;
+  // One syncfs for the whole part: an fsync per small file would cost a device flush each.
+  if (syncfs(data_fd) != 0) return Status::FromErrno("syncfs of the dataset", errno);
+  return Status::Ok();
+}
+
+Status open_dataset_file(int data_fd, const DatasetLayout& layout, uint64_t file, bool direct, int* fd) {
+  Status s = open_file_at(data_fd, layout.file_path(file), O_RDONLY | (direct ? O_DIRECT : 0), fd);
+  if (!s.ok() && direct && s.message().find("Invalid argument") != std::string::npos) {
+    return Status::IoError(s.message() + " (this filesystem does not support O_DIRECT; set direct: false)");
+  }
+  return s;
+}
+
+Status dataset_cache_pass(int data_fd, const DatasetLayout& layout, uint64_t part, uint64_t parts, bool drop,
+                          CacheCounts* out) {
+  *out = CacheCounts{};
+  if (parts == 0) parts = 1;
+  for (uint64_t f = part; f < layout.num_files(); f += parts) {
+    int fd = -1;
+    Status s = open_dataset_file(data_fd, layout, f, false, &fd);
+    if (!s.ok()) return s;
+    if (drop) {
+      Status d = drop_cached_pages(fd);
+      if (!d.ok() && out->drop_error.empty()) out->drop_error = layout.file_path(f) + ": " + d.message();
+    }
+    uint64_t resident = 0;
+    s = resident_bytes(fd, layout.file_bytes(f), &resident);
+    close(fd);
+    if (!s.ok()) return s;
+    out->files++;
+    out->bytes += layout.file_bytes(f);
+    out->resident_bytes += resident;
+  }
+  return Status::Ok();
+}
+
+Status free_bytes_at(int root_fd, uint64_t* bytes) {
+  struct statvfs sv {};
+  if (fstatvfs(root_fd, &sv) != 0) return Status::FromErrno("statvfs of the dataset folder", errno);
+  *bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
+  return Status::Ok();
+}
+
+}  // namespace iofab

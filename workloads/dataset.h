@@ -1,0 +1,176 @@
+// The train_read dataset: samples stored one file each (`files`, spread
+// over subfolders so no folder holds more than files_per_dir entries) or
+// packed back to back into large record files (`shards`, like TFRecord or
+// WebDataset). Sizes come from a seeded distribution (fixed, normal,
+// lognormal), so a spec always describes the same bytes in the same places.
+//
+// On disk, below the dataset's root folder:
+//   iofab-dataset.json   the manifest: the spec, and whether generation finished
+//   data/                the sample files or shards
+// The manifest is written (incomplete) before the first byte of data and
+// rewritten (complete) after the last, so a folder holding it is one iofab
+// made, and a complete one with the same spec can be reused.
+//
+// Every sample file and shard is padded with data to a multiple of
+// kRecordAlignment, so an O_DIRECT read of the aligned span covering a
+// sample never passes the end of its file (a filesystem allocates whole
+// blocks anyway: the device reads the same bytes either way). Every sample
+// starts with a header naming (seed, sample id), so a reader can tell it got
+// the right bytes; the rest is incompressible and never dedupable.
+//
+// Thread-safety: DatasetLayout is immutable after construction; the free
+// functions are safe to call from several threads on distinct files.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/core/status.h"
+
+namespace iofab {
+
+enum class DatasetLayoutKind { kFiles, kShards };
+enum class SizeDistribution { kFixed, kNormal, kLognormal };
+
+constexpr uint64_t kRecordAlignment = 4096;
+constexpr size_t kSampleHeader = 16;
+// IoRequest lengths are 32 bits; the aligned span of the largest sample must fit.
+constexpr uint64_t kMaxSampleSize = 256ULL << 20;
+constexpr const char* kManifestName = "iofab-dataset.json";
+constexpr const char* kDataFolder = "data";
+
+struct DatasetSpec {
+  DatasetLayoutKind layout = DatasetLayoutKind::kShards;
+  uint64_t num_samples = 0;
+  uint64_t sample_size = 0;  // fixed size, or the distribution's mean
+  SizeDistribution distribution = SizeDistribution::kFixed;
+  uint64_t sample_size_stdev = 0;
+  uint64_t sample_size_min = 1;  // draws are clamped to [min, max]
+  uint64_t sample_size_max = 0;  // 0 until resolve_size_bounds()
+  uint64_t seed = 1;
+  uint64_t files_per_dir = 1024;      // files layout
+  uint64_t samples_per_shard = 1024;  // shards layout
+
+  // Fills sample_size_max when 0: the size itself when fixed, else mean + 6 stdev
+  // (capped at kMaxSampleSize).
+  void resolve_size_bounds();
+  // What the manifest records and reuse compares: every field that changes the bytes.
+  nlohmann::json to_json() const;
+};
+
+const char* layout_name(DatasetLayoutKind k);
+const char* distribution_name(SizeDistribution d);
+
+// Bytes the dataset of spec takes on disk (padding included), without
+// building its layout: what the free-space preflight counts.
+uint64_t dataset_bytes_on_disk(DatasetSpec spec);
+
+// The size of sample i: a pure function of the spec and i.
+uint32_t draw_sample_size(const DatasetSpec& spec, uint64_t sample);
+// The first kSampleHeader bytes of sample i (a sample shorter than that holds a prefix).
+void sample_header(const DatasetSpec& spec, uint64_t sample, unsigned char out[kSampleHeader]);
+
+// Where every sample lives. Building it draws every size: O(num_samples)
+// time, and 4 bytes per sample (12 for shards) of memory.
+class DatasetLayout {
+ public:
+  explicit DatasetLayout(const DatasetSpec& spec);
+
+  const DatasetSpec& spec() const { return spec_; }
+  uint64_t num_samples() const { return spec_.num_samples; }
+  // Sample files (files layout) or shards.
+  uint64_t num_files() const { return num_files_; }
+  uint64_t file_of(uint64_t sample) const {
+    return spec_.layout == DatasetLayoutKind::kFiles ? sample : sample / spec_.samples_per_shard;
+  }
+  uint64_t offset_of(uint64_t sample) const {
+    return spec_.layout == DatasetLayoutKind::kFiles ? 0 : offsets_[sample];
+  }
+  uint32_t size_of(uint64_t sample) const { return sizes_[sample]; }
+  // Size of the file on disk, padded to kRecordAlignment.
+  uint64_t file_bytes(uint64_t file) const;
+  // Samples [first_sample(f), first_sample(f) + samples_in(f)) live in file f.
+  uint64_t first_sample(uint64_t file) const;
+  uint64_t samples_in(uint64_t file) const;
+  uint64_t total_bytes() const { return total_bytes_; }    // on disk
+  uint64_t sample_bytes() const { return sample_bytes_; }  // the samples alone
+  uint32_t max_sample_size() const { return max_size_; }
+  // The longest aligned span covering one sample: what an O_DIRECT reader's buffer must hold.
+  uint64_t max_aligned_span() const;
+
+  // Path of file f below data/: "shard-000012", or "d0003/s00003172" (folders first).
+  std::string file_path(uint64_t file) const;
+  // The folder part of file_path ("" when the file sits directly in data/).
+  std::string folder_of(uint64_t file) const;
+  std::string name_of(uint64_t file) const;
+
+ private:
+  DatasetSpec spec_;
+  std::vector<uint32_t> sizes_;
+  std::vector<uint64_t> offsets_;      // shards: offset of each sample in its shard
+  std::vector<uint64_t> shard_bytes_;  // shards: padded size of each shard
+  uint64_t num_files_ = 0;
+  uint64_t total_bytes_ = 0;
+  uint64_t sample_bytes_ = 0;
+  uint32_t max_size_ = 0;
+  unsigned levels_ = 0;  // files layout: folder levels below data/
+  unsigned dir_digits_ = 1;
+  unsigned name_digits_ = 1;
+};
+
+// ---- the dataset's folder ----
+
+enum class DatasetDirState {
+  kEmpty,    // nothing there: generate
+  kMatches,  // a complete iofab dataset of this spec, every file present at its size: reuse
+  kStale,    // an iofab dataset, but incomplete, of another spec or damaged: regenerate
+  kForeign,  // holds something iofab did not make: refuse
+};
+
+// Looks at the folder root_fd; *why explains every state but kEmpty and kMatches.
+Status inspect_dataset_dir(int root_fd, const DatasetLayout& layout, DatasetDirState* state,
+                           std::string* why);
+
+// Makes root_fd ready to generate into: writes an incomplete manifest (so
+// the folder is recognisably iofab's from now on), removes an old data/
+// (only ever after inspect_dataset_dir said kEmpty or kStale) and creates it.
+Status prepare_dataset_dir(int root_fd, const DatasetLayout& layout);
+
+// Rewrites the manifest as complete (temp file, fsync, rename, fsync folder).
+Status complete_manifest(int root_fd, const DatasetLayout& layout, double generate_seconds);
+
+struct GenerateOptions {
+  int rank = 0;          // files f with f % ranks == rank are this rank's (whole shards,
+  int ranks = 1;         //   or runs of 64 sample files)
+  unsigned threads = 1;  // writer threads on this rank
+  const std::atomic<bool>* stop = nullptr;
+  std::atomic<uint64_t>* progress = nullptr;  // bytes written, for the console
+};
+
+// Writes this rank's part of data/ (buffered writes, then syncfs so the
+// data is durable and its cached pages can be dropped). *bytes: bytes written.
+Status generate_dataset_part(int data_fd, const DatasetLayout& layout, const GenerateOptions& opts,
+                             uint64_t* bytes);
+
+// Opens file f of the dataset for reading (O_NOFOLLOW, close-on-exec, O_DIRECT when direct).
+Status open_dataset_file(int data_fd, const DatasetLayout& layout, uint64_t file, bool direct, int* fd);
+
+// Page-cache state of the files f with f % parts == part: optionally drops
+// their cached pages first (drop_cached_pages), then counts how many of
+// their bytes are resident (mincore). A refused drop is noted, not fatal.
+struct CacheCounts {
+  uint64_t files = 0;
+  uint64_t bytes = 0;
+  uint64_t resident_bytes = 0;
+  std::string drop_error;  // the first refusal, empty when every drop was accepted
+};
+Status dataset_cache_pass(int data_fd, const DatasetLayout& layout, uint64_t part, uint64_t parts, bool drop,
+                          CacheCounts* out);
+
+// Bytes available to this user on root_fd's filesystem.
+Status free_bytes_at(int root_fd, uint64_t* bytes);
+
+}  // namespace iofab

@@ -1,0 +1,22 @@
+// Phase `restore`: restart after a failure. Every rank's workers read a
+// committed checkpoint back, each shard by `fanout` readers (data-parallel
+// replicas loading the same shard), cold (O_DIRECT, or pages dropped and
+// residency measured), verifying every byte against the manifest's xxh3 as
+// it streams in. A missing, short or corrupt shard fails the phase by name.
+// The checkpoint is an earlier checkpoint phase's in this run, or `from`, a
+// step-N/ folder another run left (read only, never written or removed).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "workloads/phase.h"
+
+namespace iofab {
+
+class ParamReader;
+
+std::unique_ptr<Phase> parse_restore(ParamReader& r);
+const std::vector<MetricInfo>& restore_metrics();
+
+}  // namespace iofab

@@ -1,0 +1,415 @@
+#include "workloads/train_loader.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "harness/engines/io_pump.h"
+#include "harness/gpu/batch_copy.h"
+
+namespace iofab {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr auto kPoll = std::chrono::milliseconds(20);  // how often waiters look at the stop flag
+constexpr uint64_t kSleepSlice = 50'000'000;           // compute sleeps in slices this long, to see a stop
+
+// Sleeps until deadline (CLOCK_MONOTONIC ns) or until stop is set.
+void sleep_until(uint64_t deadline, const std::atomic<bool>& stop) {
+  for (;;) {
+    const uint64_t now = now_ns();
+    if (now >= deadline || stop.load(std::memory_order_relaxed)) return;
+    const uint64_t until = std::min(deadline, now + kSleepSlice);
+    timespec ts{static_cast<time_t>(until / 1'000'000'000ULL), static_cast<long>(until % 1'000'000'000ULL)};
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+  }
+}
+
+// A real error is kept over an interruption, so Ctrl-C never hides one.
+void keep_first(Status* first, const Status& s) {
+  if (s.ok()) return;
+  if (first->ok() ||
+      (first->code() == Status::Code::kInterrupted && s.code() != Status::Code::kInterrupted)) {
+    *first = s;
+  }
+}
+
+}  // namespace
+
+void EpochStats::merge(const EpochStats& o) {
+  reads.merge(o.reads);
+  io_bytes += o.io_bytes;
+  batches += o.batches;
+  compute_ns += o.compute_ns;
+  wait_ns += o.wait_ns;
+  first_wait_ns = std::max(first_wait_ns, o.first_wait_ns);
+  wall_ns += o.wall_ns;
+  end_ns = std::max(end_ns, o.end_ns);
+  batch_wait.merge(o.batch_wait);
+  id_count += o.id_count;
+  id_sum += o.id_sum;
+  corrupt += o.corrupt;
+  gpu_bytes += o.gpu_bytes;
+  gpu_ns += o.gpu_ns;
+}
+
+json EpochStats::to_json() const {
+  return {{"reads", reads.to_json()}, {"io_bytes", io_bytes}, {"batches", batches},
+          {"compute_ns", compute_ns}, {"wait_ns", wait_ns},   {"first_wait_ns", first_wait_ns},
+          {"wall_ns", wall_ns},       {"end_ns", end_ns},     {"batch_wait", batch_wait.to_json()},
+          {"id_count", id_count},     {"id_sum", id_sum},     {"corrupt", corrupt},
+          {"gpu_bytes", gpu_bytes},   {"gpu_ns", gpu_ns}};
+}
+
+bool EpochStats::from_json(const json& j) {
+  if (!j.is_object()) return false;
+  for (const char* k : {"io_bytes", "batches", "compute_ns", "wait_ns", "first_wait_ns", "wall_ns", "end_ns",
+                        "id_count", "id_sum", "corrupt", "gpu_bytes", "gpu_ns"}) {
+    if (!j.contains(k) || !j[k].is_number_unsigned()) return false;
+  }
+  if (!j.contains("reads") || !j.contains("batch_wait")) return false;
+  EpochStats e(reads.series.interval_ns());
+  if (!e.reads.from_json(j["reads"]) || !e.batch_wait.from_json(j["batch_wait"])) return false;
+  e.io_bytes = j["io_bytes"].get<uint64_t>();
+  e.batches = j["batches"].get<uint64_t>();
+  e.compute_ns = j["compute_ns"].get<uint64_t>();
+  e.wait_ns = j["wait_ns"].get<uint64_t>();
+  e.first_wait_ns = j["first_wait_ns"].get<uint64_t>();
+  e.wall_ns = j["wall_ns"].get<uint64_t>();
+  e.end_ns = j["end_ns"].get<uint64_t>();
+  e.id_count = j["id_count"].get<uint64_t>();
+  e.id_sum = j["id_sum"].get<uint64_t>();
+  e.corrupt = j["corrupt"].get<uint64_t>();
+  e.gpu_bytes = j["gpu_bytes"].get<uint64_t>();
+  e.gpu_ns = j["gpu_ns"].get<uint64_t>();
+  *this = std::move(e);
+  return true;
+}
+
+struct TrainLoader::Reader {
+  struct Slot {
+    uint32_t sample = 0;
+    uint64_t pos = 0;       // position in the plan
+    uint64_t start_ns = 0;  // before the open (files layout), so latency includes it
+    uint32_t skip = 0;      // bytes of the aligned span before the sample
+    int fd = -1;            // files layout: the sample's file while its read is in flight
+    int handle = -1;
+  };
+  std::unique_ptr<Engine> engine;
+  IoBuffers bufs;
+  unsigned slots = 1;
+  std::vector<int> shard_handles;
+  std::vector<Slot> slot;
+  EpochStats stats;
+};
+
+struct TrainLoader::Epoch {
+  Epoch(const BatchPlan& p, uint64_t t, const std::atomic<bool>& s, std::atomic<uint64_t>* prog)
+      : plan(p),
+        t0(t),
+        stop(s),
+        progress(prog),
+        n(p.samples.size()),
+        filled(std::make_unique<std::atomic<uint32_t>[]>(p.batches())) {}
+
+  // Positions below `positions` batches' end: what the window admits.
+  uint64_t window(uint64_t batches) const { return std::min(n, batches * plan.batch_size); }
+  void set_limit(uint64_t positions) {
+    limit.store(positions, std::memory_order_release);
+    { std::lock_guard<std::mutex> lock(mu); }
+    readers_cv.notify_all();
+  }
+  void fail() {
+    quit.store(true, std::memory_order_release);
+    { std::lock_guard<std::mutex> lock(mu); }
+    readers_cv.notify_all();
+    consumer_cv.notify_all();
+  }
+
+  const BatchPlan& plan;
+  const uint64_t t0;
+  const std::atomic<bool>& stop;
+  std::atomic<uint64_t>* progress;
+  const uint64_t n;
+  std::atomic<uint64_t> cursor{0};
+  std::atomic<uint64_t> limit{0};
+  std::unique_ptr<std::atomic<uint32_t>[]> filled;  // samples done per batch
+  std::atomic<bool> quit{false};                    // a reader failed, or the consumer stopped
+  std::mutex mu;
+  std::condition_variable readers_cv;   // the window moved, or quit
+  std::condition_variable consumer_cv;  // a batch completed, or quit
+};
+
+TrainLoader::TrainLoader(const LoaderConfig& config, const DatasetLayout& layout, int data_fd,
+                         BatchCopier* copier)
+    : config_(config), layout_(layout), data_fd_(data_fd), copier_(copier) {}
+
+TrainLoader::~TrainLoader() {
+  // Engines first: no I/O may be in flight on a closed fd.
+  for (auto& r : readers_) r->engine.reset();
+  for (int fd : shard_fds_) close(fd);
+}
+
+std::string TrainLoader::engine_name() const {
+  return readers_.empty() ? std::string() : std::string(readers_[0]->engine->name());
+}
+
+Status TrainLoader::create(const LoaderConfig& config, const DatasetLayout& layout, int data_fd,
+                           const EngineFactory& make, BatchCopier* copier,
+                           std::unique_ptr<TrainLoader>* out) {
+  std::unique_ptr<TrainLoader> l(new TrainLoader(config, layout, data_fd, copier));
+  const bool shards = layout.spec().layout == DatasetLayoutKind::kShards;
+  if (shards) {
+    for (uint64_t f = 0; f < layout.num_files(); ++f) {
+      int fd = -1;
+      Status s = open_dataset_file(data_fd, layout, f, config.direct, &fd);
+      if (!s.ok()) {
+        if (s.message().find("Too many open files") != std::string::npos) {
+          return Status::IoError(s.message() + " (" + std::to_string(layout.num_files()) +
+                                 " shards are kept open: raise `ulimit -n` or samples_per_shard)");
+        }
+        return s;
+      }
+      l->shard_fds_.push_back(fd);
+    }
+  }
+  const uint64_t buf_size = config.direct ? layout.max_aligned_span() : layout.max_sample_size();
+  for (unsigned t = 0; t < std::max(config.read_threads, 1u); ++t) {
+    auto r = std::make_unique<Reader>();
+    EngineOptions eo;
+    eo.queue_depth = config.queue_depth;
+    eo.direct = config.direct;
+    // Sample files come and go with every read: registering each would cost a syscall per sample.
+    eo.fixed_files = shards && getenv("P3_NOFIX") == nullptr; eo.fixed_buffers = getenv("P3_NOFIXBUF") == nullptr;
+    eo.max_files = shards ? static_cast<unsigned>(std::min<uint64_t>(layout.num_files(), 1u << 20)) : 1;
+    Status s = make(eo, &r->engine);
+    if (!s.ok()) return s;
+    const EngineCaps caps = r->engine->caps();
+    l->verify_ = caps.moves_data;
+    // A synchronous engine completes each I/O inside queue(): more slots would only
+    // delay the completions (and inflate their latencies) behind each other.
+    r->slots = caps.sync ? 1 : std::max(config.queue_depth, 1u);
+    s = IoBuffers::allocate(r->slots, std::max<uint64_t>(buf_size, 1), &r->bufs);
+    if (!s.ok()) return s;
+    s = r->engine->register_buffers(r->bufs.iovecs());
+    if (!s.ok()) return s;
+    r->slot.resize(r->slots);
+    for (int fd : l->shard_fds_) {
+      int h = -1;
+      s = r->engine->add_file(fd, &h);
+      if (!s.ok()) return s;
+      r->shard_handles.push_back(h);
+    }
+    l->readers_.push_back(std::move(r));
+  }
+  *out = std::move(l);
+  return Status::Ok();
+}
+
+Status TrainLoader::read_loop(Reader& r, Epoch& e) {
+  const bool files = layout_.spec().layout == DatasetLayoutKind::kFiles;
+  const DatasetSpec& spec = layout_.spec();
+  const uint64_t stride = layout_.max_sample_size();
+  Status result;
+  auto next = [&](unsigned slot, IoRequest& req) -> bool {
+    if (e.quit.load(std::memory_order_relaxed)) return false;
+    uint64_t pos = e.cursor.load(std::memory_order_relaxed);
+    do {
+      if (pos >= e.limit.load(std::memory_order_acquire)) return false;
+    } while (
+        !e.cursor.compare_exchange_weak(pos, pos + 1, std::memory_order_acq_rel, std::memory_order_relaxed));
+    Reader::Slot& sl = r.slot[slot];
+    sl.sample = e.plan.samples[pos];
+    sl.pos = pos;
+    sl.start_ns = now_ns();
+    const uint64_t file = layout_.file_of(sl.sample);
+    int handle = -1;
+    if (files) {
+      int fd = -1;
+      Status s = open_dataset_file(data_fd_, layout_, file, config_.direct, &fd);
+      if (s.ok()) {
+        s = r.engine->add_file(fd, &handle);
+        if (!s.ok()) close(fd);
+      }
+      if (!s.ok()) {
+        keep_first(&result, s);
+        e.fail();
+        return false;
+      }
+      sl.fd = fd;
+      sl.handle = handle;
+    } else {
+      handle = r.shard_handles[file];
+    }
+    const uint64_t off = layout_.offset_of(sl.sample);
+    const uint64_t size = layout_.size_of(sl.sample);
+    if (config_.direct) {
+      const uint64_t a = off / kRecordAlignment * kRecordAlignment;
+      const uint64_t end = (off + size + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment;
+      req.offset = a;
+      req.len = static_cast<uint32_t>(end - a);
+      sl.skip = static_cast<uint32_t>(off - a);
+    } else {
+      req.offset = off;
+      req.len = static_cast<uint32_t>(size);
+      sl.skip = 0;
+    }
+    req.file = handle;
+    req.op = IoOp::kRead;
+    return true;
+  };
+  auto done = [&](unsigned slot, const IoRequest& req) {
+    Reader::Slot& sl = r.slot[slot];
+    const uint32_t size = layout_.size_of(sl.sample);
+    const auto* data = static_cast<const unsigned char*>(req.buf) + sl.skip;
+    if (verify_) {
+      unsigned char h[kSampleHeader];
+      sample_header(spec, sl.sample, h);
+      if (std::memcmp(data, h, std::min<size_t>(kSampleHeader, size)) != 0) r.stats.corrupt++;
+    }
+    const uint64_t batch = sl.pos / e.plan.batch_size;
+    if (copier_ != nullptr) {
+      // Collate: the sample goes to its place in the batch's pinned buffer.
+      auto* dst = static_cast<unsigned char*>(copier_->host(batch % copier_->slots()));
+      std::memcpy(dst + (sl.pos - e.plan.batch_begin(batch)) * stride, data, size);
+    }
+    if (sl.fd >= 0) {
+      r.engine->remove_file(sl.handle);
+      close(sl.fd);
+      sl.fd = -1;
+    }
+    const uint64_t end = now_ns();
+    const uint64_t start_rel = sl.start_ns > e.t0 ? sl.start_ns - e.t0 : 0;
+    r.stats.reads.latency.record(end - sl.start_ns);
+    r.stats.reads.series.add(end - e.t0, size);
+    r.stats.reads.span(start_rel, end - e.t0);
+    r.stats.reads.bytes += size;
+    r.stats.reads.ios++;
+    r.stats.io_bytes += req.len;
+    r.stats.id_count++;
+    r.stats.id_sum += sample_fingerprint(sl.sample);
+    if (e.progress != nullptr) e.progress->fetch_add(size, std::memory_order_relaxed);
+    if (e.filled[batch].fetch_add(1, std::memory_order_acq_rel) + 1 == e.plan.batch_len(batch)) {
+      { std::lock_guard<std::mutex> lock(e.mu); }
+      e.consumer_cv.notify_all();
+    }
+  };
+  while (result.ok()) {
+    if (e.quit.load(std::memory_order_acquire) || e.stop.load(std::memory_order_relaxed)) break;
+    const uint64_t pos = e.cursor.load(std::memory_order_acquire);
+    if (pos >= e.n) break;
+    if (pos >= e.limit.load(std::memory_order_acquire)) {
+      std::unique_lock<std::mutex> lock(e.mu);
+      e.readers_cv.wait_for(lock, kPoll, [&] {
+        return e.quit.load() || e.cursor.load() < e.limit.load() || e.cursor.load() >= e.n;
+      });
+      continue;
+    }
+    IoPump pump(*r.engine, r.bufs, r.slots, true, nullptr, nullptr, e.t0, nullptr, &e.stop);
+    Status s = pump.run(next, done);
+    // Files whose reads failed or were abandoned are still open.
+    for (auto& sl : r.slot) {
+      if (sl.fd < 0) continue;
+      r.engine->remove_file(sl.handle);
+      close(sl.fd);
+      sl.fd = -1;
+    }
+    keep_first(&result, s);
+  }
+  if (!result.ok() && result.code() != Status::Code::kInterrupted) e.fail();
+  return result;
+}
+
+Status TrainLoader::run_epoch(const BatchPlan& plan, uint64_t t0, const std::atomic<bool>& stop,
+                              std::atomic<uint64_t>* progress, EpochStats* out) {
+  *out = EpochStats(config_.series_interval_ns);
+  Epoch e(plan, t0, stop, progress);
+  const uint64_t nb = plan.batches();
+  e.limit.store(e.window(config_.prefetch == 0 ? 1 : config_.prefetch));
+  for (auto& r : readers_) r->stats = EpochStats(config_.series_interval_ns);
+
+  std::vector<Status> reader_status(readers_.size());
+  std::vector<std::thread> threads;
+  threads.reserve(readers_.size());
+  for (size_t i = 0; i < readers_.size(); ++i) {
+    threads.emplace_back([&, i] { reader_status[i] = read_loop(*readers_[i], e); });
+  }
+
+  Status consumer;
+  uint64_t take0 = 0;
+  uint64_t last_end = t0;
+  for (uint64_t b = 0; b < nb; ++b) {
+    const uint64_t w0 = now_ns();
+    {
+      std::unique_lock<std::mutex> lock(e.mu);
+      while (e.filled[b].load(std::memory_order_acquire) < plan.batch_len(b) && !e.quit.load() &&
+             !stop.load(std::memory_order_relaxed)) {
+        e.consumer_cv.wait_for(lock, kPoll);
+      }
+    }
+    if (stop.load(std::memory_order_relaxed)) {
+      consumer = Status::Interrupted();
+      break;
+    }
+    if (e.quit.load()) break;  // a reader failed; its status says why
+    if (copier_ != nullptr) {
+      const uint64_t g0 = now_ns();
+      const uint64_t bytes = plan.batch_len(b) * layout_.max_sample_size();
+      consumer = copier_->copy(b % copier_->slots(), bytes);
+      out->gpu_ns += now_ns() - g0;
+      if (!consumer.ok()) break;
+      out->gpu_bytes += bytes;
+    }
+    const uint64_t take = now_ns();
+    out->batch_wait.record(take - w0);
+    if (b == 0) {
+      out->first_wait_ns = take - t0;
+      take0 = take;
+    } else {
+      out->wait_ns += take - w0;
+    }
+    if (config_.prefetch > 0) e.set_limit(e.window(b + 1 + config_.prefetch));
+    last_end = take;
+    if (config_.compute_ns > 0) {
+      sleep_until(take + config_.compute_ns, stop);
+      last_end = now_ns();
+      out->compute_ns += last_end - take;
+    }
+    out->batches++;
+    if (config_.prefetch == 0) e.set_limit(e.window(b + 2));
+  }
+  e.fail();  // releases every reader, done or not
+  for (auto& t : threads) t.join();
+
+  out->end_ns = last_end - t0;
+  if (out->batches >= 2) {
+    out->wall_ns = last_end - take0;
+  } else {
+    // One batch: nothing to exclude.
+    out->wall_ns = last_end - t0;
+    out->wait_ns = out->first_wait_ns;
+  }
+  for (auto& r : readers_) {
+    out->reads.merge(r->stats.reads);
+    out->io_bytes += r->stats.io_bytes;
+    out->id_count += r->stats.id_count;
+    out->id_sum += r->stats.id_sum;
+    out->corrupt += r->stats.corrupt;
+  }
+  Status first;
+  for (const auto& s : reader_status) keep_first(&first, s);
+  keep_first(&first, consumer);
+  if (first.ok() && stop.load()) first = Status::Interrupted();
+  return first;
+}
+
+}  // namespace iofab

@@ -1,0 +1,121 @@
+// TrainLoader: one rank's native data loader for the train_read phase.
+//
+// read_threads reader threads, each with its own Engine at queue_depth,
+// pull samples one at a time from a shared cursor over the epoch's batch
+// plan, but only from the batches admitted by the prefetch window: batch b
+// may be read once the consumer has taken batch b - prefetch (prefetch 0:
+// once it has finished computing on batch b - 1, so reading and compute
+// never overlap). The consumer, on the caller's thread, waits for the next
+// batch in order to be complete (that wait is the time the accelerator
+// starves), optionally copies it to a GPU, then "computes" for
+// compute_per_batch while the readers keep filling the window.
+//
+// Readers drive their engine through IoPump. IoPump's next() cannot say
+// "nothing now, more later", so a reader that reaches the window's edge
+// lets its pump drain and starts a new one once the window moves: the
+// in-flight I/O of the batch the consumer waits for is reaped, never held.
+//
+// Under O_DIRECT a sample is read as the aligned span covering it (the
+// dataset pads every file so that span never passes the end); only the
+// sample's own bytes count as read bytes, the span's in io_bytes.
+//
+// Thread-safety: one epoch at a time, from one thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/core/status.h"
+#include "harness/engines/engine.h"
+#include "harness/engines/io_buffers.h"
+#include "harness/stats/histogram.h"
+#include "harness/stats/io_tally.h"
+#include "workloads/dataset.h"
+#include "workloads/sampler.h"
+
+namespace iofab {
+
+class BatchCopier;
+
+// Makes an engine by the loader's options (tests pass engines of their own).
+using EngineFactory = std::function<Status(const EngineOptions&, std::unique_ptr<Engine>*)>;
+
+struct LoaderConfig {
+  unsigned read_threads = 1;
+  unsigned queue_depth = 1;
+  unsigned prefetch = 2;    // batches ahead of the one being computed on
+  uint64_t compute_ns = 0;  // emulated compute per batch
+  bool direct = false;
+  uint64_t series_interval_ns = 100'000'000;
+};
+
+// One rank's figures for one epoch. Times are ns since the epoch's common start t0.
+struct EpochStats {
+  explicit EpochStats(uint64_t series_interval_ns = 100'000'000) : reads(series_interval_ns) {}
+
+  IoTally reads;  // bytes: sample bytes; ios: samples; latency: per sample; span: first start to last end
+  uint64_t io_bytes = 0;       // bytes requested from storage (aligned spans under O_DIRECT)
+  uint64_t batches = 0;        // batches consumed
+  uint64_t compute_ns = 0;     // emulated compute, all consumed batches
+  uint64_t wait_ns = 0;        // consumer waiting for data, first batch excluded when there are >= 2
+  uint64_t first_wait_ns = 0;  // t0 to the first batch being ready (pipeline fill)
+  uint64_t wall_ns = 0;        // the AU denominator: first batch taken to last compute end (>= 2 batches)
+  uint64_t end_ns = 0;         // last compute end
+  Histogram batch_wait;        // every batch's wait, first included
+  uint64_t id_count = 0;       // samples read
+  uint64_t id_sum = 0;         // sum of sample_fingerprint over the samples read (mod 2^64)
+  uint64_t corrupt = 0;        // samples whose header did not name the sample
+  uint64_t gpu_bytes = 0;
+  uint64_t gpu_ns = 0;
+
+  double au() const {
+    return wall_ns > 0 ? static_cast<double>(compute_ns) / static_cast<double>(wall_ns) : 0.0;
+  }
+  void merge(const EpochStats& other);  // another rank's: sums; end_ns and spans widen
+  nlohmann::json to_json() const;
+  bool from_json(const nlohmann::json& j);
+};
+
+class TrainLoader {
+ public:
+  TrainLoader(const TrainLoader&) = delete;
+  TrainLoader& operator=(const TrainLoader&) = delete;
+  ~TrainLoader();
+
+  // Makes the readers' engines and buffers and, for shards, opens every
+  // shard once. copier may be null (no GPU copy); it must have at least
+  // prefetch + 1 slots of batch_size * max_sample_size bytes.
+  static Status create(const LoaderConfig& config, const DatasetLayout& layout, int data_fd,
+                       const EngineFactory& make, BatchCopier* copier, std::unique_ptr<TrainLoader>* out);
+
+  // Reads and consumes one epoch's plan. t0: the epoch's common start
+  // (CLOCK_MONOTONIC ns). Returns Interrupted when stop was seen, the first
+  // I/O error otherwise; out is filled either way.
+  Status run_epoch(const BatchPlan& plan, uint64_t t0, const std::atomic<bool>& stop,
+                   std::atomic<uint64_t>* progress, EpochStats* out);
+
+  std::string engine_name() const;
+  // Whether samples' headers are checked (not with an engine that moves no data).
+  bool verifies() const { return verify_; }
+
+ private:
+  struct Reader;
+  struct Epoch;
+  TrainLoader(const LoaderConfig& config, const DatasetLayout& layout, int data_fd, BatchCopier* copier);
+  Status read_loop(Reader& r, Epoch& e);
+
+  LoaderConfig config_;
+  const DatasetLayout& layout_;
+  int data_fd_;
+  BatchCopier* copier_;
+  bool verify_ = true;
+  std::vector<int> shard_fds_;
+  std::vector<std::unique_ptr<Reader>> readers_;
+};
+
+}  // namespace iofab

@@ -1,0 +1,697 @@
+#include "workloads/train_read_phase.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <map>
+
+#include "harness/engines/engine.h"
+#include "harness/engines/engine_choice.h"
+#include "harness/engines/io_pump.h"
+#include "harness/fs/diskstats.h"
+#include "harness/fs/run_dir.h"
+#include "harness/fs/target.h"
+#include "harness/gpu/batch_copy.h"
+#include "harness/stats/io_tally.h"
+#include "harness/suite/params.h"
+#include "harness/suite/units.h"
+#include "workloads/sampler.h"
+
+namespace iofab {
+namespace {
+
+using nlohmann::json;
+
+// Above this fraction resident at a cold epoch's start, its figures are flagged as possibly from memory.
+constexpr double kColdResidentLimit = 0.05;
+
+const char* drop_cache_name(DropCache d) {
+  switch (d) {
+    case DropCache::kEveryEpoch:
+      return "every_epoch";
+    case DropCache::kFirstEpoch:
+      return "first_epoch";
+    case DropCache::kNever:
+      return "never";
+  }
+  return "every_epoch";
+}
+
+Status status_of(int code, const std::string& msg) {
+  switch (static_cast<Status::Code>(code)) {
+    case Status::Code::kOk:
+      return Status::Ok();
+    case Status::Code::kInvalidArgument:
+      return Status::Invalid(msg);
+    case Status::Code::kIoError:
+      return Status::IoError(msg);
+    case Status::Code::kInterrupted:
+      return Status::Interrupted(msg);
+    case Status::Code::kUnavailable:
+      return Status::Unavailable(msg);
+    case Status::Code::kInternal:
+      return Status::Internal(msg);
+  }
+  return Status::Internal(msg);
+}
+
+// Every rank's status, agreed: the first real error of any rank (an
+// interruption only when there is none), the same on every rank. Every rank
+// must call it at the same points, whatever its own status.
+Status agree(Comm& comm, const Status& mine) {
+  std::vector<std::string> all;
+  Status g =
+      comm.gather(json{{"code", static_cast<int>(mine.code())}, {"msg", mine.message()}}.dump(), &all, 0);
+  std::string verdict;
+  if (comm.rank() == 0) {
+    int code = 0;
+    std::string msg;
+    for (size_t r = 0; r < all.size(); ++r) {
+      json j = json::parse(all[r], nullptr, false);
+      if (j.is_discarded() || !j.contains("code")) continue;
+      const int c = j["code"].get<int>();
+      if (c == 0) continue;
+      const bool interrupt = c == static_cast<int>(Status::Code::kInterrupted);
+      if (code == 0 || (code == static_cast<int>(Status::Code::kInterrupted) && !interrupt)) {
+        code = c;
+        msg = j.value("msg", "");
+        if (comm.size() > 1 && !interrupt) msg = "rank " + std::to_string(r) + ": " + msg;
+      }
+    }
+    verdict = json{{"code", code}, {"msg", msg}}.dump();
+  }
+  Status b = comm.broadcast(&verdict, 0);
+  if (!g.ok()) return g;
+  if (!b.ok()) return b;
+  json v = json::parse(verdict, nullptr, false);
+  if (v.is_discarded()) return Status::Internal("ranks could not agree on a status");
+  return status_of(v["code"].get<int>(), v["msg"].get<std::string>());
+}
+
+// Where this rank sits: its index among the ranks on its host, so work that
+// each host must do once (dropping its page cache, reading its diskstats)
+// is split among that host's ranks, whatever launched them.
+struct Placement {
+  std::string host;
+  int local_rank = 0;
+  int local_size = 1;
+  int hosts = 1;
+};
+
+Status place(Comm& comm, Placement* out) {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) std::snprintf(name, sizeof name, "unknown");
+  out->host = name;
+  std::vector<std::string> all;
+  Status g = comm.gather(out->host, &all, 0);
+  std::string table;
+  if (comm.rank() == 0) {
+    std::map<std::string, int> count;
+    json t = json::array();
+    for (const auto& h : all) t.push_back(count[h]++);
+    json sizes = json::array();
+    for (const auto& h : all) sizes.push_back(count[h]);
+    table = json{{"local", t}, {"size", sizes}, {"hosts", count.size()}}.dump();
+  }
+  Status b = comm.broadcast(&table, 0);
+  if (!g.ok()) return g;
+  if (!b.ok()) return b;
+  json j = json::parse(table, nullptr, false);
+  const auto r = static_cast<size_t>(comm.rank());
+  if (j.is_discarded() || j["local"].size() <= r) {
+    return Status::Internal("rank placement table is malformed");
+  }
+  out->local_rank = j["local"][r].get<int>();
+  out->local_size = j["size"][r].get<int>();
+  out->hosts = j["hosts"].get<int>();
+  return Status::Ok();
+}
+
+Status open_folder(const std::string& path, bool create, int* fd) {
+  if (create && mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
+    return Status::FromErrno("create dataset_dir " + path, errno);
+  }
+  const int f = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (f < 0) return Status::FromErrno("open dataset_dir " + path, errno);
+  *fd = f;
+  return Status::Ok();
+}
+
+uint64_t host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+class TrainReadPhase final : public Phase {
+ public:
+  TrainReadPhase(TrainReadParams p, EngineFactory make) : p_(std::move(p)), make_(std::move(make)) {}
+
+  uint64_t planned_bytes(int) const override {
+    // One dataset for all ranks; a dataset_dir is not on the target.
+    return p_.dataset_dir.empty() ? dataset_bytes_on_disk(p_.dataset) : 0;
+  }
+
+  Status run(PhaseContext& ctx, PhaseResult* result) override;
+
+ private:
+  bool drop_before(uint64_t epoch) const {
+    return p_.drop_cache == DropCache::kEveryEpoch || (p_.drop_cache == DropCache::kFirstEpoch && epoch == 0);
+  }
+  void summarize(const std::vector<std::string>& all, const DatasetLayout& layout, PhaseResult* result,
+                 Status* worst) const;
+
+  TrainReadParams p_;
+  EngineFactory make_;
+};
+
+Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
+  Comm& comm = ctx.comm;
+  const int rank = comm.rank();
+  const bool user_dir = !p_.dataset_dir.empty();
+  const std::string dataset_path = user_dir ? p_.dataset_dir : ctx.run_dir_path + "/" + ctx.phase_name;
+  json local = {{"rank", rank}, {"epochs", json::array()}};
+
+  Placement where;
+  Status st = agree(comm, place(comm, &where));
+  local["host"] = where.host;
+
+  // The dataset's folder: the phase's own under the run folder, or the user's dataset_dir.
+  const DatasetLayout layout(p_.dataset);
+  int root_fd = -1;
+  int data_fd = -1;
+  if (st.ok()) {
+    Status mine;
+    if (!user_dir) {
+      mine = make_dir_at(ctx.run_dir_fd, ctx.phase_name, &root_fd);
+    } else if (rank == 0) {
+      mine = open_folder(p_.dataset_dir, true, &root_fd);
+    }
+    st = agree(comm, mine);
+  }
+  if (st.ok() && user_dir) {
+    st = agree(comm, rank == 0 ? Status::Ok() : open_folder(p_.dataset_dir, false, &root_fd));
+  }
+
+  // Rank 0 decides: reuse, or generate (fresh, or over a stale iofab dataset); a folder with anything else is
+  // refused.
+  json decision = {{"generate", false}, {"why", ""}};
+  if (st.ok()) {
+    Status mine;
+    if (rank == 0) {
+      DatasetDirState state = DatasetDirState::kEmpty;
+      std::string why;
+      mine = inspect_dataset_dir(root_fd, layout, &state, &why);
+      if (mine.ok() && state == DatasetDirState::kForeign) {
+        mine = Status::Invalid("dataset_dir " + dataset_path + " " + why +
+                               "; iofab generates only into an empty folder or one it made: choose another");
+      }
+      decision["generate"] = state == DatasetDirState::kEmpty || state == DatasetDirState::kStale;
+      decision["why"] = state == DatasetDirState::kStale ? why : "";
+      uint64_t free_bytes = 0;
+      if (mine.ok() && user_dir && decision["generate"].get<bool>() &&
+          free_bytes_at(root_fd, &free_bytes).ok() && free_bytes < layout.total_bytes() + (64ULL << 20)) {
+        mine = Status::Invalid("dataset_dir " + dataset_path + " has " + std::to_string(free_bytes) +
+                               " bytes free; the dataset needs " + std::to_string(layout.total_bytes()) +
+                               " bytes plus 64 MiB; nothing was written");
+      }
+    }
+    st = agree(comm, mine);
+    std::string text = decision.dump();
+    if (st.ok()) st = agree(comm, comm.broadcast(&text, 0));
+    if (st.ok()) decision = json::parse(text);
+  }
+  const bool generate = st.ok() && decision["generate"].get<bool>();
+  // Progress is per rank: its share of the generation and of every epoch.
+  const auto share = static_cast<uint64_t>(comm.size());
+  ctx.progress.total_bytes.store((p_.epochs * layout.sample_bytes() + (generate ? layout.total_bytes() : 0)) /
+                                 share);
+
+  // Generation, timed on its own from a barrier to the agreement that every rank finished.
+  double generate_seconds = 0;
+  if (st.ok() && generate) {
+    st = agree(comm, rank == 0 ? prepare_dataset_dir(root_fd, layout) : Status::Ok());
+    if (st.ok()) {
+      comm.barrier();
+      const uint64_t g0 = now_ns();
+      Status mine = make_dir_at(root_fd, kDataFolder, &data_fd);
+      GenerateOptions go;
+      go.rank = rank;
+      go.ranks = comm.size();
+      go.threads = p_.read_threads;
+      go.stop = &ctx.stop;
+      go.progress = &ctx.progress.done_bytes;
+      uint64_t written = 0;
+      if (mine.ok()) mine = generate_dataset_part(data_fd, layout, go, &written);
+      st = agree(comm, mine);
+      generate_seconds = static_cast<double>(now_ns() - g0) * 1e-9;
+    }
+    if (st.ok()) {
+      st = agree(comm, rank == 0 ? complete_manifest(root_fd, layout, generate_seconds) : Status::Ok());
+    }
+  }
+  if (st.ok() && data_fd < 0) {
+    data_fd = openat(root_fd, kDataFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    st = agree(comm, data_fd < 0 ? Status::FromErrno("open " + dataset_path + "/data", errno) : Status::Ok());
+  }
+
+  // The loader, and the GPU copier when asked for and possible.
+  std::unique_ptr<BatchCopier> copier;
+  json gpu = {{"requested", p_.to_gpu}, {"used", false}};
+  if (p_.to_gpu) {
+    Status cs = BatchCopier::create(p_.prefetch + 1, p_.batch_size * layout.max_sample_size(),
+                                    where.local_rank, &copier);
+    if (cs.ok()) {
+      gpu["used"] = true;
+      gpu["device"] = copier->device();
+    } else {
+      gpu["reason"] = cs.message();
+    }
+  }
+  std::unique_ptr<TrainLoader> loader;
+  if (st.ok()) {
+    LoaderConfig lc;
+    lc.read_threads = p_.read_threads;
+    lc.queue_depth = p_.queue_depth;
+    lc.prefetch = p_.prefetch;
+    lc.compute_ns = static_cast<uint64_t>(std::llround(p_.compute_per_batch * 1e9));
+    lc.direct = p_.direct;
+    lc.series_interval_ns = p_.series_interval_ns;
+    st = agree(comm, TrainLoader::create(lc, layout, data_fd, make_, copier.get(), &loader));
+  }
+  if (loader) local["engine"] = loader->engine_name();
+  local["verified"] = loader ? loader->verifies() : false;
+
+  // The device the dataset lives on, for the bytes it really read.
+  std::string device = ctx.target.block_device;
+  if (user_dir) {
+    TargetInfo info;
+    device = describe_target(p_.dataset_dir, &info).ok() ? info.block_device : "";
+  }
+  const bool reads_disk = where.local_rank == 0 && !device.empty() && read_disk_counters(device).has_value();
+  local["device"] = device;
+
+  for (uint64_t epoch = 0; st.ok() && epoch < p_.epochs; ++epoch) {
+    // Untimed: drop the pages meant to be cold, measure what is resident, draw the plan.
+    const bool drop = drop_before(epoch);
+    CacheCounts cache;
+    Status mine = dataset_cache_pass(data_fd, layout, static_cast<uint64_t>(where.local_rank),
+                                     static_cast<uint64_t>(where.local_size), drop, &cache);
+    const BatchPlan plan = plan_epoch(layout.num_samples(), p_.dataset.seed, epoch, rank, comm.size(),
+                                      p_.batch_size, p_.drop_last);
+    uint64_t planned_sum = 0;
+    for (uint32_t s : plan.samples) planned_sum += sample_fingerprint(s);
+    if (mine.ok() && ctx.stop.load()) mine = Status::Interrupted();
+    st = agree(comm, mine);
+    if (!st.ok()) break;
+
+    const auto disk0 = reads_disk ? read_disk_counters(device) : std::nullopt;
+    comm.barrier();
+    const uint64_t t0 = now_ns();
+    EpochStats stats(p_.series_interval_ns);
+    Status rs = loader->run_epoch(plan, t0, ctx.stop, &ctx.progress.done_bytes, &stats);
+    const auto disk1 = reads_disk ? read_disk_counters(device) : std::nullopt;
+
+    json rec = {{"epoch", epoch},
+                {"ok", rs.ok()},
+                {"stats", stats.to_json()},
+                {"cache",
+                 {{"files", cache.files},
+                  {"bytes", cache.bytes},
+                  {"resident_bytes", cache.resident_bytes},
+                  {"drop", drop},
+                  {"drop_error", cache.drop_error}}},
+                {"planned_count", plan.samples.size()},
+                {"planned_sum", planned_sum},
+                {"disk", nullptr}};
+    if (disk0 && disk1) {
+      const DiskCounters d = *disk1 - *disk0;
+      rec["disk"] = {{"read_bytes", d.read_bytes}, {"reads", d.reads}};
+    }
+    local["epochs"].push_back(std::move(rec));
+    st = agree(comm, rs);
+  }
+
+  // Teardown: engines before fds, then the dataset unless it is to stay.
+  loader.reset();
+  copier.reset();
+  if (data_fd >= 0) close(data_fd);
+  if (root_fd >= 0) close(root_fd);
+  comm.barrier();
+  Status removed;
+  if (!user_dir && !ctx.keep && rank == 0) removed = remove_tree_at(ctx.run_dir_fd, ctx.phase_name);
+  if (st.ok() && !removed.ok()) st = removed;
+
+  local["error"] = st.ok() ? "" : st.message();
+  local["code"] = static_cast<int>(st.code());
+  std::vector<std::string> all;
+  Status g = comm.gather(local.dump(), &all, 0);
+  if (!g.ok()) return g;
+  if (rank != 0) return st;
+
+  Status worst = st;
+  summarize(all, layout, result, &worst);
+  auto& d = result->details;
+  d["dataset"] = {{"path", dataset_path},
+                  {"origin", generate ? "generated" : "reused"},
+                  {"regenerated_because", decision.value("why", "")},
+                  {"kept", user_dir || ctx.keep},
+                  {"layout", layout_name(p_.dataset.layout)},
+                  {"files", layout.num_files()},
+                  {"bytes", layout.total_bytes()},
+                  {"sample_bytes", layout.sample_bytes()},
+                  {"max_sample_size", layout.max_sample_size()},
+                  {"spec", layout.spec().to_json()},
+                  {"generate_seconds", generate_seconds}};
+  d["to_gpu"] = gpu;
+  result->metrics["generate_seconds"] = generate_seconds;
+  if (p_.to_gpu && !gpu["used"].get<bool>()) {
+    result->warnings.push_back("to_gpu skipped: " + gpu.value("reason", std::string("unknown")) +
+                               "; batches were read but not copied to a device");
+  }
+  if (!p_.direct) {
+    const uint64_t mem = host_memory_bytes();
+    if (mem > 0 && layout.total_bytes() < mem) {
+      result->warnings.push_back(
+          "the dataset (" + units::format_bytes(static_cast<double>(layout.total_bytes())) +
+          ") is smaller than this host's memory (" + units::format_bytes(static_cast<double>(mem)) +
+          ") and reads are buffered (direct: false): figures may come from the page cache, not the storage; "
+          "see each epoch's cache_resident_fraction and device_read_bytes");
+    }
+  }
+  return worst;
+}
+
+void TrainReadPhase::summarize(const std::vector<std::string>& all, const DatasetLayout& layout,
+                               PhaseResult* result, Status* worst) const {
+  std::vector<json> ranks;
+  for (size_t r = 0; r < all.size(); ++r) {
+    json j = json::parse(all[r], nullptr, false);
+    if (j.is_discarded() || !j.contains("epochs") || !j["epochs"].is_array()) {
+      if (worst->ok()) *worst = Status::Internal("rank " + std::to_string(r) + " sent a bad result");
+      return;
+    }
+    ranks.push_back(std::move(j));
+  }
+  size_t epochs = SIZE_MAX;
+  for (const auto& j : ranks) epochs = std::min(epochs, j["epochs"].size());
+  if (epochs == SIZE_MAX) epochs = 0;
+
+  const uint64_t n = layout.num_samples();
+  const uint64_t all_sum = fingerprint_sum(n);
+  EpochStats total(p_.series_interval_ns);
+  double read_seconds = 0;
+  double au_min = 1.0;
+  bool au_min_seen = false;
+  double resident = 0, cached_bytes = 0;
+  uint64_t device_bytes = 0;
+  bool device_seen = false;
+  bool every_once = true;
+  uint64_t first_wait_max = 0;
+  json per_epoch = json::array();
+  std::vector<double> rank_samples(ranks.size(), 0), rank_bytes(ranks.size(), 0),
+      rank_compute(ranks.size(), 0), rank_wall(ranks.size(), 0);
+
+  for (size_t e = 0; e < epochs; ++e) {
+    EpochStats sum(p_.series_interval_ns);
+    double ep_resident = 0, ep_cached = 0;
+    uint64_t ep_device = 0, planned_count = 0, planned_sum = 0;
+    bool ep_device_seen = false, ep_ok = true, drop = false;
+    std::string drop_error;
+    double ep_au_min = 1.0;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      const json& rec = ranks[r]["epochs"][e];
+      EpochStats s(p_.series_interval_ns);
+      if (!s.from_json(rec["stats"])) {
+        if (worst->ok()) *worst = Status::Internal("rank " + std::to_string(r) + " sent bad epoch figures");
+        return;
+      }
+      sum.merge(s);
+      if (s.wall_ns > 0) ep_au_min = std::min(ep_au_min, s.au());
+      rank_samples[r] += static_cast<double>(s.reads.ios);
+      rank_bytes[r] += static_cast<double>(s.reads.bytes);
+      rank_compute[r] += static_cast<double>(s.compute_ns);
+      rank_wall[r] += static_cast<double>(s.wall_ns);
+      ep_ok = ep_ok && rec["ok"].get<bool>();
+      const json& c = rec["cache"];
+      ep_resident += c["resident_bytes"].get<double>();
+      ep_cached += c["bytes"].get<double>();
+      drop = drop || c["drop"].get<bool>();
+      if (drop_error.empty()) drop_error = c["drop_error"].get<std::string>();
+      planned_count += rec["planned_count"].get<uint64_t>();
+      planned_sum += rec["planned_sum"].get<uint64_t>();
+      if (rec["disk"].is_object()) {
+        ep_device += rec["disk"]["read_bytes"].get<uint64_t>();
+        ep_device_seen = true;
+      }
+    }
+    const double seconds = static_cast<double>(sum.end_ns) * 1e-9;
+    const double resident_fraction = ratio(ep_resident, ep_cached);
+    const bool once = sum.id_count == n && sum.id_sum == all_sum;
+    const bool planned_once = sum.id_count == planned_count && sum.id_sum == planned_sum;
+    json ej = {
+        {"epoch", e},
+        {"complete", ep_ok},
+        {"seconds", seconds},
+        {"samples", sum.reads.ios},
+        {"read_bytes", sum.reads.bytes},
+        {"io_bytes", sum.io_bytes},
+        {"samples_per_s", ratio(static_cast<double>(sum.reads.ios), seconds)},
+        {"read_bytes_per_s", ratio(static_cast<double>(sum.reads.bytes), seconds)},
+        {"batches", sum.batches},
+        {"au", sum.au()},
+        {"au_min", ep_au_min},
+        {"batch_wait_fraction", ratio(static_cast<double>(sum.wait_ns), static_cast<double>(sum.wall_ns))},
+        {"first_batch_wait_s", static_cast<double>(sum.first_wait_ns) * 1e-9},
+        {"compute_s", static_cast<double>(sum.compute_ns) * 1e-9},
+        {"sample_latency", latency_summary_json(sum.reads.latency)},
+        {"batch_wait", latency_summary_json(sum.batch_wait)},
+        {"series", sum.reads.series.to_json()},
+        {"cache_resident_fraction", resident_fraction},
+        {"cache_dropped", drop},
+        {"cache_drop_error", drop_error},
+        {"device_read_bytes", ep_device_seen ? json(ep_device) : json(nullptr)},
+        {"corrupt_samples", sum.corrupt},
+        {"sample_ids",
+         {{"read", sum.id_count},
+          {"fingerprint_sum", sum.id_sum},
+          {"planned", planned_count},
+          {"planned_fingerprint_sum", planned_sum},
+          {"dataset", n},
+          {"dataset_fingerprint_sum", all_sum},
+          {"every_planned_sample_once", planned_once},
+          {"every_sample_once", once}}}};
+    if (sum.gpu_bytes > 0) {
+      ej["gpu_copy_bytes"] = sum.gpu_bytes;
+      ej["gpu_copy_s"] = static_cast<double>(sum.gpu_ns) * 1e-9;
+    }
+    per_epoch.push_back(std::move(ej));
+
+    total.merge(sum);
+    read_seconds += seconds;
+    if (sum.wall_ns > 0) {
+      au_min = std::min(au_min, ep_au_min);
+      au_min_seen = true;
+    }
+    resident += ep_resident;
+    cached_bytes += ep_cached;
+    device_bytes += ep_device;
+    device_seen = device_seen || ep_device_seen;
+    every_once = every_once && once;
+    first_wait_max = std::max(first_wait_max, sum.first_wait_ns);
+    if (ep_ok && !planned_once && worst->ok()) {
+      *worst =
+          Status::Internal("epoch " + std::to_string(e) + ": the samples read are not the samples planned");
+    }
+    if (drop && (!drop_error.empty() || resident_fraction > kColdResidentLimit)) {
+      result->warnings.push_back("epoch " + std::to_string(e) + " was meant to be cold, but " +
+                                 std::to_string(static_cast<int>(std::lround(resident_fraction * 100))) +
+                                 "% of the dataset was in the page cache at its start (" +
+                                 (drop_error.empty()
+                                      ? std::string("the drop was accepted but the pages stayed, as on tmpfs")
+                                      : "the drop was refused: " + drop_error) +
+                                 "): its figures may come from memory");
+    }
+  }
+
+  auto& m = result->metrics;
+  m["samples_per_s"] = ratio(static_cast<double>(total.reads.ios), read_seconds);
+  m["read_bytes_per_s"] = ratio(static_cast<double>(total.reads.bytes), read_seconds);
+  m["au"] = total.au();
+  m["au_min"] = au_min_seen ? au_min : 0.0;
+  m["batch_wait_fraction"] = ratio(static_cast<double>(total.wait_ns), static_cast<double>(total.wall_ns));
+  m["sample_latency_p50_s"] = static_cast<double>(total.reads.latency.percentile(0.50)) * 1e-9;
+  m["sample_latency_p90_s"] = static_cast<double>(total.reads.latency.percentile(0.90)) * 1e-9;
+  m["sample_latency_p99_s"] = static_cast<double>(total.reads.latency.percentile(0.99)) * 1e-9;
+  m["sample_latency_p999_s"] = static_cast<double>(total.reads.latency.percentile(0.999)) * 1e-9;
+  m["sample_latency_max_s"] = static_cast<double>(total.reads.latency.max()) * 1e-9;
+  m["cache_resident_fraction"] = ratio(resident, cached_bytes);
+  if (device_seen) {
+    m["device_read_bytes"] = static_cast<double>(device_bytes);
+    m["device_read_ratio"] = ratio(static_cast<double>(device_bytes), static_cast<double>(total.reads.bytes));
+  }
+  m["read_seconds"] = read_seconds;
+  m["samples"] = static_cast<double>(total.reads.ios);
+  m["read_bytes"] = static_cast<double>(total.reads.bytes);
+  m["epochs"] = static_cast<double>(epochs);
+  m["first_batch_wait_s"] = static_cast<double>(first_wait_max) * 1e-9;
+  m["corrupt_samples"] = static_cast<double>(total.corrupt);
+
+  auto& d = result->details;
+  d["engine"] = ranks.empty() ? json("") : ranks[0].value("engine", json(""));
+  d["verified"] = !ranks.empty() && ranks[0].value("verified", false);
+  d["direct"] = p_.direct;
+  d["drop_cache"] = drop_cache_name(p_.drop_cache);
+  d["epochs"] = per_epoch;
+  d["every_sample_once"] = every_once && epochs > 0;
+  d["sample_latency"] = latency_summary_json(total.reads.latency);
+  d["sample_latency_histogram"] = total.reads.latency.to_json();
+  d["batch_wait"] = latency_summary_json(total.batch_wait);
+  d["io_bytes"] = total.io_bytes;
+  const std::string device = ranks.empty() ? std::string() : ranks[0].value("device", std::string());
+  d["device"] = device.empty() ? json(nullptr) : json(device);
+  if (!device_seen) {
+    result->warnings.push_back(
+        "device_read_bytes not measured: the dataset's filesystem has no block device in /proc/diskstats "
+        "(tmpfs, or a network or parallel filesystem)");
+  }
+  json per_rank = json::array();
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    per_rank.push_back({{"rank", r},
+                        {"host", ranks[r].value("host", "")},
+                        {"samples", rank_samples[r]},
+                        {"read_bytes", rank_bytes[r]},
+                        {"au", ratio(rank_compute[r], rank_wall[r])},
+                        {"error", ranks[r].value("error", "")}});
+    const std::string err = ranks[r].value("error", "");
+    if (worst->ok() && !err.empty()) {
+      *worst = status_of(ranks[r].value("code", static_cast<int>(Status::Code::kIoError)), err);
+    }
+  }
+  d["per_rank"] = per_rank;
+  if (total.corrupt > 0 && worst->ok()) {
+    *worst =
+        Status::IoError(std::to_string(total.corrupt) +
+                        " samples were read back with a header naming another sample: the data path returned "
+                        "wrong bytes");
+  }
+  if (!d["verified"].get<bool>()) {
+    result->warnings.push_back(
+        "engine " + d["engine"].get<std::string>() +
+        " moves no data: figures measure the loader, not the storage, and samples are not "
+        "verified");
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Phase> make_train_read_phase(const TrainReadParams& params, EngineFactory make) {
+  return std::make_unique<TrainReadPhase>(params, std::move(make));
+}
+
+std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
+  TrainReadParams p;
+  DatasetSpec& ds = p.dataset;
+  ds.layout = r.choice("layout", "shards", {"files", "shards"}) == "files" ? DatasetLayoutKind::kFiles
+                                                                           : DatasetLayoutKind::kShards;
+  const double n = r.count("num_samples", 4096, 1, 1e9);
+  if (std::floor(n) != n) r.fail("num_samples", "must be a whole number of samples");
+  ds.num_samples = static_cast<uint64_t>(n);
+  ds.sample_size = r.size("sample_size", 128ULL << 10, 1, kMaxSampleSize);
+  const std::string dist = r.choice("sample_size_distribution", "fixed", {"fixed", "normal", "lognormal"});
+  ds.distribution = dist == "normal"      ? SizeDistribution::kNormal
+                    : dist == "lognormal" ? SizeDistribution::kLognormal
+                                          : SizeDistribution::kFixed;
+  ds.sample_size_stdev = r.size("sample_size_stdev", 0, 0, kMaxSampleSize);
+  ds.sample_size_min = r.size("sample_size_min", 1, 1, kMaxSampleSize);
+  ds.sample_size_max = r.size("sample_size_max", 0, 0, kMaxSampleSize);
+  ds.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
+  ds.files_per_dir = static_cast<uint64_t>(r.integer("files_per_dir", 1024, 2, 10'000'000));
+  ds.samples_per_shard = static_cast<uint64_t>(r.integer("samples_per_shard", 1024, 1, 1'000'000'000));
+  p.dataset_dir = r.string("dataset_dir", "");
+  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "null"});
+  p.direct = r.boolean("direct", false);
+  const auto workers = r.integer("workers", 1, 1, 1024);
+  p.read_threads = static_cast<unsigned>(r.integer("read_threads", workers, 1, 1024));
+  p.queue_depth = static_cast<unsigned>(r.integer("queue_depth", 8, 1, 4096));
+  p.prefetch = static_cast<unsigned>(r.integer("prefetch", 2, 0, 65536));
+  p.batch_size = static_cast<uint64_t>(r.integer("batch_size", 32, 1, 1'000'000));
+  p.epochs = static_cast<uint64_t>(r.integer("epochs", 2, 1, 1'000'000));
+  p.compute_per_batch = r.duration("compute_per_batch", 0, 0, 3600);
+  p.drop_last = r.boolean("drop_last", false);
+  const std::string drop = r.choice("drop_cache", "every_epoch", {"every_epoch", "first_epoch", "never"});
+  p.drop_cache = drop == "never"         ? DropCache::kNever
+                 : drop == "first_epoch" ? DropCache::kFirstEpoch
+                                         : DropCache::kEveryEpoch;
+  p.to_gpu = r.boolean("to_gpu", false);
+  p.series_interval_ns = static_cast<uint64_t>(r.duration("series_interval", 0.1, 0.001, 3600) * 1e9);
+
+  if (p.batch_size > ds.num_samples) {
+    r.fail("batch_size", "must be <= num_samples (" + std::to_string(ds.num_samples) +
+                             "): a batch cannot be larger than the dataset");
+  }
+  if (ds.distribution == SizeDistribution::kFixed) {
+    if (ds.sample_size_stdev != 0) {
+      r.fail("sample_size_stdev", "applies only to a normal or lognormal distribution");
+    }
+  } else if (ds.sample_size_stdev == 0) {
+    r.fail("sample_size_stdev", "must be > 0 for a " + dist + " distribution");
+  }
+  if (ds.sample_size_min > ds.sample_size) {
+    r.fail("sample_size_min", "must be <= sample_size (" + std::to_string(ds.sample_size) + ")");
+  }
+  if (ds.sample_size_max != 0 && ds.sample_size_max < ds.sample_size) {
+    r.fail("sample_size_max",
+           "must be >= sample_size (" + std::to_string(ds.sample_size) + "), or 0 for automatic");
+  }
+  ds.resolve_size_bounds();
+  if (ds.layout == DatasetLayoutKind::kShards && ds.samples_per_shard > ds.num_samples) {
+    ds.samples_per_shard = ds.num_samples;  // one shard holds them all; the manifest records what was made
+  }
+  // "auto" is resolved when the engines are made, on the machine that runs the phase.
+  return make_train_read_phase(p, [name = p.engine](const EngineOptions& eo, std::unique_ptr<Engine>* out) {
+    return make_engine(resolve_engine_name(name), eo, out);
+  });
+}
+
+const std::vector<MetricInfo>& train_read_metrics() {
+  static const std::vector<MetricInfo> kMetrics = {
+      {"samples_per_s", Unit::kCount, Better::kHigher, "samples read by all ranks / the epochs' wall time"},
+      {"read_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+       "sample bytes read by all ranks / the epochs' wall time"},
+      {"au", Unit::kFraction, Better::kHigher,
+       "accelerator utilisation: compute time / wall time, all ranks and epochs, first batch of each epoch "
+       "excluded"},
+      {"sample_latency_p99_s", Unit::kSeconds, Better::kLower, "per-sample read latency, 99th percentile"},
+      {"batch_wait_fraction", Unit::kFraction, Better::kLower,
+       "time the accelerator waited for data / wall time, first batch of each epoch excluded"},
+      {"au_min", Unit::kFraction, Better::kHigher, "the lowest AU of any rank in any epoch"},
+      {"sample_latency_p50_s", Unit::kSeconds, Better::kLower, "per-sample read latency, median"},
+      {"sample_latency_p90_s", Unit::kSeconds, Better::kLower, "per-sample read latency, 90th percentile"},
+      {"sample_latency_p999_s", Unit::kSeconds, Better::kLower, "per-sample read latency, 99.9th percentile"},
+      {"sample_latency_max_s", Unit::kSeconds, Better::kLower, "per-sample read latency, max"},
+      {"cache_resident_fraction", Unit::kFraction, Better::kNeither,
+       "share of the dataset in the page cache at the epochs' starts (after any drop)"},
+      {"device_read_bytes", Unit::kBytes, Better::kNeither,
+       "bytes the dataset's block device read during the epochs (/proc/diskstats)"},
+      {"device_read_ratio", Unit::kRatio, Better::kNeither, "device_read_bytes / read_bytes"},
+      {"generate_seconds", Unit::kSeconds, Better::kLower,
+       "dataset generation (0 when reused), never read time"},
+      {"read_seconds", Unit::kSeconds, Better::kLower, "sum of the epochs' wall times"},
+      {"samples", Unit::kCount, Better::kNeither, "samples read, all ranks and epochs"},
+      {"read_bytes", Unit::kBytes, Better::kNeither, "sample bytes read, all ranks and epochs"},
+      {"epochs", Unit::kCount, Better::kNeither, "epochs run"},
+      {"first_batch_wait_s", Unit::kSeconds, Better::kLower,
+       "longest wait for an epoch's first batch (pipeline fill)"},
+      {"corrupt_samples", Unit::kCount, Better::kLower, "samples read back with the wrong header"},
+  };
+  return kMetrics;
+}
+
+}  // namespace iofab

@@ -1,0 +1,52 @@
+// Phase `train_read`: the data loader of a training job. A dataset is
+// generated (timed on its own) or reused, then every epoch each rank reads
+// its disjoint share of a fresh permutation in batches, with read_threads
+// readers prefetching ahead of an emulated accelerator that computes for
+// compute_per_batch on each batch. Reports samples/s, bytes/s, sample
+// latency, batch wait and AU (accelerator utilisation), per epoch and
+// overall, and how much of the dataset the page cache held at each epoch's
+// start beside what the device really read, so cached figures never pass
+// for storage figures. See docs/phases/train_read.md.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "workloads/dataset.h"
+#include "workloads/phase.h"
+#include "workloads/train_loader.h"
+
+namespace iofab {
+
+class ParamReader;
+
+enum class DropCache { kEveryEpoch, kFirstEpoch, kNever };
+
+struct TrainReadParams {
+  DatasetSpec dataset;
+  std::string dataset_dir;  // empty: <run folder>/<phase name>/
+  std::string engine = "auto";
+  bool direct = false;
+  unsigned read_threads = 1;
+  unsigned queue_depth = 8;
+  unsigned prefetch = 2;
+  uint64_t batch_size = 32;
+  uint64_t epochs = 2;
+  double compute_per_batch = 0;  // seconds
+  bool drop_last = false;
+  bool to_gpu = false;
+  DropCache drop_cache = DropCache::kEveryEpoch;
+  uint64_t series_interval_ns = 100'000'000;
+};
+
+std::unique_ptr<Phase> parse_train_read(ParamReader& r);
+const std::vector<MetricInfo>& train_read_metrics();
+
+// The phase with engines from `make` rather than the engine table (tests
+// inject slow or failing engines this way); params as parse_train_read
+// would leave them.
+std::unique_ptr<Phase> make_train_read_phase(const TrainReadParams& params, EngineFactory make);
+
+}  // namespace iofab
