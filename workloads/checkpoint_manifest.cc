@@ -5,6 +5,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
+// x86-64 builds of libxxhash export runtime-dispatched entry points that use
+// AVX2 or AVX-512 where the CPU has them: about twice the SSE2 baseline's speed.
+#if (defined(__x86_64__) || defined(_M_X64)) && __has_include(<xxh_x86dispatch.h>)
+#include <xxh_x86dispatch.h>
+#define IOFAB_XXH3_UPDATE XXH3_64bits_update_dispatch
+#define IOFAB_XXH3_ONESHOT XXH3_64bits_dispatch
+#else
+#define IOFAB_XXH3_UPDATE XXH3_64bits_update
+#define IOFAB_XXH3_ONESHOT XXH3_64bits
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -47,14 +57,14 @@ StreamingXxh3::~StreamingXxh3() { XXH3_freeState(static_cast<XXH3_state_t*>(stat
 void StreamingXxh3::reset() { XXH3_64bits_reset(static_cast<XXH3_state_t*>(state_)); }
 
 void StreamingXxh3::update(const void* data, size_t len) {
-  XXH3_64bits_update(static_cast<XXH3_state_t*>(state_), data, len);
+  IOFAB_XXH3_UPDATE(static_cast<XXH3_state_t*>(state_), data, len);
 }
 
 uint64_t StreamingXxh3::digest() const {
   return XXH3_64bits_digest(static_cast<const XXH3_state_t*>(state_));
 }
 
-uint64_t xxh3_of(const void* data, size_t len) { return XXH3_64bits(data, len); }
+uint64_t xxh3_of(const void* data, size_t len) { return IOFAB_XXH3_ONESHOT(data, len); }
 
 std::string xxh3_hex(uint64_t h) {
   static const char kDigits[] = "0123456789abcdef";

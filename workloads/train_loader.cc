@@ -189,7 +189,7 @@ Status TrainLoader::create(const LoaderConfig& config, const DatasetLayout& layo
     eo.queue_depth = config.queue_depth;
     eo.direct = config.direct;
     // Sample files come and go with every read: registering each would cost a syscall per sample.
-    eo.fixed_files = shards && getenv("P3_NOFIX") == nullptr; eo.fixed_buffers = getenv("P3_NOFIXBUF") == nullptr;
+    eo.fixed_files = shards;
     eo.max_files = shards ? static_cast<unsigned>(std::min<uint64_t>(layout.num_files(), 1u << 20)) : 1;
     Status s = make(eo, &r->engine);
     if (!s.ok()) return s;

@@ -101,6 +101,8 @@ Status RunDir::remove() {
   Status first;
   DIR* d = fdopendir(dup(fd_));
   if (d == nullptr) return Status::FromErrno("opendir " + path_, errno);
+  // The dup shares its read position with fd_; a phase that listed the folder must not hide its entries.
+  rewinddir(d);
   std::vector<std::string> entries;
   while (dirent* e = readdir(d)) {
     std::string_view en(e->d_name);
