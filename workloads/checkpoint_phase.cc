@@ -133,30 +133,7 @@ void idle_for(double seconds, const std::atomic<bool>& stop) {
 }
 
 Status status_from(int code, const std::string& msg) {
-  switch (static_cast<Status::Code>(code)) {
-    case Status::Code::kOk:
-      return Status::Ok();
-    case Status::Code::kInterrupted:
-      return Status::Interrupted(msg);
-    case Status::Code::kInvalidArgument:
-      return Status::Invalid(msg);
-    case Status::Code::kUnavailable:
-      return Status::Unavailable(msg);
-    case Status::Code::kInternal:
-      return Status::Internal(msg);
-    case Status::Code::kIoError:
-      break;
-  }
-  return Status::IoError(msg);
-}
-
-// Real errors before interruptions, so Ctrl-C never hides a failure.
-void keep_worst(Status* worst, const Status& s) {
-  if (s.ok()) return;
-  if (worst->ok() ||
-      (worst->code() == Status::Code::kInterrupted && s.code() != Status::Code::kInterrupted)) {
-    *worst = s;
-  }
+  return Status::FromCode(static_cast<Status::Code>(code), msg);
 }
 
 double finite_or_zero(double v) { return std::isfinite(v) ? v : 0; }

@@ -30,6 +30,8 @@ class Status {
   static Status Internal(std::string msg) { return Status(Code::kInternal, std::move(msg)); }
   // "what: strerror(err)"
   static Status FromErrno(std::string_view what, int err);
+  // Rebuilds a status sent as (code, message), e.g. from another rank.
+  static Status FromCode(Code code, std::string msg);
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
@@ -40,5 +42,9 @@ class Status {
   Code code_ = Code::kOk;
   std::string message_;
 };
+
+// Keeps in *worst the first real error, else the first interruption, so a
+// Ctrl-C never hides a failure.
+void keep_worst(Status* worst, const Status& s);
 
 }  // namespace iofab
