@@ -12,13 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-CommandResult mpirun(int ranks, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{IOFAB_MPIEXEC, "--allow-run-as-root", "--oversubscribe",
-                                "-np",         std::to_string(ranks), IOFAB_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_command(argv);
-}
-
 TEST(MpiCheckpoint, TwoRanksWithFanoutTwoReadTwiceTheBytesWritten) {
   TempDir dir("/dev/shm");
   write_file(dir.path() + "/s.json", R"({
@@ -29,7 +22,7 @@ TEST(MpiCheckpoint, TwoRanksWithFanoutTwoReadTwiceTheBytesWritten) {
     ]})");
   const std::string report = dir.path() + "/r.json";
   CommandResult r =
-      mpirun(2, {"run", dir.path() + "/s.json", "--target", dir.path() + "/t", "--out", report, "-q"});
+      mpirun_iofab(2, {"run", dir.path() + "/s.json", "--target", dir.path() + "/t", "--out", report, "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   json j = json::parse(read_file(report));
   EXPECT_EQ(j["cluster"]["ranks"], 2);
@@ -57,7 +50,7 @@ TEST(MpiCheckpoint, ACorruptShardWrittenByRankOneFailsEveryRanksRestore) {
   write_file(dir.path() + "/s.json", R"({
     "defaults": {"engine": "psync", "workers": 1, "block_size": "256KiB", "queue_depth": 4},
     "phases": [{"kind": "checkpoint", "checkpoint_size": "8MiB", "count": 1, "gap": 0}]})");
-  CommandResult r = mpirun(2, {"run", dir.path() + "/s.json", "--target", dir.path() + "/a", "--out",
+  CommandResult r = mpirun_iofab(2, {"run", dir.path() + "/s.json", "--target", dir.path() + "/a", "--out",
                                dir.path() + "/a.json", "-q", "--keep"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string step =
@@ -70,7 +63,7 @@ TEST(MpiCheckpoint, ACorruptShardWrittenByRankOneFailsEveryRanksRestore) {
   write_file(
       dir.path() + "/r.json",
       R"({"phases": [{"kind": "restore", "engine": "psync", "fanout": 2, "from": ")" + step + R"("}]})");
-  r = mpirun(2, {"run", dir.path() + "/r.json", "--target", dir.path() + "/b", "--out",
+  r = mpirun_iofab(2, {"run", dir.path() + "/r.json", "--target", dir.path() + "/b", "--out",
                  dir.path() + "/b.json", "-q"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   json j = json::parse(read_file(dir.path() + "/b.json"));
