@@ -42,15 +42,38 @@ std::string ingest_suite(const std::string& dir) {
   return path;
 }
 
+// The default suite's speed checks (ingest rate, AU, budgets) depend on the machine under
+// test: a slow CI disk may fail them, which is the tool working. What must hold anywhere:
+// the run completes (0 or 1), the verdict agrees with the exit code and with the checks,
+// each check's verdict follows from its value, and no correctness check (corrupt_*) fails.
+void expect_verdict_follows_from_checks(const json& j, int exit_code) {
+  ASSERT_TRUE(exit_code == 0 || exit_code == 1) << "exit " << exit_code;
+  bool all_passed = true;
+  for (const auto& p : j["phases"]) {
+    for (const auto& c : p["checks"]) {
+      const double v = c["value"].get<double>();
+      const double t = c["threshold"].get<double>();
+      const std::string op = c["op"];
+      const bool expect = op == ">=" ? v >= t : op == "<=" ? v <= t : op == ">" ? v > t : op == "<" ? v < t : v == t;
+      EXPECT_EQ(c["passed"].get<bool>(), expect) << p["name"] << "/" << c["name"];
+      if (c["metric"].get<std::string>().rfind("corrupt_", 0) == 0) {
+        EXPECT_TRUE(c["passed"].get<bool>()) << p["name"] << ": " << c["name"] << " must pass on any machine";
+      }
+      all_passed = all_passed && c["passed"].get<bool>();
+    }
+  }
+  EXPECT_EQ(all_passed, exit_code == 0);
+  EXPECT_EQ(j["verdict"]["status"], exit_code == 0 ? "passed" : "failed");
+}
+
 TEST(CliRun, DefaultSuiteEndToEndOnDisk) {
   TempDir dir("/var/tmp");
   const std::string report = dir.path() + "/report.json";
   const std::string target = dir.path() + "/data";
   CommandResult r = run_iofab({"run", "--target", target, "--out", report, "--quiet"});
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   json j = load_report(report);
+  expect_verdict_follows_from_checks(j, r.exit_code);
   EXPECT_EQ(j["schema_version"], 1);
-  EXPECT_EQ(j["verdict"]["status"], "passed");
   EXPECT_EQ(j["run"]["suite"]["source"], "builtin:default");
   EXPECT_EQ(j["run"]["suite"]["sha256"].get<std::string>().size(), 64u);
   EXPECT_EQ(j["cluster"]["ranks"], 1);
@@ -60,7 +83,6 @@ TEST(CliRun, DefaultSuiteEndToEndOnDisk) {
   ASSERT_GE(j["phases"].size(), 1u);
   const json& ingest = j["phases"][0];
   EXPECT_EQ(ingest["kind"], "ingest");
-  EXPECT_EQ(ingest["status"], "passed");
   // 2 workers x 2 files x 64 MiB, as the default suite says.
   EXPECT_EQ(ingest["result"]["metrics"]["write_bytes"], 2 * 2 * (64 << 20));
   EXPECT_GT(ingest["result"]["metrics"]["write_bytes_per_s"].get<double>(), 0);
@@ -241,9 +263,9 @@ TEST(CliRun, NonUtf8TargetPathStillWritesValidJson) {
   const std::string report = dir.path() + "/r.json";
   CommandResult r = run_iofab({"run", "--target", target, "--out", report, "--quiet", "--set", "defaults.direct=false",
                                "--set", "phases.ingest.file_size=1MiB"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(read_file(report), nullptr, false);
-  ASSERT_FALSE(j.is_discarded());
+  ASSERT_FALSE(j.is_discarded()) << r.err;
+  expect_verdict_follows_from_checks(j, r.exit_code);
   EXPECT_NE(j["target"]["path"].get<std::string>().find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
 }
 
