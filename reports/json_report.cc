@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <cmath>
 
 namespace iofab {
@@ -56,8 +58,31 @@ json report_to_json(const Report& r) {
           {"verdict", {{"status", r.verdict}, {"reasons", r.verdict_reasons}}}};
 }
 
+namespace {
+
+// The temp file being written, kept in static storage so a signal handler may read it.
+char g_pending_tmp[4096];
+std::atomic<bool> g_pending{false};
+
+// Marks tmp as in progress (paths too long to keep are simply not tracked).
+struct PendingTemp {
+  explicit PendingTemp(const std::string& tmp) {
+    if (tmp.size() >= sizeof g_pending_tmp) return;
+    std::memcpy(g_pending_tmp, tmp.c_str(), tmp.size() + 1);
+    g_pending.store(true);
+  }
+  ~PendingTemp() { g_pending.store(false); }
+};
+
+}  // namespace
+
+void remove_partial_report_file() {
+  if (g_pending.load()) unlink(g_pending_tmp);
+}
+
 Status write_file_atomic(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tmp." + std::to_string(getpid());
+  PendingTemp pending(tmp);
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) return Status::FromErrno("create " + tmp, errno);
   size_t off = 0;

@@ -14,5 +14,9 @@ nlohmann::json report_to_json(const Report& report);
 // Writes text to path via a temp file in the same folder, fsync and rename,
 // so a reader sees the old file or the whole new one, never half.
 Status write_file_atomic(const std::string& path, const std::string& text);
+// Removes the temp file of a write_file_atomic in progress, if any. Async-signal-safe:
+// the stop handler calls it before a second Ctrl-C exits at once, so that exit leaves
+// no half-written report beside the real one.
+void remove_partial_report_file();
 
 }  // namespace iofab

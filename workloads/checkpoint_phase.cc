@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "harness/engines/cufile_engine.h"
 #include "harness/engines/data_fill.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/engine_choice.h"
@@ -751,6 +752,7 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
   result->details["series"] = total.series.to_json();
   result->details["per_rank"] = per_rank;
   result->details["engine"] = resolve_engine_name(p_.engine);
+  if (result->details["engine"] == "cufile") result->details["engine_mode"] = cufile_mode_text();
   if (!p_.direct) {
     result->warnings.push_back(
         "buffered writes (direct: false): the page cache absorbs writes until each shard's "
@@ -792,7 +794,7 @@ std::string shard_file_name(uint64_t shard, uint64_t shards) {
 
 std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   CheckpointParams p;
-  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "null"});
+  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "cufile", "null"});
   p.direct = r.boolean("direct", false);
   p.workers = static_cast<unsigned>(r.integer("workers", 1, 1, 1024));
   p.writer_fraction = r.fraction("writer_fraction", 1, 1e-9, 1);

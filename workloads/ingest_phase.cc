@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "harness/engines/cufile_engine.h"
 #include "harness/engines/data_fill.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/engine_choice.h"
@@ -210,6 +211,7 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
   result->details["series"] = total.series.to_json();
   result->details["per_rank"] = per_rank;
   result->details["engine"] = resolve_engine_name(p_.engine);
+  if (result->details["engine"] == "cufile") result->details["engine_mode"] = cufile_mode_text();
   if (!p_.direct) {
     result->warnings.push_back("buffered writes (direct: false): bandwidth includes page-cache absorption until fsync");
   }
@@ -220,7 +222,7 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
 
 std::unique_ptr<Phase> parse_ingest(ParamReader& r) {
   IngestParams p;
-  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "null"});
+  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "cufile", "null"});
   p.direct = r.boolean("direct", false);
   p.workers = static_cast<unsigned>(r.integer("workers", 1, 1, 1024));
   p.files_per_worker = static_cast<uint64_t>(r.integer("files_per_worker", 1, 1, 4096));

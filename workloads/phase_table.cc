@@ -2,6 +2,7 @@
 #include "workloads/collectives_phase.h"
 #include "workloads/ingest_phase.h"
 #include "workloads/phase.h"
+#include "workloads/rdma_phase.h"
 #include "workloads/restore_phase.h"
 #include "workloads/train_read_phase.h"
 
@@ -18,6 +19,8 @@ const std::vector<PhaseKind>& phase_table() {
        &restore_metrics},
       {"collectives", "nccl-tests-style sweeps; a DDP step vs an FSDP step, over MPI or NCCL", &parse_collectives,
        &collectives_metrics},
+      {"rdma", "verbs RDMA write/read/send between rank pairs: bytes/s, message rate, latency percentiles",
+       &parse_rdma, &rdma_metrics},
   };
   return kTable;
 }

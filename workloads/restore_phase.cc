@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 
+#include "harness/engines/cufile_engine.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/engine_choice.h"
 #include "harness/engines/in_order_reader.h"
@@ -528,6 +529,7 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
   result->details["series"] = total.series.to_json();
   result->details["per_rank"] = per_rank;
   result->details["engine"] = resolve_engine_name(p_.engine);
+  if (result->details["engine"] == "cufile") result->details["engine_mode"] = cufile_mode_text();
   if (!p_.direct) {
     result->warnings.push_back(
         "buffered reads (direct: false): readers of one shard on one host share the page "
@@ -574,7 +576,7 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
 
 std::unique_ptr<Phase> parse_restore(ParamReader& r) {
   RestoreParams p;
-  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "null"});
+  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "cufile", "null"});
   p.direct = r.boolean("direct", false);
   p.workers = static_cast<unsigned>(r.integer("workers", 1, 1, 1024));
   p.fanout = static_cast<unsigned>(r.integer("fanout", kDefaultFanout, 1, 65536));

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 
+#include "harness/engines/cufile_engine.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/engine_choice.h"
 #include "harness/engines/io_pump.h"
@@ -545,6 +546,7 @@ void TrainReadPhase::summarize(const std::vector<std::string>& all, const Datase
 
   auto& d = result->details;
   d["engine"] = ranks.empty() ? json("") : ranks[0].value("engine", json(""));
+  if (d["engine"] == "cufile") d["engine_mode"] = cufile_mode_text();
   d["verified"] = !ranks.empty() && ranks[0].value("verified", false);
   d["direct"] = p_.direct;
   d["drop_cache"] = drop_cache_name(p_.drop_cache);
@@ -615,7 +617,7 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   ds.files_per_dir = static_cast<uint64_t>(r.integer("files_per_dir", 1024, 2, 10'000'000));
   ds.samples_per_shard = static_cast<uint64_t>(r.integer("samples_per_shard", 1024, 1, 1'000'000'000));
   p.dataset_dir = r.string("dataset_dir", "");
-  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "null"});
+  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "cufile", "null"});
   p.direct = r.boolean("direct", false);
   const auto workers = r.integer("workers", 1, 1, 1024);
   p.read_threads = static_cast<unsigned>(r.integer("read_threads", workers, 1, 1024));

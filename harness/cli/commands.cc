@@ -1,5 +1,6 @@
 #include "harness/cli/commands.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -52,7 +53,7 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
     if (comm.rank() == 0) err << "iofab: " << st.message() << "\n";
     return st.code() == Status::Code::kInvalidArgument ? 2 : 3;
   }
-  if (comm.rank() != 0) return 0;
+  if (comm.rank() != comm.report_rank()) return 0;
   const std::string path = report_path(report);
   Status w = write_file_atomic(path, json_text(report_to_json(report), 2) + "\n");
   if (!args.options.quiet) write_console_summary(report, out);
@@ -93,42 +94,6 @@ int cmd_validate(const std::string& suite_path, const std::vector<std::string>& 
   if (suite.target) j["target"] = *suite.target;
   out << json_text(j, 2) << "\n";
   err << "suite OK: " << suite.phases.size() << " phase" << (suite.phases.size() == 1 ? "" : "s") << "\n";
-  return 0;
-}
-
-int cmd_list(const std::string& target, std::ostream& out) {
-  out << "iofab " << build_info().version << " (" << build_info().git_sha << ")\n";
-  out << "backends built: " << build_info().backends << "\n\nengines:\n";
-  for (const auto& e : list_engines()) {
-    out << "  " << e.name << (e.usable ? "  usable" : "  not usable") << "  " << e.description;
-    if (!e.usable) out << " (" << e.reason << ")";
-    out << "\n";
-  }
-  out << "\nMPI: " << (mpi_built() ? "built" : "not built");
-  out << (launched_by_mpi_launcher() ? ", launched by an MPI launcher" : ", not launched by mpirun/srun: world size 1")
-      << "\n";
-  out << "CUDA: " << cuda_status() << "\n";
-  for (const auto& g : list_cuda_devices()) {
-    out << "  [" << g.index << "] " << g.name << " " << units::format_bytes(static_cast<double>(g.memory_bytes)) << " "
-        << g.pci_bus_id << "\n";
-  }
-  std::error_code ec;
-  std::vector<std::string> rdma;
-  for (const auto& e : std::filesystem::directory_iterator("/sys/class/infiniband", ec)) {
-    rdma.push_back(e.path().filename().string());
-  }
-  out << "RDMA devices: " << (rdma.empty() ? "none (no /sys/class/infiniband entries)" : "") << "\n";
-  for (const auto& d : rdma) out << "  " << d << "\n";
-  TargetInfo info;
-  Status st = describe_target(target, &info);
-  out << "\ntarget " << target << ": ";
-  if (!st.ok()) {
-    out << st.message() << "\n";
-  } else {
-    out << info.fs_type << " on " << info.device << " (mounted at " << info.mount_point << ", "
-        << units::format_bytes(static_cast<double>(info.free_bytes)) << " free"
-        << (info.block_device.empty() ? "" : ", block device " + info.block_device) << ")\n";
-  }
   return 0;
 }
 

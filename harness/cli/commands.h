@@ -24,7 +24,8 @@ struct RunArgs {
 int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err);
 int cmd_validate(const std::string& suite, const std::vector<std::string>& sets, std::ostream& out,
                  std::ostream& err);
-int cmd_list(const std::string& target, std::ostream& out);
+// as_json: one JSON object for machines instead of the text (docs/discovery.md).
+int cmd_list(const std::string& target, bool as_json, std::ostream& out);
 
 // `iofab plan`: what a model's checkpoints need from storage (DESIGN.md, the
 // 5% rule). Values as typed; a bad one exits 2 naming its option.

@@ -52,6 +52,8 @@ int main(int argc, char** argv) {
   std::string list_target = ".";
   auto* list = app.add_subcommand("list", "Engines, backends, devices and the target's filesystem");
   list->add_option("--target", list_target, "Folder whose filesystem to describe")->capture_default_str();
+  bool list_json = false;
+  list->add_flag("--json", list_json, "Print JSON instead of text");
 
   PlanArgs plan_args;
   auto* plan =
@@ -105,7 +107,7 @@ int main(int argc, char** argv) {
   }
 
   if (*validate) return cmd_validate(validate_suite, validate_sets, std::cout, std::cerr);
-  if (*list) return cmd_list(list_target, std::cout);
+  if (*list) return cmd_list(list_target, list_json, std::cout);
   if (*plan) return cmd_plan(plan_args, std::cout, std::cerr);
   if (*compare) return cmd_compare(compare_args, std::cout, std::cerr);
   if (*report) return cmd_report(report_args, std::cout, std::cerr);

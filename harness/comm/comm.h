@@ -14,6 +14,7 @@
 // collective calls are made, and the job is aborted instead of finalized.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -54,6 +55,14 @@ class Comm {
   // True after a wait gave up; lost_ranks() then names who did not answer.
   bool failed() const { return failed_; }
   const std::vector<int>& lost_ranks() const { return lost_; }
+  // The rank that writes the report: 0, or when 0 is lost the lowest rank this one
+  // still counts as alive (survivors see the same loss, so they agree on it).
+  int report_rank() const {
+    for (int r = 0; r < size(); ++r) {
+      if (std::find(lost_.begin(), lost_.end(), r) == lost_.end()) return r;
+    }
+    return 0;
+  }
 
  protected:
   double rank_timeout_s_ = 600;

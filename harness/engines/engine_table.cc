@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/engines/cufile_engine.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/io_uring_engine.h"
 
@@ -24,6 +25,7 @@ struct EngineRow {
 constexpr EngineRow kEngines[] = {
     {"psync", "pread/pwrite, one I/O at a time per worker (fio's psync)"},
     {"io_uring", "Linux io_uring via liburing: queue depth, registered files and buffers"},
+    {"cufile", "GPUDirect Storage via cuFile (loaded at run time): device buffers, a host copy per I/O"},
     {"null", "moves no data: queued I/Os complete at once, in full (tests the harness, not the storage)"},
 };
 
@@ -45,6 +47,15 @@ EngineInfo probe(const EngineRow& row) {
 #else
     info.reason = "not built: liburing was not found at build time";
 #endif
+    return info;
+  }
+  if (name == "cufile") {
+    std::string mode;
+    info.usable = cufile_usable(&info.reason, &mode);
+#ifdef IOFAB_HAVE_CUDA
+    info.built = true;  // its cuFile part is loaded at run time, never linked
+#endif
+    if (!mode.empty()) info.description += "; " + mode;
     return info;
   }
   info.built = true;
@@ -88,6 +99,7 @@ Status make_engine(std::string_view name, const EngineOptions& opts, std::unique
 
   if (name == "psync") return make_psync_engine(opts, out);
   if (name == "null") return make_null_engine(opts, out);
+  if (name == "cufile") return make_cufile_engine(opts, out);
 #ifdef IOFAB_HAVE_URING
   if (name == "io_uring") return make_io_uring_engine(opts, out);
 #endif

@@ -27,9 +27,11 @@ Status run_suite_repeated(Comm& comm, const RunOptions& opts, const RepeatOption
     Report r;
     Status st = run_suite(comm, opts, &r);
     if (!st.ok()) return st;  // the same on every rank
-    // Rank 0 alone holds the report: it decides whether to go on, so every rank runs the same loop.
+    // One rank holds the report (0, or the lowest survivor of a lost rank): it decides whether
+    // to go on, so every rank runs the same loop.
+    const bool holder = comm.rank() == comm.report_rank();
     std::string go = "stop";
-    if (comm.rank() == 0) {
+    if (holder) {
       go = r.verdict == "interrupted" || stop_flag().load() ? "stop" : "go";
       if (is_warmup) {
         warmup = std::move(r);
@@ -38,10 +40,12 @@ Status run_suite_repeated(Comm& comm, const RunOptions& opts, const RepeatOption
         runs.push_back(std::move(r));
       }
     }
+    // A lost rank ends the series: the runs so far are folded, the failed one included.
+    if (comm.failed()) break;
     if (Status b = comm.broadcast(&go, 0); !b.ok()) return b;
     if (go != "go") break;
   }
-  if (comm.rank() != 0) return Status::Ok();
+  if (comm.rank() != comm.report_rank()) return Status::Ok();
   if (runs.empty()) {
     // Interrupted during the warm-up: its report says so; there is nothing to fold.
     *report = std::move(warmup);

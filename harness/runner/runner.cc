@@ -16,6 +16,7 @@
 #include "harness/runner/signals.h"
 #include "harness/suite/suite.h"
 #include "harness/suite/units.h"
+#include "workloads/rdma/fabric_ceiling.h"
 
 namespace iofab {
 
@@ -209,7 +210,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
 
   std::vector<std::string> hosts;
   if (!comm.gather(json_text(describe_host()), &hosts, 0).ok()) hosts = {json_text(describe_host())};
-  if (comm.rank() != 0) {
+  if (comm.rank() != comm.report_rank()) {
     if (!opts.keep) run_dir.remove();
     comm.barrier();
     return Status::Ok();
@@ -240,7 +241,8 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     }
   }
   report->cluster = {{"ranks", comm.size()}, {"comm", comm.name()}, {"comm_reason", opts.comm_reason},
-                     {"hosts", host_list}, {"rank_hosts", rank_hosts}, {"lost_ranks", comm.lost_ranks()}};
+                     {"hosts", host_list}, {"rank_hosts", rank_hosts}, {"lost_ranks", comm.lost_ranks()},
+                     {"report_rank", comm.rank()}};
   if (comm.failed()) report->warnings.push_back(comm_failure);
   report->target = to_json(target);
   report->target["run_folder"] = run_dir.path();
@@ -254,6 +256,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
                             {"sha256", suite.sha256},
                             {"sets", opts.sets},
                             {"document", suite.document}}}};
+  add_collectives_vs_verbs(report->phases);
   finalize_verdict(report);
   // The report goes out before the cleanup: removing big files can take long, and a launcher
   // that lost a rank kills the survivors about a second after asking them to stop.

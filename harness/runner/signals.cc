@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "reports/json_report.h"
+
 namespace iofab {
 namespace {
 
@@ -10,7 +12,10 @@ std::atomic<bool> g_stop{false};
 std::atomic<int> g_signal{0};
 
 void on_signal(int sig) {
-  if (g_stop.exchange(true)) _exit(128 + sig);
+  if (g_stop.exchange(true)) {
+    remove_partial_report_file();
+    _exit(128 + sig);
+  }
   g_signal.store(sig);
   static const char kMsg[] = "\niofab: stopping, cleaning up (signal again to exit at once)\n";
   ssize_t ignored = write(2, kMsg, sizeof kMsg - 1);

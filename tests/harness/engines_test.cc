@@ -349,8 +349,8 @@ TEST(EngineTable, ListsEveryEngineOnce) {
 #endif
     }
   }
-  EXPECT_EQ(names, (std::set<std::string>{"io_uring", "null", "psync"}));
-  EXPECT_FALSE(is_engine_name("cufile"));
+  EXPECT_EQ(names, (std::set<std::string>{"cufile", "io_uring", "null", "psync"}));
+  EXPECT_FALSE(is_engine_name("aio"));
   EXPECT_FALSE(is_engine_name(""));
 }
 

@@ -93,5 +93,48 @@ TEST(Faults, EioOnPwriteFailsThePhaseWithTheErrnoText) {
   EXPECT_TRUE(list_files(target).empty());
 }
 
+// EIO on reads, mid-phase: the 5th pread64 of any thread fails. Only the phase that reads
+// fails, with the errno text; the phase before it (which only writes) passes, and nothing is left.
+struct ReadFault {
+  const char* name;
+  const char* suite;
+  int reading_phase;
+};
+
+class EioOnRead : public ::testing::TestWithParam<ReadFault> {};
+
+TEST_P(EioOnRead, FailsTheReadingPhaseWithTheErrnoText) {
+  const std::string strace = "/usr/bin/strace";
+  if (access(strace.c_str(), X_OK) != 0) GTEST_SKIP() << "strace not installed (apt-get install strace)";
+  TempDir dir("/var/tmp");
+  const std::string suite = dir.path() + "/s.json", report = dir.path() + "/r.json", target = dir.path() + "/t";
+  write_file(suite, GetParam().suite);
+  CommandResult r = run_command({strace, "-f", "-o", "/dev/null", "-e", "trace=pread64", "-e",
+                                 "inject=pread64:error=EIO:when=5", "/usr/bin/env", "ASAN_OPTIONS=detect_leaks=0",
+                                 IOFAB_BINARY, "run", suite, "--target", target, "--out", report, "--quiet"});
+  if (r.exit_code != 3 && r.err.find("PTRACE") != std::string::npos) GTEST_SKIP() << "ptrace refused: " << r.err;
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  json j = json::parse(read_file(report), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.err;
+  const int k = GetParam().reading_phase;
+  for (int before = 0; before < k; ++before) EXPECT_EQ(j["phases"][before]["status"], "passed") << before;
+  EXPECT_EQ(j["phases"][k]["status"], "error");
+  EXPECT_NE(j["phases"][k]["reason"].get<std::string>().find("Input/output error"), std::string::npos)
+      << j["phases"][k]["reason"];
+  EXPECT_EQ(j["verdict"]["status"], "error");
+  EXPECT_TRUE(list_files(target).empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Phases, EioOnRead,
+    ::testing::Values(
+        ReadFault{"restore", R"({"defaults": {"engine": "psync", "direct": true, "workers": 2, "block_size": "1MiB"},
+          "phases": [{"kind": "checkpoint", "params": 1e6, "count": 1, "gap": "0s"},
+                     {"kind": "restore", "fanout": 2}]})", 1},
+        ReadFault{"train_read", R"({"defaults": {"engine": "psync", "direct": true},
+          "phases": [{"kind": "train_read", "layout": "shards", "num_samples": 512, "sample_size": "16KiB",
+                      "samples_per_shard": 128, "epochs": 2}]})", 0}),
+    [](const auto& p) { return std::string(p.param.name); });
+
 }  // namespace
 }  // namespace iofab::testing

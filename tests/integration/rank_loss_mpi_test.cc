@@ -1,5 +1,6 @@
 // A rank killed mid-phase under mpirun: the run must end (never hang), and
-// rank 0 must leave a valid report that names the lost rank.
+// rank 0, or the lowest survivor when 0 is lost, must leave a valid report that names
+// the lost rank.
 #include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -39,13 +40,14 @@ pid_t find_rank_pid(int rank, const std::string& marker) {
   return found;
 }
 
-TEST(RankLoss, KilledRankIsNamedInTheReportAndTheRunEnds) {
-  TempDir dir("/var/tmp");
-  const std::string report = dir.path() + "/r.json";
-  const std::string target = dir.path() + "/t";
-  const std::string log = dir.path() + "/log";
+// Runs a long 3-rank ingest, kills rank `victim` once it writes, and returns the report
+// (discarded JSON when none was written). The run must end on its own within 60 s.
+json kill_rank_mid_ingest(int victim_rank, const std::string& dir) {
+  const std::string report = dir + "/r.json";
+  const std::string target = dir + "/t";
+  const std::string log = dir + "/log";
   pid_t launcher = fork();
-  ASSERT_GE(launcher, 0);
+  EXPECT_GE(launcher, 0);
   if (launcher == 0) {
     int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 1);
@@ -56,7 +58,8 @@ TEST(RankLoss, KilledRankIsNamedInTheReportAndTheRunEnds) {
           "phases.ingest.queue_depth=1", "--no-preflight", static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Wait until every rank writes, then kill rank 1 as a node failure would.
+  // Wait until the victim writes, then kill it as a node failure would.
+  const std::string prefix = "r" + std::to_string(victim_rank) + "-";
   pid_t victim = -1;
   for (int i = 0; i < 400 && victim < 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
@@ -64,12 +67,14 @@ TEST(RankLoss, KilledRankIsNamedInTheReportAndTheRunEnds) {
     std::error_code ec;
     for (auto it = std::filesystem::recursive_directory_iterator(target, ec);
          !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-      writing = writing || it->path().filename().string().rfind("r1-", 0) == 0;
+      writing = writing || it->path().filename().string().rfind(prefix, 0) == 0;
     }
-    if (writing) victim = find_rank_pid(1, report);
+    if (writing) victim = find_rank_pid(victim_rank, report);
   }
-  ASSERT_GT(victim, 0) << "rank 1 never started writing: " << read_file(log);
-  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  EXPECT_GT(victim, 0) << "rank " << victim_rank << " never started writing: " << read_file(log);
+  if (victim > 0) {
+    EXPECT_EQ(kill(victim, SIGKILL), 0);
+  }
 
   // The whole job must end on its own: poll for up to 60 s, then fail as a hang.
   int status = 0;
@@ -82,15 +87,37 @@ TEST(RankLoss, KilledRankIsNamedInTheReportAndTheRunEnds) {
     kill(launcher, SIGKILL);
     waitpid(launcher, &status, 0);
   }
-  ASSERT_TRUE(ended) << "the run hung after a rank was killed: " << read_file(log);
+  EXPECT_TRUE(ended) << "the run hung after a rank was killed: " << read_file(log);
   EXPECT_NE(status, 0);
-
   json j = json::parse(read_file(report), nullptr, false);
-  ASSERT_FALSE(j.is_discarded()) << "no valid report; log: " << read_file(log);
+  EXPECT_FALSE(j.is_discarded()) << "no valid report; log: " << read_file(log);
+  return j;
+}
+
+TEST(RankLoss, KilledRankIsNamedInTheReportAndTheRunEnds) {
+  TempDir dir("/var/tmp");
+  json j = kill_rank_mid_ingest(1, dir.path());
+  if (j.is_discarded()) return;
   EXPECT_EQ(j["verdict"]["status"], "error");
   EXPECT_EQ(j["cluster"]["lost_ranks"], json::array({1}));
+  EXPECT_EQ(j["cluster"]["report_rank"], 0);
   EXPECT_EQ(j["phases"][0]["status"], "error");
   EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("lost rank 1"), std::string::npos)
+      << j["phases"][0]["reason"];
+}
+
+// Rank 0 gathers the results and writes the report; when it is the one lost, the lowest
+// survivor must write it instead.
+TEST(RankLoss, KilledRankZeroLeavesTheReportToTheLowestSurvivor) {
+  TempDir dir("/var/tmp");
+  json j = kill_rank_mid_ingest(0, dir.path());
+  if (j.is_discarded()) return;
+  EXPECT_EQ(j["verdict"]["status"], "error");
+  EXPECT_EQ(j["cluster"]["lost_ranks"], json::array({0}));
+  EXPECT_EQ(j["cluster"]["report_rank"], 1);
+  EXPECT_EQ(j["cluster"]["ranks"], 3);
+  EXPECT_EQ(j["phases"][0]["status"], "error");
+  EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("lost rank 0"), std::string::npos)
       << j["phases"][0]["reason"];
 }
 

@@ -1,7 +1,9 @@
 #include "workloads/collectives/sweep.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <string>
 
 #include "workloads/collectives/agreement.h"
 #include "workloads/collectives/coll_ops.h"
@@ -70,9 +72,16 @@ void sweep_buffer_bytes(const SweepSpec& spec, int ranks, uint64_t* send, uint64
 
 namespace {
 
+constexpr double kStopCheckSeconds = 0.1;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 class SweepRunner {
  public:
-  SweepRunner(Collectives& coll, Comm& comm, const SweepSpec& spec) : coll_(coll), comm_(comm), spec_(spec) {}
+  SweepRunner(Collectives& coll, Comm& comm, const SweepSpec& spec, const std::atomic<bool>& stop)
+      : coll_(coll), comm_(comm), spec_(spec), stop_(stop) {}
 
   Status prepare() {
     uint64_t send = 0, recv = 0;
@@ -98,23 +107,61 @@ class SweepRunner {
     // A failed fill still meets the others at the barrier; the next agreement stops everyone.
     Status b = comm_.barrier();
     if (!s.ok() || !b.ok()) return s.ok() ? b : s;
+    auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < spec_.warmup && s.ok(); ++i) s = info.run(coll_, send_.get(), recv_.get(), a);
-    if (s.ok()) s = coll_.mark(0);
-    for (int i = 0; i < spec_.iters && s.ok(); ++i) {
-      s = info.run(coll_, send_.get(), recv_.get(), a);
-      if (s.ok()) s = coll_.mark(static_cast<size_t>(i) + 1);
-    }
     if (s.ok()) s = coll_.synchronize();
-    out->iter_seconds.assign(static_cast<size_t>(spec_.iters), 0.0);
-    for (int i = 0; i < spec_.iters && s.ok(); ++i) {
-      s = coll_.seconds_between(static_cast<size_t>(i), static_cast<size_t>(i) + 1, &out->iter_seconds[i]);
+    double per_iter = spec_.warmup > 0 ? seconds_since(t0) / spec_.warmup : 0.0;
+    s = agree_on_pace(s, &per_iter);
+    // The iterations run in chunks of about kStopCheckSeconds, and the ranks agree between
+    // chunks, outside the timed spans, whether a stop signal came: a launcher ending the job
+    // kills the ranks about a second after its signal, and the report must be out before.
+    // Fast sizes fit in one chunk, so they are timed exactly as nccl-tests times them.
+    std::vector<std::pair<size_t, size_t>> spans;  // each iteration's (start mark, end mark)
+    size_t slot = 0;
+    for (int i = 0; i < spec_.iters && s.ok();) {
+      // From the slowest rank's pace, so every rank cuts its chunks at the same iterations.
+      const int chunk = per_iter > 0 ? static_cast<int>(std::clamp(kStopCheckSeconds / per_iter, 1.0, 1e9)) : 1;
+      const int end = std::min(spec_.iters, i + chunk);
+      t0 = std::chrono::steady_clock::now();
+      s = coll_.mark(slot);
+      for (; i < end && s.ok(); ++i) {
+        s = info.run(coll_, send_.get(), recv_.get(), a);
+        if (s.ok()) s = coll_.mark(slot + 1);
+        spans.emplace_back(slot, slot + 1);
+        ++slot;
+      }
+      ++slot;
+      if (s.ok()) s = coll_.synchronize();
+      per_iter = seconds_since(t0) / chunk;
+      if (i < spec_.iters) s = agree_on_pace(s, &per_iter);
     }
-    if (s.ok()) s = coll_.seconds_between(0, static_cast<size_t>(spec_.iters), &out->total_seconds);
+    out->iter_seconds.assign(spans.size(), 0.0);
+    out->total_seconds = 0;
+    for (size_t i = 0; i < spans.size() && s.ok(); ++i) {
+      s = coll_.seconds_between(spans[i].first, spans[i].second, &out->iter_seconds[i]);
+      out->total_seconds += out->iter_seconds[i];
+    }
     if (s.ok() && spec_.check) s = check(info, a, out);
     return s;
   }
 
  private:
+  // One control-plane round: every rank's failure, stop flag and seconds per iteration;
+  // *per_iter becomes the slowest rank's.
+  Status agree_on_pace(const Status& mine, double* per_iter) {
+    std::vector<double> all;
+    const double flag = !mine.ok() ? -2.0 : stop_.load() ? -1.0 : *per_iter;
+    Status g = comm_.all_gather(flag, &all);
+    if (!g.ok()) return g;
+    if (!mine.ok()) return mine;
+    for (size_t r = 0; r < all.size(); ++r) {
+      if (all[r] == -2.0) return Status::IoError("rank " + std::to_string(r) + " failed");
+    }
+    if (std::find(all.begin(), all.end(), -1.0) != all.end()) return Status::Interrupted();
+    *per_iter = *std::max_element(all.begin(), all.end());
+    return Status::Ok();
+  }
+
   Status fill(const CollOpInfo& info, const OpArgs& a) {
     const size_t es = dtype_size(a.dtype);
     if (coll_.memory() == MemoryKind::kHost) {
@@ -142,6 +189,7 @@ class SweepRunner {
   Collectives& coll_;
   Comm& comm_;
   const SweepSpec& spec_;
+  const std::atomic<bool>& stop_;
   OwnedBuffer send_;
   OwnedBuffer recv_;
   std::vector<unsigned char> host_send_;
@@ -159,7 +207,7 @@ Status run_sweep(Collectives& coll, Comm& comm, const SweepSpec& spec, const std
     for (uint64_t s : sizes) total += s * static_cast<uint64_t>(spec.iters);
   }
   if (progress != nullptr) progress->total_bytes.fetch_add(total);
-  SweepRunner runner(coll, comm, spec);
+  SweepRunner runner(coll, comm, spec, stop);
   Status st = runner.prepare();
   for (CollOp op : spec.ops) {
     const CollOpInfo* info = find_coll_op(op);

@@ -1,0 +1,7 @@
+#include "harness/rdma/fabric.h"
+
+namespace iofab {
+
+const char* rdma_memory_name(RdmaMemory m) { return m == RdmaMemory::kCuda ? "cuda" : "host"; }
+
+}  // namespace iofab
