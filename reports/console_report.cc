@@ -43,6 +43,18 @@ void write_console_summary(const Report& r, std::ostream& out) {
                           : std::string("nothing"))
           << ")\n";
     }
+    // What the collective library gets out of the wire, when an rdma phase measured the wire.
+    if (p.details.contains("collectives_vs_verbs") && p.details["collectives_vs_verbs"].is_array()) {
+      for (const auto& rec : p.details["collectives_vs_verbs"]) {
+        if (!rec.is_object() || !rec.contains("ratio") || !rec["ratio"].is_number()) continue;
+        char ratio[32];
+        std::snprintf(ratio, sizeof ratio, "%.2f", rec["ratio"].get<double>());
+        out << "    " << rec.value("collectives_phase", std::string("collectives")) << " "
+            << rec.value("op", std::string("?")) << " busbw "
+            << units::format_rate(rec.value("busbw_max", 0.0)) << " = " << ratio << " x this RDMA WRITE "
+            << units::format_rate(rec.value("write_bytes_per_s_max", 0.0)) << "\n";
+      }
+    }
     for (const auto& w : p.warnings) out << "    warning: " << w << "\n";
   }
   size_t checks = 0, failed = 0;

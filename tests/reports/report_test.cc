@@ -357,6 +357,22 @@ TEST(ReportConsole, PassingRunAndPhaseReasons) {
   EXPECT_TRUE(contains(text, "verdict: error (1/2 checks passed)")) << text;
 }
 
+// The runner puts collective busbw beside the verbs ceiling (workloads/rdma/fabric_ceiling.h).
+TEST(ReportConsole, RdmaPhaseShowsCollectivesAgainstTheVerbsCeiling) {
+  Report r;
+  PhaseReport p = phase("fabric");
+  p.kind = "rdma";
+  p.details["collectives_vs_verbs"] = nlohmann::json::array(
+      {{{"collectives_phase", "nccl"}, {"op", "all_reduce"}, {"busbw_max", 20e9}, {"rdma_phase", "fabric"},
+        {"write_bytes_per_s_max", 25e9}, {"ratio", 0.8}},
+       "not a record"});
+  r.phases.push_back(std::move(p));
+  finalize_verdict(&r);
+  std::ostringstream out;
+  write_console_summary(r, out);
+  EXPECT_TRUE(contains(out.str(), "nccl all_reduce busbw 20.0 GB/s = 0.80 x this RDMA WRITE 25.0 GB/s")) << out.str();
+}
+
 TEST(ReportConsole, FormatsMetricValuesByUnit) {
   EXPECT_EQ(format_metric_value(0.925, "fraction"), "92.5%");
   EXPECT_TRUE(contains(format_metric_value(2.5e9, "bytes/s"), "GB/s"));
