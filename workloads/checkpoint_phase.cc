@@ -147,6 +147,10 @@ class CheckpointPhase final : public Phase {
     // At the peak, `keep` committed checkpoints and the one being written.
     return (static_cast<uint64_t>(p_.keep) + 1) * layout(ranks).checkpoint_bytes();
   }
+  // The newest `keep` checkpoints stay for a restore phase until the run ends.
+  uint64_t retained_bytes(int ranks) const override {
+    return static_cast<uint64_t>(p_.keep) * layout(ranks).checkpoint_bytes();
+  }
 
   Status run(PhaseContext& ctx, PhaseResult* result) override;
 

@@ -66,6 +66,9 @@ class Phase {
 
   // Bytes all ranks together will hold on the target at the phase's peak.
   virtual uint64_t planned_bytes(int ranks) const = 0;
+  // Bytes the phase leaves on the target for later phases (a checkpoint that a
+  // restore reads back); they count toward every later phase's peak.
+  virtual uint64_t retained_bytes(int /*ranks*/) const { return 0; }
   // Runs on every rank. A runtime failure returns IoError (the phase is
   // reported as error, later phases go on); Interrupted when ctx.stop was
   // seen. The merged result is meaningful on rank 0 only.

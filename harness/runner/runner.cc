@@ -97,16 +97,19 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   if (!st.ok()) return st;
 
   // Free space first: the bytes the run will hold at its peak, plus a margin.
-  uint64_t planned = 0;
+  // Without --keep a phase removes its files, except what it leaves for later phases.
+  uint64_t planned = 0, retained = 0, retained_at_peak = 0;
   std::string biggest;
   for (const auto& p : suite.phases) {
     const uint64_t b = p.phase->planned_bytes(comm.size());
     if (opts.keep) {
       planned += b;
-    } else if (b > planned) {
-      planned = b;
+    } else if (retained + b > planned) {
+      planned = retained + b;
+      retained_at_peak = retained;
       biggest = p.name;
     }
+    retained += p.phase->retained_bytes(comm.size());
   }
   if (!opts.no_preflight) {
     Status pre;
@@ -116,7 +119,11 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
                             " bytes free (" + units::format_bytes(static_cast<double>(target.free_bytes)) +
                             "), the suite needs " + std::to_string(planned) + " bytes (" +
                             units::format_bytes(static_cast<double>(planned)) + ")" +
-                            (opts.keep ? " with --keep" : " for phase " + biggest) + " plus a margin of " +
+                            (opts.keep ? " with --keep" : " for phase " + biggest) +
+                            (retained_at_peak > 0 ? " (with " + std::to_string(retained_at_peak) +
+                                                        " bytes that earlier phases leave for later ones)"
+                                                  : "") +
+                            " plus a margin of " +
                             units::format_bytes(static_cast<double>(preflight_margin(planned))) +
                             "; nothing was written");
     }

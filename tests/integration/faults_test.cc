@@ -15,13 +15,13 @@ namespace {
 
 using nlohmann::json;
 
-// A 64 MiB tmpfs mounted for the test's life; skips when mounting is not allowed.
+// A small tmpfs (64 MiB unless told) mounted for the test's life; skips when mounting is not allowed.
 class SmallTmpfs {
  public:
-  SmallTmpfs() : dir_("/var/tmp") {
+  explicit SmallTmpfs(const std::string& size = "64m") : dir_("/var/tmp") {
     path_ = dir_.path() + "/mnt";
     std::filesystem::create_directory(path_);
-    mounted_ = mount("tmpfs", path_.c_str(), "tmpfs", 0, "size=64m") == 0;
+    mounted_ = mount("tmpfs", path_.c_str(), "tmpfs", 0, ("size=" + size).c_str()) == 0;
   }
   ~SmallTmpfs() {
     if (mounted_) umount2(path_.c_str(), MNT_DETACH);
@@ -46,6 +46,32 @@ TEST(Faults, PreflightRefusesASmallFilesystemBeforeWriting) {
   EXPECT_NE(r.err.find("67108864 bytes free"), std::string::npos) << r.err;  // names the free bytes
   EXPECT_TRUE(list_files(fs.path()).empty());
   EXPECT_FALSE(std::filesystem::exists(out.path() + "/r.json"));
+}
+
+// Each phase alone fits, but the checkpoint stays on the target for the restore and the
+// train_read dataset comes on top of it: the peak is their sum. 128 MiB of tmpfs leaves
+// 64 MiB after the preflight's fixed margin.
+TEST(Faults, PreflightCountsWhatEarlierPhasesLeaveOnTheTarget) {
+  SmallTmpfs fs("128m");
+  if (!fs.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root)";
+  TempDir out("/dev/shm");
+  const std::string suite = out.path() + "/s.json";
+  // 1e6 params x 14 bytes = 14 MB a checkpoint: 28 MB at its peak, 14 MB left for restore;
+  // the dataset is 3584 x 16 KiB = 56 MiB.
+  write_file(suite, R"({"defaults": {"direct": false},
+    "phases": [{"kind": "checkpoint", "params": 1e6, "count": 2, "gap": "0s"},
+               {"kind": "train_read", "num_samples": 3584, "sample_size": "16KiB", "epochs": 1},
+               {"kind": "restore", "fanout": 1}]})");
+  CommandResult r = run_iofab({"run", suite, "--target", fs.path(), "--out", out.path() + "/r.json"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("for phase train_read (with 14000128 bytes that earlier phases leave"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(list_files(fs.path()).empty());
+
+  // A smaller dataset fits beside the checkpoint, and the run goes through.
+  r = run_iofab({"run", suite, "--target", fs.path(), "--out", out.path() + "/r.json", "--quiet", "--set",
+                 "phases.train_read.num_samples=256"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST(Faults, EnospcMidWriteFailsThePhaseAndLaterPhasesStillRun) {
