@@ -55,6 +55,9 @@ class Comm {
   // True after a wait gave up; lost_ranks() then names who did not answer.
   bool failed() const { return failed_; }
   const std::vector<int>& lost_ranks() const { return lost_; }
+  // Ranks known dead without asking them: their process ran on this host and is
+  // gone. Safe from any thread (it reads /proc, nothing the control plane changes).
+  virtual std::vector<int> ranks_gone_here() const { return {}; }
   // The rank that writes the report: 0, or when 0 is lost the lowest rank this one
   // still counts as alive (survivors see the same loss, so they agree on it).
   int report_rank() const {

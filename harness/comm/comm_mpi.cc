@@ -149,6 +149,14 @@ class MpiComm final : public Comm {
 
   void abort(int exit_code) override { MPI_Abort(MPI_COMM_WORLD, exit_code); }
 
+  std::vector<int> ranks_gone_here() const override {
+    std::vector<int> gone;
+    for (int r = 0; r < size_; ++r) {
+      if (r != rank_ && process_gone(r)) gone.push_back(r);
+    }
+    return gone;
+  }
+
  private:
   int next_tag() {
     const int t = kTagBase + static_cast<int>(seq_ % (kTagSpan / 2)) * 2;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <memory>
+#include <mutex>
 
 #include "harness/core/json_text.h"
 #include "harness/core/build_info.h"
@@ -14,6 +16,7 @@
 #include "harness/runner/host_info.h"
 #include "harness/runner/progress_line.h"
 #include "harness/runner/signals.h"
+#include "harness/runner/stop_watchdog.h"
 #include "harness/suite/suite.h"
 #include "harness/suite/units.h"
 #include "workloads/rdma/fabric_ceiling.h"
@@ -79,6 +82,9 @@ Status agree_status(Comm& comm, const Status& mine) {
 // How long ranks wait for each other after a stop signal before counting the silent ones as lost:
 // OpenMPI's mpirun sends SIGKILL about a second after SIGTERM, and the report must be written before.
 constexpr double kStopGraceSeconds = 0.3;
+// After the grace, how long more the runner may take to get to its report before the stop
+// watchdog writes one (the runner stuck in a blocking data-plane call): the launcher kills at ~1 s.
+constexpr double kEmergencyAfterGraceSeconds = 0.3;
 
 }  // namespace
 
@@ -145,8 +151,84 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   comm.set_stop_flag(&stop, kStopGraceSeconds);
   comm.set_rank_timeout(opts.rank_timeout_s);
 
+  // What every report carries besides its phases; the emergency report below needs it too.
+  auto fill_header = [&](Report* r, const std::vector<std::string>& hosts, const std::vector<int>& lost) {
+    const BuildInfo& bi = build_info();
+    r->tool = {{"name", "iofab"},
+               {"version", bi.version},
+               {"git_sha", bi.git_sha},
+               {"compiler", bi.compiler},
+               {"build_type", bi.build_type},
+               {"backends", bi.backends}};
+    json host_list = json::array();
+    json seen = json::object();
+    json rank_hosts = json::array();
+    for (const auto& h : hosts) {
+      json j = json::parse(h, nullptr, false);
+      if (j.is_discarded()) continue;
+      const std::string name = j.value("hostname", "");
+      rank_hosts.push_back(name);
+      if (!seen.contains(name)) {
+        seen[name] = true;
+        j["ranks"] = 0;
+        host_list.push_back(j);
+      }
+      for (auto& hl : host_list) {
+        if (hl["hostname"] == name) hl["ranks"] = hl["ranks"].get<int>() + 1;
+      }
+    }
+    r->cluster = {{"ranks", comm.size()}, {"comm", comm.name()}, {"comm_reason", opts.comm_reason},
+                  {"hosts", host_list},  {"rank_hosts", rank_hosts}, {"lost_ranks", lost},
+                  {"report_rank", comm.rank()}};
+    r->target = to_json(target);
+    r->target["run_folder"] = run_dir.path();
+    r->target["kept"] = opts.keep;
+    r->run = {{"id", run_id},
+              {"start_time", started},
+              {"duration_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count()},
+              {"command_line", opts.command_line},
+              {"suite", {{"name", suite.name},
+                         {"source", suite.source},
+                         {"sha256", suite.sha256},
+                         {"sets", opts.sets},
+                         {"document", suite.document}}}};
+  };
+
   report->phases.clear();
   std::string comm_failure;
+  // The phases so far and the one running, for the emergency report (another thread).
+  std::mutex report_mu;
+  std::string running_name, running_kind;
+  std::unique_ptr<StopWatchdog> watchdog;
+  if (comm.size() > 1 && comm.rank() == 0 && opts.on_report_ready) {
+    watchdog = std::make_unique<StopWatchdog>(stop, kStopGraceSeconds + kEmergencyAfterGraceSeconds, [&] {
+      Report r;
+      PhaseReport cur;
+      {
+        std::lock_guard<std::mutex> lock(report_mu);
+        r.phases = report->phases;
+        cur.name = running_name;
+        cur.kind = running_kind;
+      }
+      const std::vector<int> gone = comm.ranks_gone_here();
+      std::string ranks;
+      for (int g : gone) ranks += (ranks.empty() ? "" : ", ") + std::to_string(g);
+      if (!cur.name.empty()) {
+        cur.status = gone.empty() ? PhaseStatus::kInterrupted : PhaseStatus::kError;
+        cur.reason = gone.empty() ? "interrupted by signal " + std::to_string(stop_signal()) +
+                                        " inside a data-plane call that did not return in time"
+                                  : "lost rank" + std::string(gone.size() == 1 ? " " : "s ") + ranks +
+                                        " (process exited) inside a blocking data-plane call; the launcher is "
+                                        "ending the job";
+        r.phases.push_back(std::move(cur));
+      }
+      fill_header(&r, {json_text(describe_host())}, gone);
+      r.warnings.push_back("written by the stop watchdog: the run did not get back to writing its report in "
+                           "time, so later phases and other ranks' figures are missing");
+      finalize_verdict(&r);
+      opts.on_report_ready(r);
+    });
+  }
   for (auto& spec : suite.phases) {
     PhaseReport pr;
     pr.name = spec.name;
@@ -164,8 +246,14 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     if (stopped) {
       pr.status = comm.failed() ? PhaseStatus::kError : PhaseStatus::kInterrupted;
       pr.reason = comm.failed() ? "not started: " + comm_failure : "not started: the run was interrupted";
+      std::lock_guard<std::mutex> lock(report_mu);
       report->phases.push_back(std::move(pr));
       continue;
+    }
+    {
+      std::lock_guard<std::mutex> lock(report_mu);
+      running_name = pr.name;
+      running_kind = pr.kind;
     }
     Progress progress;
     PhaseContext ctx{comm, run_dir.fd(), run_dir.path(), target, stop, progress, spec.name, opts.keep};
@@ -212,7 +300,9 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
       cr.passed = usable && check_passes(c.op, cr.value, c.threshold);
       pr.checks.push_back(std::move(cr));
     }
+    std::lock_guard<std::mutex> lock(report_mu);
     report->phases.push_back(std::move(pr));
+    running_name.clear();
   }
 
   std::vector<std::string> hosts;
@@ -223,50 +313,13 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     return Status::Ok();
   }
 
-  const BuildInfo& bi = build_info();
-  report->tool = {{"name", "iofab"},
-                  {"version", bi.version},
-                  {"git_sha", bi.git_sha},
-                  {"compiler", bi.compiler},
-                  {"build_type", bi.build_type},
-                  {"backends", bi.backends}};
-  json host_list = json::array();
-  json seen = json::object();
-  json rank_hosts = json::array();
-  for (const auto& h : hosts) {
-    json j = json::parse(h, nullptr, false);
-    if (j.is_discarded()) continue;
-    const std::string name = j.value("hostname", "");
-    rank_hosts.push_back(name);
-    if (!seen.contains(name)) {
-      seen[name] = true;
-      j["ranks"] = 0;
-      host_list.push_back(j);
-    }
-    for (auto& hl : host_list) {
-      if (hl["hostname"] == name) hl["ranks"] = hl["ranks"].get<int>() + 1;
-    }
-  }
-  report->cluster = {{"ranks", comm.size()}, {"comm", comm.name()}, {"comm_reason", opts.comm_reason},
-                     {"hosts", host_list}, {"rank_hosts", rank_hosts}, {"lost_ranks", comm.lost_ranks()},
-                     {"report_rank", comm.rank()}};
+  fill_header(report, hosts, comm.lost_ranks());
   if (comm.failed()) report->warnings.push_back(comm_failure);
-  report->target = to_json(target);
-  report->target["run_folder"] = run_dir.path();
-  report->target["kept"] = opts.keep;
-  report->run = {{"id", run_id},
-                 {"start_time", started},
-                 {"duration_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count()},
-                 {"command_line", opts.command_line},
-                 {"suite", {{"name", suite.name},
-                            {"source", suite.source},
-                            {"sha256", suite.sha256},
-                            {"sets", opts.sets},
-                            {"document", suite.document}}}};
   add_collectives_vs_verbs(report->phases);
   finalize_verdict(report);
   // The report goes out before the cleanup: removing big files can take long, and a launcher
   // that lost a rank kills the survivors about a second after asking them to stop.
+  if (watchdog) watchdog->disarm();  // from here on this thread writes the report
   if (opts.on_report_ready) opts.on_report_ready(*report);
 
   Status removed = opts.keep ? Status::Ok() : run_dir.remove();

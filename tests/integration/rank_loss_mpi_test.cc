@@ -121,5 +121,64 @@ TEST(RankLoss, KilledRankZeroLeavesTheReportToTheLowestSurvivor) {
       << j["phases"][0]["reason"];
 }
 
+// Resident memory of the iofab rank `rank` whose command line holds marker, in bytes; 0 if none.
+uint64_t rank_rss(int rank, const std::string& marker) {
+  const pid_t pid = find_rank_pid(rank, marker);
+  if (pid <= 0) return 0;
+  const std::string status = read_file("/proc/" + std::to_string(pid) + "/status");
+  const auto at = status.find("VmRSS:");
+  return at == std::string::npos ? 0 : std::stoull(status.substr(at + 6)) * 1024;
+}
+
+// A node lost in the middle of an all_reduce: the survivors are stuck inside MPI's
+// blocking call when mpirun asks them to stop, and kills them a second later. Rank 0
+// must still leave a report naming the lost rank.
+TEST(RankLoss, KilledRankInsideACollectiveStillLeavesAReport) {
+  TempDir dir("/dev/shm");
+  const std::string suite = dir.path() + "/s.json", target = dir.path() + "/t", report = dir.path() + "/r.json",
+                    log = dir.path() + "/log";
+  write_file(suite, R"({"phases": [{"kind": "collectives", "name": "collectives", "mode": "sweep",
+      "min_bytes": "64MiB", "max_bytes": "64MiB", "iters": 100000, "warmup": 1, "ops": ["all_reduce"]}]})");
+  pid_t launcher = fork();
+  ASSERT_GE(launcher, 0);
+  if (launcher == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execl(IOFAB_MPIEXEC, IOFAB_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-x", "ASAN_OPTIONS=detect_leaks=0",
+          "-np", "3", IOFAB_BINARY, "run", suite.c_str(), "--target", target.c_str(), "--out", report.c_str(),
+          "--quiet", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  bool sweeping = false;
+  for (int i = 0; i < 600 && !sweeping; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    sweeping = rank_rss(2, report) > (128ULL << 20) && rank_rss(0, report) > (128ULL << 20);
+  }
+  ASSERT_TRUE(sweeping) << read_file(log);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const pid_t victim = find_rank_pid(2, report);
+  ASSERT_GT(victim, 0);
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  int status = 0;
+  bool ended = false;
+  for (int i = 0; i < 600 && !ended; ++i) {
+    ended = waitpid(launcher, &status, WNOHANG) == launcher;
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!ended) {
+    kill(launcher, SIGKILL);
+    waitpid(launcher, &status, 0);
+  }
+  ASSERT_TRUE(ended) << "the run hung after a rank was killed: " << read_file(log);
+  json j = json::parse(read_file(report), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "no valid report; log: " << read_file(log);
+  EXPECT_EQ(j["verdict"]["status"], "error");
+  EXPECT_EQ(j["cluster"]["lost_ranks"], json::array({2}));
+  EXPECT_EQ(j["phases"][0]["status"], "error");
+  EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("lost rank 2"), std::string::npos)
+      << j["phases"][0]["reason"];
+}
+
 }  // namespace
 }  // namespace iofab::testing
