@@ -58,9 +58,14 @@ class Comm {
   // Ranks known dead without asking them: their process ran on this host and is
   // gone. Safe from any thread (it reads /proc, nothing the control plane changes).
   virtual std::vector<int> ranks_gone_here() const { return {}; }
-  // The rank that writes the report: 0, or when 0 is lost the lowest rank this one
-  // still counts as alive (survivors see the same loss, so they agree on it).
+  // Of the lost ranks, those whose process is known to have exited (on this host);
+  // the others only stopped answering, which a rank also does while it is being stopped.
+  const std::vector<int>& gone_ranks() const { return gone_; }
+  // The rank that writes the report: 0, or when rank 0's process is known to be gone the
+  // lowest rank this one still counts as alive (survivors on a host see the same loss, so
+  // they agree on it). A rank 0 that is merely slow keeps the report.
   int report_rank() const {
+    if (std::find(gone_.begin(), gone_.end(), 0) == gone_.end()) return 0;
     for (int r = 0; r < size(); ++r) {
       if (std::find(lost_.begin(), lost_.end(), r) == lost_.end()) return r;
     }
@@ -73,6 +78,7 @@ class Comm {
   double stop_grace_s_ = 0.3;
   bool failed_ = false;
   std::vector<int> lost_;
+  std::vector<int> gone_;
 };
 
 // One rank, no communication.

@@ -202,6 +202,7 @@ class MpiComm final : public Comm {
         }
         msg += now >= deadline ? " within " + std::to_string(static_cast<int>(rank_timeout_s_)) + " s (rank timeout)"
                                : " within the grace period after a stop signal (the launcher is ending the job)";
+        gone_ = gone;
         return fail(Status::IoError(msg), gone.empty() ? silent : gone);
       }
       std::this_thread::sleep_for(pause);

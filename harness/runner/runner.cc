@@ -7,6 +7,7 @@
 #include <ctime>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "harness/core/json_text.h"
 #include "harness/core/build_info.h"
@@ -196,6 +197,8 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
 
   report->phases.clear();
   std::string comm_failure;
+  // A wait given up after a stop signal on ranks that are alive as far as this rank knows.
+  auto stopping_only = [&] { return comm.failed() && stop.load() && comm.gone_ranks().empty(); };
   // The phases so far and the one running, for the emergency report (another thread).
   std::mutex report_mu;
   std::string running_name, running_kind;
@@ -244,7 +247,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     }
     const bool stopped = comm.failed() || !all_agree(comm, !stop.load());
     if (stopped) {
-      pr.status = comm.failed() ? PhaseStatus::kError : PhaseStatus::kInterrupted;
+      pr.status = comm.failed() && !stopping_only() ? PhaseStatus::kError : PhaseStatus::kInterrupted;
       pr.reason = comm.failed() ? "not started: " + comm_failure : "not started: the run was interrupted";
       std::lock_guard<std::mutex> lock(report_mu);
       report->phases.push_back(std::move(pr));
@@ -269,10 +272,12 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
       pr.status = PhaseStatus::kSkipped;
       pr.reason = result.skip_reason;
     } else if (comm.failed()) {
-      // A lost rank is an error, even when the launcher's stop signal is how we noticed.
-      pr.status = PhaseStatus::kError;
+      // A rank whose process is gone is an error, even when the launcher's stop signal is how
+      // we noticed; ranks that only went silent after a stop signal were being stopped too.
       comm_failure = ps.ok() ? "lost contact with other ranks" : ps.message();
-      pr.reason = comm_failure;
+      pr.status = stopping_only() ? PhaseStatus::kInterrupted : PhaseStatus::kError;
+      pr.reason = stopping_only() ? "interrupted by signal " + std::to_string(stop_signal()) + "; " + comm_failure
+                                  : comm_failure;
     } else if (ps.code() == Status::Code::kInterrupted || (stop.load() && !ps.ok())) {
       pr.status = PhaseStatus::kInterrupted;
       pr.reason = "interrupted by signal " + std::to_string(stop_signal());
@@ -310,6 +315,9 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   if (comm.rank() != comm.report_rank()) {
     if (!opts.keep) run_dir.remove();
     comm.barrier();
+    // A rank that gave up on the others leaves with MPI_Abort, which ends every rank at once:
+    // first give the report's writer time to write it (the launcher is ending the job anyway).
+    if (comm.failed()) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     return Status::Ok();
   }
 
