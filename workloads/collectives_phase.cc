@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -246,14 +245,7 @@ std::vector<CollOp> read_ops(ParamReader& r) {
   }
   const json* v = r.raw("ops");
   if (v == nullptr) return all;
-  // An array of names, or one string of names separated by commas (handy with --set).
-  std::vector<std::string> words;
-  if (v->is_string()) {
-    std::stringstream ss(v->get<std::string>());
-    for (std::string w; std::getline(ss, w, ',');) words.push_back(w);
-  } else if (v->is_array()) {
-    for (const auto& x : *v) words.push_back(x.is_string() ? x.get<std::string>() : x.dump());
-  }
+  const std::vector<std::string> words = name_list(*v);
   std::vector<CollOp> ops;
   for (const auto& w : words) {
     auto op = parse_coll_op(w);

@@ -1,6 +1,5 @@
 #include "workloads/rdma_phase.h"
 
-#include <sstream>
 
 #include "harness/rdma/gpu_memory.h"
 #include "harness/rdma/verbs_fabric.h"
@@ -42,14 +41,7 @@ std::vector<RdmaTest> read_tests(ParamReader& r) {
   const std::vector<RdmaTest> all = {RdmaTest::kWrite, RdmaTest::kRead, RdmaTest::kSend};
   const json* v = r.raw("ops");
   if (v == nullptr) return all;
-  // An array of names, or one string of names separated by commas (handy with --set).
-  std::vector<std::string> words;
-  if (v->is_string()) {
-    std::stringstream ss(v->get<std::string>());
-    for (std::string w; std::getline(ss, w, ',');) words.push_back(w);
-  } else if (v->is_array()) {
-    for (const auto& x : *v) words.push_back(x.is_string() ? x.get<std::string>() : x.dump());
-  }
+  const std::vector<std::string> words = name_list(*v);
   std::vector<RdmaTest> out;
   for (const auto& w : words) {
     const auto t = parse_rdma_test(w);

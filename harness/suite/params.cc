@@ -1,6 +1,7 @@
 #include "harness/suite/params.h"
 
 #include <cmath>
+#include <sstream>
 
 #include "harness/core/json_text.h"
 #include "harness/suite/units.h"
@@ -13,6 +14,17 @@ std::string describe_json_value(const json& v) {
   std::string s = json_text(v);
   if (s.size() > 60) s = s.substr(0, 57) + "...";
   return s;
+}
+
+std::vector<std::string> name_list(const json& v) {
+  std::vector<std::string> words;
+  if (v.is_string()) {
+    std::stringstream ss(v.get<std::string>());
+    for (std::string w; std::getline(ss, w, ',');) words.push_back(w);
+  } else if (v.is_array()) {
+    for (const auto& x : v) words.push_back(x.is_string() ? x.get<std::string>() : x.dump());
+  }
+  return words;
 }
 
 ParamReader::ParamReader(const json& obj, std::string path, const json* defaults)

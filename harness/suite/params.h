@@ -73,5 +73,9 @@ class ParamReader {
 
 // "got" text for messages: strings quoted, others dumped.
 std::string describe_json_value(const nlohmann::json& v);
+// The words of a list param: an array of names, or one string of names separated by
+// commas (handy with --set). A non-string array element comes back as its JSON text,
+// so the caller's "unknown name" error shows it.
+std::vector<std::string> name_list(const nlohmann::json& v);
 
 }  // namespace iofab

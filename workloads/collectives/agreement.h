@@ -12,7 +12,10 @@
 namespace iofab {
 
 // Ok when every rank can go on; this rank's own error first, then another
-// rank's failure, then Interrupted when any rank saw the stop flag.
-Status agree_to_continue(Comm& comm, const Status& mine, const std::atomic<bool>& stop);
+// rank's failure, then Interrupted when any rank saw the stop flag. With
+// `slowest`, the same round also carries each rank's *slowest (>= 0), and on
+// Ok it becomes the largest of them, so every rank leaves with one value.
+Status agree_to_continue(Comm& comm, const Status& mine, const std::atomic<bool>& stop,
+                         double* slowest = nullptr);
 
 }  // namespace iofab

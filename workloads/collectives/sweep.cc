@@ -111,7 +111,7 @@ class SweepRunner {
     for (int i = 0; i < spec_.warmup && s.ok(); ++i) s = info.run(coll_, send_.get(), recv_.get(), a);
     if (s.ok()) s = coll_.synchronize();
     double per_iter = spec_.warmup > 0 ? seconds_since(t0) / spec_.warmup : 0.0;
-    s = agree_on_pace(s, &per_iter);
+    s = agree_to_continue(comm_, s, stop_, &per_iter);
     // The iterations run in chunks of about kStopCheckSeconds, and the ranks agree between
     // chunks, outside the timed spans, whether a stop signal came: a launcher ending the job
     // kills the ranks about a second after its signal, and the report must be out before.
@@ -133,7 +133,7 @@ class SweepRunner {
       ++slot;
       if (s.ok()) s = coll_.synchronize();
       per_iter = seconds_since(t0) / chunk;
-      if (i < spec_.iters) s = agree_on_pace(s, &per_iter);
+      if (i < spec_.iters) s = agree_to_continue(comm_, s, stop_, &per_iter);
     }
     out->iter_seconds.assign(spans.size(), 0.0);
     out->total_seconds = 0;
@@ -146,22 +146,6 @@ class SweepRunner {
   }
 
  private:
-  // One control-plane round: every rank's failure, stop flag and seconds per iteration;
-  // *per_iter becomes the slowest rank's.
-  Status agree_on_pace(const Status& mine, double* per_iter) {
-    std::vector<double> all;
-    const double flag = !mine.ok() ? -2.0 : stop_.load() ? -1.0 : *per_iter;
-    Status g = comm_.all_gather(flag, &all);
-    if (!g.ok()) return g;
-    if (!mine.ok()) return mine;
-    for (size_t r = 0; r < all.size(); ++r) {
-      if (all[r] == -2.0) return Status::IoError("rank " + std::to_string(r) + " failed");
-    }
-    if (std::find(all.begin(), all.end(), -1.0) != all.end()) return Status::Interrupted();
-    *per_iter = *std::max_element(all.begin(), all.end());
-    return Status::Ok();
-  }
-
   Status fill(const CollOpInfo& info, const OpArgs& a) {
     const size_t es = dtype_size(a.dtype);
     if (coll_.memory() == MemoryKind::kHost) {
