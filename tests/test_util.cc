@@ -1,6 +1,7 @@
 #include "test_util.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -85,6 +86,58 @@ CommandResult mpirun_iofab(int ranks, const std::vector<std::string>& args) {
                                 "ASAN_OPTIONS=detect_leaks=0", "-np", std::to_string(ranks), IOFAB_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_command(argv);
+}
+
+pid_t start_mpirun_iofab(int ranks, const std::vector<std::string>& args, const std::string& log) {
+  std::vector<std::string> argv{IOFAB_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-x",
+                                "ASAN_OPTIONS=detect_leaks=0", "-np", std::to_string(ranks), IOFAB_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+bool wait_for_exit(pid_t pid, std::chrono::seconds limit, int* status) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    if (waitpid(pid, status, WNOHANG) == pid) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, status, 0);
+  return false;
+}
+
+pid_t find_rank_pid(int rank, const std::string& marker) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string pid = e.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string cmdline = read_file("/proc/" + pid + "/cmdline");
+    if (cmdline.find(marker) == std::string::npos || cmdline.find("iofab") == std::string::npos) continue;
+    const std::string env = read_file("/proc/" + pid + "/environ");
+    if (env.find("OMPI_COMM_WORLD_RANK=" + std::to_string(rank) + std::string(1, '\0')) != std::string::npos) {
+      return static_cast<pid_t>(std::stoi(pid));
+    }
+  }
+  return -1;
+}
+
+uint64_t rank_rss(int rank, const std::string& marker) {
+  const pid_t pid = find_rank_pid(rank, marker);
+  if (pid <= 0) return 0;
+  const std::string status = read_file("/proc/" + std::to_string(pid) + "/status");
+  const auto at = status.find("VmRSS:");
+  return at == std::string::npos ? 0 : std::stoull(status.substr(at + 6)) * 1024;
 }
 
 std::string read_file(const std::string& path) {

@@ -2,6 +2,10 @@
 // running the iofab binary as a user would.
 #pragma once
 
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -35,6 +39,15 @@ CommandResult run_iofab(const std::vector<std::string>& args);
 // allowed as root). LeakSanitizer is off inside: OpenMPI's own allocations at
 // exit are not ours to fix, while ASan's other checks stay on.
 CommandResult mpirun_iofab(int ranks, const std::vector<std::string>& args);
+// The same, started without waiting, stdout and stderr to the file log; returns mpirun's pid.
+pid_t start_mpirun_iofab(int ranks, const std::vector<std::string>& args, const std::string& log);
+// Waits up to limit for pid to exit, then kills it; true when it ended on its own.
+bool wait_for_exit(pid_t pid, std::chrono::seconds limit, int* status);
+// The pid of the iofab process whose environment says it is MPI rank `rank` and whose
+// command line holds `marker` (a path unique to the test); -1 when none.
+pid_t find_rank_pid(int rank, const std::string& marker);
+// That process's resident memory in bytes; 0 when there is none.
+uint64_t rank_rss(int rank, const std::string& marker);
 
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& text);

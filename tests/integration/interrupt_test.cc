@@ -142,16 +142,10 @@ pid_t start_run(const std::string& suite, const std::string& target, const std::
 
 // Waits for pid to exit within limit; kills it and fails the test otherwise.
 int wait_exit(pid_t pid, std::chrono::seconds limit, const std::string& out) {
-  const auto until = Clock::now() + limit;
   int status = 0;
-  while (waitpid(pid, &status, WNOHANG) != pid) {
-    if (Clock::now() > until) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      ADD_FAILURE() << "still running " << limit.count() << " s after the signal: " << read_file(out);
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!wait_for_exit(pid, limit, &status)) {
+    ADD_FAILURE() << "still running " << limit.count() << " s after the signal: " << read_file(out);
+    return -1;
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
