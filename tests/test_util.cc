@@ -89,9 +89,15 @@ CommandResult mpirun_iofab(int ranks, const std::vector<std::string>& args) {
 }
 
 pid_t start_mpirun_iofab(int ranks, const std::vector<std::string>& args, const std::string& log) {
-  std::vector<std::string> argv{IOFAB_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-x",
-                                "ASAN_OPTIONS=detect_leaks=0", "-np", std::to_string(ranks), IOFAB_BINARY};
+  std::vector<std::string> argv{"-np", std::to_string(ranks), IOFAB_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
+  return start_mpirun(argv, log);
+}
+
+pid_t start_mpirun(const std::vector<std::string>& tail, const std::string& log) {
+  std::vector<std::string> argv{IOFAB_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-x",
+                                "ASAN_OPTIONS=detect_leaks=0"};
+  argv.insert(argv.end(), tail.begin(), tail.end());
   pid_t pid = fork();
   if (pid == 0) {
     int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -117,13 +123,45 @@ bool wait_for_exit(pid_t pid, std::chrono::seconds limit, int* status) {
   return false;
 }
 
-pid_t find_rank_pid(int rank, const std::string& marker) {
+namespace {
+
+// The pids of processes whose command line holds marker and "iofab".
+std::vector<std::string> marked_pids(const std::string& marker) {
+  std::vector<std::string> out;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string pid = e.path().filename().string();
     if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
     const std::string cmdline = read_file("/proc/" + pid + "/cmdline");
     if (cmdline.find(marker) == std::string::npos || cmdline.find("iofab") == std::string::npos) continue;
+    // A zombie has exited: it only waits for its parent to reap it.
+    const std::string stat = read_file("/proc/" + pid + "/stat");
+    const auto close_paren = stat.rfind(')');
+    if (close_paren != std::string::npos && close_paren + 2 < stat.size() && stat[close_paren + 2] == 'Z') continue;
+    out.push_back(pid);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool wait_until_no_process(const std::string& marker, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!marked_pids(marker).empty()) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+void kill_every_process(const std::string& marker) {
+  for (const auto& pid : marked_pids(marker)) kill(static_cast<pid_t>(std::stoi(pid)), SIGKILL);
+}
+
+pid_t find_rank_pid(int rank, const std::string& marker) {
+  for (const auto& pid : marked_pids(marker)) {
+    // The rank itself: not its report courier ("iofab-courier"), nor a wrapper such as strace.
+    if (read_file("/proc/" + pid + "/comm") != "iofab\n") continue;
     const std::string env = read_file("/proc/" + pid + "/environ");
     if (env.find("OMPI_COMM_WORLD_RANK=" + std::to_string(rank) + std::string(1, '\0')) != std::string::npos) {
       return static_cast<pid_t>(std::stoi(pid));

@@ -41,11 +41,19 @@ CommandResult run_iofab(const std::vector<std::string>& args);
 CommandResult mpirun_iofab(int ranks, const std::vector<std::string>& args);
 // The same, started without waiting, stdout and stderr to the file log; returns mpirun's pid.
 pid_t start_mpirun_iofab(int ranks, const std::vector<std::string>& args, const std::string& log);
+// The same with argv given whole after mpirun's own options (for an MPMD line: "-np 1 strace ... : -np 2 iofab ...").
+pid_t start_mpirun(const std::vector<std::string>& argv, const std::string& log);
 // Waits up to limit for pid to exit, then kills it; true when it ended on its own.
 bool wait_for_exit(pid_t pid, std::chrono::seconds limit, int* status);
 // The pid of the iofab process whose environment says it is MPI rank `rank` and whose
 // command line holds `marker` (a path unique to the test); -1 when none.
 pid_t find_rank_pid(int rank, const std::string& marker);
+// Waits up to limit until no process whose command line holds `marker` and "iofab" remains
+// (ranks, their report couriers, wrappers); true when none is left. The report courier may
+// finish its write after mpirun has returned.
+bool wait_until_no_process(const std::string& marker, std::chrono::seconds limit);
+// Kills every such process (SIGKILL): a failed test must leave no stopped or orphaned rank.
+void kill_every_process(const std::string& marker);
 // That process's resident memory in bytes; 0 when there is none.
 uint64_t rank_rss(int rank, const std::string& marker);
 

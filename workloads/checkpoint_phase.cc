@@ -162,7 +162,7 @@ class CheckpointPhase final : public Phase {
     return p_.seed * 1000003 + static_cast<uint64_t>(rank) * 4099 + w;
   }
 
-  Status setup(Writer* wk, int rank, unsigned w, const ShardLayout& l) const;
+  Status setup(const PhaseContext& ctx, Writer* wk, int rank, unsigned w, const ShardLayout& l) const;
   // Writes wk's shard of step into phase/step-N.tmp/ and fsyncs it, from the
   // ring (sync) or the staging copy (async), hashing each block as it goes.
   Status write_shard(Writer* wk, int phase_fd, uint64_t step, int rank, unsigned w, const ShardLayout& l,
@@ -181,13 +181,14 @@ class CheckpointPhase final : public Phase {
   CheckpointParams p_;
 };
 
-Status CheckpointPhase::setup(Writer* wk, int rank, unsigned w, const ShardLayout& l) const {
+Status CheckpointPhase::setup(const PhaseContext& ctx, Writer* wk, int rank, unsigned w,
+                              const ShardLayout& l) const {
   if (!wk->active) return Status::Ok();
   EngineOptions eo;
   eo.queue_depth = p_.queue_depth;
   eo.direct = p_.direct;
   eo.max_files = 2;  // one shard file at a time, removed after each checkpoint
-  Status s = make_engine(resolve_engine_name(p_.engine), eo, &wk->engine);
+  Status s = make_phase_engine(ctx, resolve_engine_name(p_.engine), eo, &wk->engine);
   if (!s.ok()) return s;
   BlockFiller filler(writer_seed(rank, w));
   if (!p_.async) {
@@ -440,7 +441,7 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
   // Untimed setup: engines, buffers filled once. Every rank agrees before the first burst.
   WorkerRun setup_run;
   Status sb = run_workers(
-      ctx.comm, p_.workers, [&](unsigned w) { return st.ok() ? setup(&writers[w], rank, w, l) : st; },
+      ctx.comm, p_.workers, [&](unsigned w) { return st.ok() ? setup(ctx, &writers[w], rank, w, l) : st; },
       [](unsigned, uint64_t) { return Status::Ok(); }, &setup_run);
   Status local = b.ok() ? (sb.ok() ? setup_run.first_error() : sb) : b;
   std::vector<double> oks;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 
 #include "harness/comm/comm.h"
 #include "harness/core/status.h"
+#include "harness/engines/engine.h"
 #include "harness/fs/target.h"
 
 namespace iofab {
@@ -39,6 +41,10 @@ struct Progress {
   std::atomic<uint64_t> total_bytes{0};
 };
 
+// Makes the engine for a phase's worker; tests inject one (for example a fixed delay per write).
+using EngineMaker =
+    std::function<Status(std::string_view name, const EngineOptions& opts, std::unique_ptr<Engine>* out)>;
+
 struct PhaseContext {
   Comm& comm;
   int run_dir_fd;                     // the run folder; every file goes below it
@@ -48,7 +54,12 @@ struct PhaseContext {
   Progress& progress;
   std::string phase_name;             // unique in the suite; use it to name the phase's folder
   bool keep = false;                  // --keep: leave the phase's files
+  const EngineMaker* engines = nullptr;  // null: the engine table (make_engine)
 };
+
+// The engine named name (already resolved from "auto"), from ctx's factory or the engine table.
+Status make_phase_engine(const PhaseContext& ctx, std::string_view name, const EngineOptions& opts,
+                         std::unique_ptr<Engine>* out);
 
 struct PhaseResult {
   std::map<std::string, double> metrics;        // public names, base units

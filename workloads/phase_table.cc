@@ -25,6 +25,11 @@ const std::vector<PhaseKind>& phase_table() {
   return kTable;
 }
 
+Status make_phase_engine(const PhaseContext& ctx, std::string_view name, const EngineOptions& opts,
+                         std::unique_ptr<Engine>* out) {
+  return ctx.engines != nullptr ? (*ctx.engines)(name, opts, out) : make_engine(name, opts, out);
+}
+
 const PhaseKind* find_phase_kind(std::string_view name) {
   for (const auto& k : phase_table()) {
     if (k.name == name) return &k;

@@ -39,10 +39,15 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   auto report_path = [&](const Report& r) {
     return args.out.empty() ? "iofab-report-" + r.run.value("id", std::string("run")) + ".json" : args.out;
   };
+  auto write_report = [&](const Report& r) {
+    const std::string text = json_text(report_to_json(r), 2) + "\n";
+    return args.courier != nullptr ? args.courier->deliver(report_path(r), text)
+                                   : write_file_atomic(report_path(r), text);
+  };
   // A first copy before cleanup: if the process is killed while removing files, the report is there.
   if (args.repeat == 0) {
     args.options.on_report_ready = [&](const Report& r) {
-      write_file_atomic(report_path(r), json_text(report_to_json(r), 2) + "\n");
+      if (Status w = write_report(r); !w.ok()) err << "iofab: cannot write the report: " << w.message() << "\n";
     };
   }
   Report report;
@@ -53,9 +58,24 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
     if (comm.rank() == 0) err << "iofab: " << st.message() << "\n";
     return st.code() == Status::Code::kInvalidArgument ? 2 : 3;
   }
-  if (comm.rank() != comm.report_rank()) return 0;
+  if (comm.rank() != comm.report_rank()) {
+    // After a loss, leaving ends the job under mpirun: wait until the writer says the report is durable.
+    if (comm.failed()) {
+      if (Status a = comm.await_release(comm.report_rank()); !a.ok()) {
+        err << "iofab: rank " << comm.rank() << " leaves without the writer's word: " << a.message() << "\n";
+      }
+    }
+    return 0;
+  }
+  // The writer is the last to leave after a loss: the others wait for its word, given on every way out.
+  struct ReleaseOnExit {
+    Comm& comm;
+    ~ReleaseOnExit() {
+      if (comm.failed()) (void)comm.release_survivors();
+    }
+  } release{comm};
   const std::string path = report_path(report);
-  Status w = write_file_atomic(path, json_text(report_to_json(report), 2) + "\n");
+  Status w = write_report(report);
   if (!args.options.quiet) write_console_summary(report, out);
   if (!args.options.quiet && args.repeat > 0) write_repeat_summary(report, out);
   if (!w.ok()) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/comm/comm.h"
+#include "harness/runner/report_courier.h"
 #include "harness/runner/runner.h"
 
 namespace iofab {
@@ -19,6 +20,9 @@ struct RunArgs {
   int repeat = 0;          // > 0: run the suite this many times, report means (harness/runner/repeat.h)
   bool no_warmup = false;  // with repeat: no warm-up run first
   std::string junit;       // also write the checks as JUnit XML here
+  // Multi-rank runs: the helper process that writes the report (harness/runner/report_courier.h);
+  // null: the report is written by this process.
+  ReportCourier* courier = nullptr;
 };
 
 int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err);

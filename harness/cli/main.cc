@@ -112,6 +112,14 @@ int main(int argc, char** argv) {
   if (*compare) return cmd_compare(compare_args, std::cout, std::cerr);
   if (*report) return cmd_report(report_args, std::cout, std::cerr);
 
+  // The courier is forked before MPI starts: forking an MPI process is unsafe on some transports.
+  std::unique_ptr<ReportCourier> courier;
+  if (launched_by_mpi_launcher()) {
+    if (Status c = ReportCourier::start(&courier); !c.ok()) {
+      std::cerr << "iofab: " << c.message() << " (the report is written by this rank instead)\n";
+    }
+    run_args.courier = courier.get();
+  }
   std::unique_ptr<Comm> comm;
   Status cs = make_world_comm(&argc, &argv, &comm, &run_args.options.comm_reason);
   if (!cs.ok()) {

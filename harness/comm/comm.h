@@ -61,6 +61,15 @@ class Comm {
   // Of the lost ranks, those whose process is known to have exited (on this host);
   // the others only stopped answering, which a rank also does while it is being stopped.
   const std::vector<int>& gone_ranks() const { return gone_; }
+  // The end of a run that lost a rank (docs/faults.md, "Who leaves last"): under mpirun any
+  // rank's exit ends the job, so the report's writer must be the last to leave.
+  // The writer tells every rank it does not count as lost that the report is durable; waits
+  // until they got the word or the rank timeout passes. Works after failed().
+  virtual Status release_survivors() { return Status::Ok(); }
+  // A rank that is not the writer waits for that word from writer: until it comes, the rank
+  // timeout passes, or writer's process is known to be gone. Works after failed().
+  virtual Status await_release(int /*writer*/) { return Status::Ok(); }
+
   // The rank that writes the report: 0, or when rank 0's process is known to be gone the
   // lowest rank this one still counts as alive (survivors on a host see the same loss, so
   // they agree on it). A rank 0 that is merely slow keeps the report.

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -28,6 +29,8 @@ Status mpi_status(const char* call, int rc) {
 // Tags of the control plane; data-plane collectives use MPI's own calls on other communicators or tags.
 constexpr int kTagBase = 7000;
 constexpr int kTagSpan = 20000;
+// The writer's word that the report is durable; outside the span, so no control-plane call takes it.
+constexpr int kTagRelease = kTagBase + kTagSpan + 1;
 
 class MpiComm final : public Comm {
  public:
@@ -149,6 +152,39 @@ class MpiComm final : public Comm {
 
   void abort(int exit_code) override { MPI_Abort(MPI_COMM_WORLD, exit_code); }
 
+  Status release_survivors() override {
+    static const char kToken = 1;
+    std::vector<MPI_Request> reqs;
+    std::vector<int> peers;
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_ || std::find(lost_.begin(), lost_.end(), r) != lost_.end()) continue;
+      reqs.emplace_back();
+      MPI_Isend(&kToken, 1, MPI_CHAR, r, kTagRelease, MPI_COMM_WORLD, &reqs.back());
+      peers.push_back(r);
+    }
+    const bool done = poll_until(reqs, [&] {
+      // A rank whose process exited since will never take the word.
+      for (size_t i = 0; i < reqs.size(); ++i) {
+        if (reqs[i] != MPI_REQUEST_NULL && !process_gone(peers[i])) return false;
+      }
+      return true;
+    });
+    return done ? Status::Ok() : Status::IoError("the other ranks did not take the word that the report is written");
+  }
+
+  Status await_release(int writer) override {
+    char token = 0;
+    std::vector<MPI_Request> reqs(1);
+    MPI_Irecv(&token, 1, MPI_CHAR, writer, kTagRelease, MPI_COMM_WORLD, &reqs[0]);
+    bool writer_gone = false;
+    const bool done = poll_until(reqs, [&] { return writer_gone = process_gone(writer); });
+    if (done) return Status::Ok();
+    MPI_Cancel(&reqs[0]);
+    return Status::IoError(writer_gone ? "the report's writer, rank " + std::to_string(writer) + ", is gone"
+                                       : "no word from the report's writer, rank " + std::to_string(writer) +
+                                             ", within the rank timeout");
+  }
+
   std::vector<int> ranks_gone_here() const override {
     std::vector<int> gone;
     for (int r = 0; r < size_; ++r) {
@@ -172,9 +208,17 @@ class MpiComm final : public Comm {
     clock::time_point stop_deadline = clock::time_point::max();
     auto pause = std::chrono::microseconds(20);
     while (true) {
-      int done = 0;
-      int rc = MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &done, MPI_STATUSES_IGNORE);
-      if (rc != MPI_SUCCESS) return fail(mpi_status("MPI_Testall", rc), {});
+      // One by one, not MPI_Testall: Testall leaves every request pending until all are done,
+      // and the ranks that did answer must not be named as missing below.
+      bool done = true;
+      for (auto& r : reqs) {
+        if (r == MPI_REQUEST_NULL) continue;
+        int flag = 0;
+        if (int rc = MPI_Test(&r, &flag, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) {
+          return fail(mpi_status("MPI_Test", rc), {});
+        }
+        done = done && flag;
+      }
       if (done) return Status::Ok();
       const auto now = clock::now();
       if (stop_ != nullptr && stop_->load() && stop_deadline == clock::time_point::max()) {
@@ -204,6 +248,37 @@ class MpiComm final : public Comm {
                                : " within the grace period after a stop signal (the launcher is ending the job)";
         gone_ = gone;
         return fail(Status::IoError(msg), gone.empty() ? silent : gone);
+      }
+      std::this_thread::sleep_for(pause);
+      if (pause < std::chrono::milliseconds(1)) pause *= 2;
+    }
+  }
+
+  // Polls reqs until all complete (true), or until the rank timeout passes or give_up() says so
+  // (false; give_up is asked every 20 ms). Unlike wait(), it ignores the stop flag and failed():
+  // it carries the end-of-run protocol, which must work after both.
+  template <typename GiveUp>
+  bool poll_until(std::vector<MPI_Request>& reqs, GiveUp give_up) {
+    using clock = std::chrono::steady_clock;
+    const auto deadline =
+        clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(rank_timeout_s_));
+    auto next_ask = clock::now() + std::chrono::milliseconds(20);
+    auto pause = std::chrono::microseconds(20);
+    while (true) {
+      // One by one, so a finished request reads MPI_REQUEST_NULL to give_up().
+      bool done = true;
+      for (auto& r : reqs) {
+        if (r == MPI_REQUEST_NULL) continue;
+        int flag = 0;
+        if (MPI_Test(&r, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+        done = done && flag;
+      }
+      if (done) return true;
+      const auto now = clock::now();
+      if (now >= deadline) return false;
+      if (now >= next_ask) {
+        if (give_up()) return false;
+        next_ask = now + std::chrono::milliseconds(20);
       }
       std::this_thread::sleep_for(pause);
       if (pause < std::chrono::milliseconds(1)) pause *= 2;

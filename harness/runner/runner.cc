@@ -314,10 +314,8 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   if (!comm.gather(json_text(describe_host()), &hosts, 0).ok()) hosts = {json_text(describe_host())};
   if (comm.rank() != comm.report_rank()) {
     if (!opts.keep) run_dir.remove();
-    comm.barrier();
-    // A rank that gave up on the others leaves with MPI_Abort, which ends every rank at once:
-    // first give the report's writer time to write it (the launcher is ending the job anyway).
-    if (comm.failed()) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    // After a loss the caller waits for the writer's word before leaving (Comm::await_release).
+    (void)comm.barrier();
     return Status::Ok();
   }
 

@@ -38,6 +38,9 @@ TEST(MpiInterrupt, CtrlCOnMpirunMidSweepWritesAnInterruptedReport) {
   int status = 0;
   const bool ended = wait_for_exit(launcher, std::chrono::seconds(30), &status);
   ASSERT_TRUE(ended) << "mpirun did not end after Ctrl-C: " << read_file(log);
+  // A rank mpirun killed may have left the last report write to its courier.
+  EXPECT_TRUE(wait_until_no_process(report, std::chrono::seconds(60)));
+  kill_every_process(report);
   json j = json::parse(read_file(report), nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << "no valid report: " << read_file(log);
   EXPECT_EQ(j["verdict"]["status"], "interrupted");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -52,6 +53,10 @@ json kill_rank_mid_ingest(int victim_rank, const std::string& dir) {
   const bool ended = wait_for_exit(launcher, std::chrono::seconds(60), &status);
   EXPECT_TRUE(ended) << "the run hung after a rank was killed: " << read_file(log);
   EXPECT_NE(status, 0);
+  // mpirun kills the survivors a second after its SIGTERM; the report courier, outside its
+  // reach, may still be renaming the report into place.
+  EXPECT_TRUE(wait_until_no_process(report, std::chrono::seconds(60)));
+  kill_every_process(report);
   json j = json::parse(read_file(report), nullptr, false);
   EXPECT_FALSE(j.is_discarded()) << "no valid report; log: " << read_file(log);
   return j;
@@ -108,12 +113,68 @@ TEST(RankLoss, KilledRankInsideACollectiveStillLeavesAReport) {
   int status = 0;
   const bool ended = wait_for_exit(launcher, std::chrono::seconds(60), &status);
   ASSERT_TRUE(ended) << "the run hung after a rank was killed: " << read_file(log);
+  EXPECT_TRUE(wait_until_no_process(report, std::chrono::seconds(60)));
+  kill_every_process(report);
   json j = json::parse(read_file(report), nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << "no valid report; log: " << read_file(log);
   EXPECT_EQ(j["verdict"]["status"], "error");
   EXPECT_EQ(j["cluster"]["lost_ranks"], json::array({2}));
   EXPECT_EQ(j["phases"][0]["status"], "error");
   EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("lost rank 2"), std::string::npos)
+      << j["phases"][0]["reason"];
+}
+
+// A rank that hangs (stopped, not dead) is lost only by the rank timeout, and no launcher
+// ends the job: the survivors leave on their own, and under mpirun the first to leave
+// ends everyone. The writer must be the last to leave, however long the report takes:
+// each rename of rank 0's report is held 3 s (strace), longer than any fixed wait allowed.
+TEST(RankLoss, HungRankTimesOutAndTheOthersWaitForTheWritersReport) {
+  if (std::system("command -v strace >/dev/null 2>&1") != 0) GTEST_SKIP() << "strace is not installed";
+  TempDir dir("/var/tmp");
+  const std::string suite = dir.path() + "/s.json", target = dir.path() + "/t", report = dir.path() + "/r.json",
+                    log = dir.path() + "/log";
+  // Three small checkpoints 2 s apart: ranks agree at every commit, so a rank stopped after
+  // the first one is missed at the next agreement, while the others have little to write.
+  write_file(suite, R"({"phases": [{"kind": "checkpoint", "name": "ckpt", "checkpoint_size": "24MiB",
+      "count": 3, "gap": "2s", "workers": 1, "block_size": "1MiB", "engine": "psync"}]})");
+  const std::vector<std::string> args{"run", suite, "--target", target, "--out", report, "--quiet",
+                                      "--rank-timeout", "8s", "--no-preflight"};
+  std::vector<std::string> line{"-np", "1", "strace", "-f", "-qq", "-o", "/dev/null", "-e",
+                                "trace=rename,renameat,renameat2", "-e",
+                                "inject=rename,renameat,renameat2:delay_enter=3000000", IOFAB_BINARY};
+  line.insert(line.end(), args.begin(), args.end());
+  line.insert(line.end(), {":", "-np", "2", IOFAB_BINARY});
+  line.insert(line.end(), args.begin(), args.end());
+  const pid_t launcher = start_mpirun(line, log);
+  ASSERT_GT(launcher, 0);
+  // Stop rank 2 once the first checkpoint is committed: a hung node, which no launcher notices.
+  pid_t victim = -1;
+  for (int i = 0; i < 2400 && victim < 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    bool committed = false;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(target, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      committed = committed || it->path().string().ends_with("/step-1/manifest.json");
+    }
+    if (committed) victim = find_rank_pid(2, report);
+  }
+  ASSERT_GT(victim, 0) << "the first checkpoint was never committed: " << read_file(log);
+  ASSERT_EQ(kill(victim, SIGSTOP), 0);
+  int status = 0;
+  const bool ended = wait_for_exit(launcher, std::chrono::seconds(120), &status);
+  kill(victim, SIGKILL);  // never leave a stopped rank behind, whatever happened
+  EXPECT_TRUE(ended) << "the run hung after a rank stopped answering: " << read_file(log);
+  EXPECT_TRUE(wait_until_no_process(report, std::chrono::seconds(60)));
+  kill_every_process(report);
+  json j = json::parse(read_file(report), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "no valid report; log: " << read_file(log);
+  EXPECT_EQ(j["verdict"]["status"], "error");
+  EXPECT_EQ(j["cluster"]["report_rank"], 0);
+  EXPECT_EQ(j["cluster"]["lost_ranks"], json::array({2}));
+  EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("rank 2"), std::string::npos)
+      << j["phases"][0]["reason"];
+  EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("rank timeout"), std::string::npos)
       << j["phases"][0]["reason"];
 }
 

@@ -57,13 +57,14 @@ class PhaseHarness {
     EXPECT_NE(phase, nullptr) << errors;
     if (phase == nullptr) return Status::Invalid(errors);
     Progress progress;
-    PhaseContext ctx{comm_, fd_, dir_.path(), target_, stop, progress, name, keep};
+    PhaseContext ctx{comm_, fd_, dir_.path(), target_, stop, progress, name, keep, engines};
     return phase->run(ctx, result);
   }
 
   const std::string& path() const { return dir_.path(); }
   int fd() const { return fd_; }
   std::atomic<bool> stop{false};
+  const EngineMaker* engines = nullptr;  // null: the engine table
 
  private:
   TempDir dir_;

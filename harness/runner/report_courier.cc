@@ -1,0 +1,145 @@
+#include "harness/runner/report_courier.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+
+#include "reports/json_report.h"
+
+namespace iofab {
+namespace {
+
+constexpr uint32_t kMagic = 0x69666372;  // "ifcr"
+// Bounds that no real report reaches; anything larger is a broken handover.
+constexpr uint64_t kMaxPath = 1 << 16;
+constexpr uint64_t kMaxText = 1ULL << 32;
+
+struct Handover {
+  uint32_t magic;
+  uint32_t reserved;
+  uint64_t path_len;
+  uint64_t text_len;
+};
+
+struct Answer {
+  uint32_t magic;
+  int32_t ok;
+  uint64_t message_len;
+};
+
+// The courier's own end is fd 3 once it has closed everything else.
+constexpr int kCourierFd = 3;
+
+bool send_all(int fd, const void* data, size_t len) {
+  const char* p = static_cast<const char*>(data);
+  while (len > 0) {
+    // MSG_NOSIGNAL: a courier that died must not take this rank down with SIGPIPE.
+    const ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;  // a stop signal mid-handover: go on
+    if (n <= 0) return false;
+    p += n;
+    len -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool recv_all(int fd, void* data, size_t len) {
+  char* p = static_cast<char*>(data);
+  while (len > 0) {
+    const ssize_t n = recv(fd, p, len, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    len -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+[[noreturn]] void courier_main() {
+  prctl(PR_SET_NAME, "iofab-courier", 0, 0, 0);
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGINT, SIG_IGN);  // a Ctrl-C meant for the job must not cut a report short
+  for (;;) {
+    Handover h{};
+    if (!recv_all(kCourierFd, &h, sizeof h)) _exit(0);  // the rank closed its end, or died
+    if (h.magic != kMagic || h.path_len == 0 || h.path_len > kMaxPath || h.text_len > kMaxText) _exit(1);
+    std::string path(h.path_len, '\0');
+    std::string text(h.text_len, '\0');
+    // A report cut off mid-handover is dropped: the one before it stays in place.
+    if (!recv_all(kCourierFd, path.data(), path.size()) || !recv_all(kCourierFd, text.data(), text.size())) {
+      _exit(0);
+    }
+    const Status s = write_file_atomic(path, text);
+    const std::string msg = s.ok() ? "" : s.message();
+    const Answer a{kMagic, s.ok() ? 1 : 0, msg.size()};
+    if (!send_all(kCourierFd, &a, sizeof a) || !send_all(kCourierFd, msg.data(), msg.size())) {
+      // The rank is gone; the file is written all the same. Keep serving nothing.
+      _exit(0);
+    }
+  }
+}
+
+}  // namespace
+
+Status ReportCourier::start(std::unique_ptr<ReportCourier>* out) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    return Status::FromErrno("report courier: socketpair", errno);
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    const int e = errno;
+    close(sv[0]);
+    close(sv[1]);
+    return Status::FromErrno("report courier: fork", e);
+  }
+  if (pid == 0) {
+    // Out of the launcher's process group: its SIGTERM and SIGKILL go to the group.
+    setsid();
+    const int null_fd = open("/dev/null", O_RDWR);
+    if (null_fd >= 0) {
+      // Nothing of the launcher's output plumbing stays open here, so it never waits on us.
+      for (int fd = 0; fd <= 2; ++fd) dup2(null_fd, fd);
+    }
+    const int high = fcntl(sv[1], F_DUPFD, 100);
+    if (high < 0 || dup2(high, kCourierFd) < 0) _exit(1);
+    close_range(kCourierFd + 1, ~0U, 0);
+    courier_main();
+  }
+  close(sv[1]);
+  out->reset(new ReportCourier(pid, sv[0]));
+  return Status::Ok();
+}
+
+ReportCourier::~ReportCourier() {
+  close(fd_);
+  int status = 0;
+  waitpid(pid_, &status, WNOHANG);  // reap it if it is done; never wait for it
+}
+
+Status ReportCourier::deliver(const std::string& path, const std::string& text) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!broken_) {
+    const Handover h{kMagic, 0, path.size(), text.size()};
+    Answer a{};
+    if (send_all(fd_, &h, sizeof h) && send_all(fd_, path.data(), path.size()) &&
+        send_all(fd_, text.data(), text.size()) && recv_all(fd_, &a, sizeof a) &&
+        a.magic == kMagic && a.message_len <= kMaxPath) {
+      std::string msg(a.message_len, '\0');
+      if (recv_all(fd_, msg.data(), msg.size())) {
+        return a.ok ? Status::Ok() : Status::IoError(msg);
+      }
+    }
+    broken_ = true;
+  }
+  // The courier is gone: write it here, as a run without one does.
+  return write_file_atomic(path, text);
+}
+
+}  // namespace iofab
