@@ -126,7 +126,8 @@ TEST(TrainReadPhase, AuNearOneWhenComputeDominates) {
   for (const auto& e : r.details["epochs"]) {
     EXPECT_EQ(e["batches"], 16);
     EXPECT_GE(e["au"].get<double>(), 0.9);
-    EXPECT_NEAR(e["compute_s"].get<double>(), 16 * 0.01, 0.05);
+    // A sleep never ends early; how late it ends depends on the machine's load.
+    EXPECT_GE(e["compute_s"].get<double>(), 16 * 0.01);
   }
 }
 
