@@ -208,17 +208,8 @@ class MpiComm final : public Comm {
     clock::time_point stop_deadline = clock::time_point::max();
     auto pause = std::chrono::microseconds(20);
     while (true) {
-      // One by one, not MPI_Testall: Testall leaves every request pending until all are done,
-      // and the ranks that did answer must not be named as missing below.
-      bool done = true;
-      for (auto& r : reqs) {
-        if (r == MPI_REQUEST_NULL) continue;
-        int flag = 0;
-        if (int rc = MPI_Test(&r, &flag, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) {
-          return fail(mpi_status("MPI_Test", rc), {});
-        }
-        done = done && flag;
-      }
+      bool done = false;
+      if (int rc = test_each(reqs, &done); rc != MPI_SUCCESS) return fail(mpi_status("MPI_Test", rc), {});
       if (done) return Status::Ok();
       const auto now = clock::now();
       if (stop_ != nullptr && stop_->load() && stop_deadline == clock::time_point::max()) {
@@ -254,6 +245,20 @@ class MpiComm final : public Comm {
     }
   }
 
+  // Tests each request on its own, not with MPI_Testall, which leaves every request pending until
+  // all are done: a finished one must read MPI_REQUEST_NULL, so that the ranks which answered are
+  // never named as missing. *done: all are finished.
+  static int test_each(std::vector<MPI_Request>& reqs, bool* done) {
+    *done = true;
+    for (auto& r : reqs) {
+      if (r == MPI_REQUEST_NULL) continue;
+      int flag = 0;
+      if (int rc = MPI_Test(&r, &flag, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) return rc;
+      *done = *done && flag;
+    }
+    return MPI_SUCCESS;
+  }
+
   // Polls reqs until all complete (true), or until the rank timeout passes or give_up() says so
   // (false; give_up is asked every 20 ms). Unlike wait(), it ignores the stop flag and failed():
   // it carries the end-of-run protocol, which must work after both.
@@ -265,14 +270,8 @@ class MpiComm final : public Comm {
     auto next_ask = clock::now() + std::chrono::milliseconds(20);
     auto pause = std::chrono::microseconds(20);
     while (true) {
-      // One by one, so a finished request reads MPI_REQUEST_NULL to give_up().
-      bool done = true;
-      for (auto& r : reqs) {
-        if (r == MPI_REQUEST_NULL) continue;
-        int flag = 0;
-        if (MPI_Test(&r, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
-        done = done && flag;
-      }
+      bool done = false;
+      if (test_each(reqs, &done) != MPI_SUCCESS) return false;
       if (done) return true;
       const auto now = clock::now();
       if (now >= deadline) return false;

@@ -6,21 +6,16 @@
 #include <unistd.h>
 
 #include "harness/engines/io_pump.h"
+#include "harness/forwarding_engine.h"
 #include "test_util.h"
 
 namespace iofab::testing {
 namespace {
 
-class FailNthCompletion final : public Engine {
+class FailNthCompletion final : public ForwardingEngine {
  public:
-  FailNthCompletion(std::unique_ptr<Engine> inner, unsigned fail_at) : inner_(std::move(inner)), fail_at_(fail_at) {}
-  std::string_view name() const override { return inner_->name(); }
-  EngineCaps caps() const override { return inner_->caps(); }
-  Status add_file(int fd, int* index) override { return inner_->add_file(fd, index); }
-  Status remove_file(int index) override { return inner_->remove_file(index); }
-  Status register_buffers(std::span<const iovec> bufs) override { return inner_->register_buffers(bufs); }
-  QueueResult queue(const IoRequest& req, IoCompletion* done) override { return inner_->queue(req, done); }
-  Status commit() override { return inner_->commit(); }
+  FailNthCompletion(std::unique_ptr<Engine> inner, unsigned fail_at)
+      : ForwardingEngine(std::move(inner)), fail_at_(fail_at) {}
   Status reap(unsigned min_complete, std::span<IoCompletion> out, unsigned* n) override {
     Status s = inner_->reap(min_complete, out, n);
     for (unsigned i = 0; s.ok() && i < *n; ++i) {
@@ -28,11 +23,8 @@ class FailNthCompletion final : public Engine {
     }
     return s;
   }
-  unsigned in_flight() const override { return inner_->in_flight(); }
-  Status fsync(int file) override { return inner_->fsync(file); }
 
  private:
-  std::unique_ptr<Engine> inner_;
   unsigned fail_at_;
   unsigned seen_ = 0;
 };

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "harness/engines/engine.h"
+#include "harness/forwarding_engine.h"
 #include "harness/engines/io_pump.h"
 #include "workloads/phase.h"
 
@@ -21,16 +22,11 @@ struct SlowWriteLog {
   std::atomic<uint64_t> first_write_ns{0};  // now_ns() when the first write began; 0: none yet
 };
 
-class SlowWriteEngine final : public Engine {
+class SlowWriteEngine final : public ForwardingEngine {
  public:
   SlowWriteEngine(std::unique_ptr<Engine> inner, std::chrono::nanoseconds delay, SlowWriteLog* log)
-      : inner_(std::move(inner)), delay_(delay), log_(log) {}
+      : ForwardingEngine(std::move(inner)), delay_(delay), log_(log) {}
 
-  std::string_view name() const override { return inner_->name(); }
-  EngineCaps caps() const override { return inner_->caps(); }
-  Status add_file(int fd, int* index) override { return inner_->add_file(fd, index); }
-  Status remove_file(int index) override { return inner_->remove_file(index); }
-  Status register_buffers(std::span<const iovec> bufs) override { return inner_->register_buffers(bufs); }
   QueueResult queue(const IoRequest& req, IoCompletion* done) override {
     if (req.op == IoOp::kWrite) {
       uint64_t none = 0;
@@ -40,15 +36,8 @@ class SlowWriteEngine final : public Engine {
     }
     return inner_->queue(req, done);
   }
-  Status commit() override { return inner_->commit(); }
-  Status reap(unsigned min_complete, std::span<IoCompletion> out, unsigned* n) override {
-    return inner_->reap(min_complete, out, n);
-  }
-  unsigned in_flight() const override { return inner_->in_flight(); }
-  Status fsync(int file) override { return inner_->fsync(file); }
 
  private:
-  std::unique_ptr<Engine> inner_;
   std::chrono::nanoseconds delay_;
   SlowWriteLog* log_;
 };

@@ -13,6 +13,7 @@
 
 #include "harness/comm/comm.h"
 #include "harness/engines/io_pump.h"
+#include "harness/forwarding_engine.h"
 #include "harness/fs/target.h"
 #include "test_util.h"
 
@@ -22,15 +23,11 @@ namespace {
 using nlohmann::json;
 
 // psync with a fixed delay before every I/O: a slow storage system.
-class SlowEngine final : public Engine {
+class SlowEngine final : public testing::ForwardingEngine {
  public:
   SlowEngine(std::unique_ptr<Engine> inner, uint64_t delay_ns, long fail_at)
-      : inner_(std::move(inner)), delay_ns_(delay_ns), fail_at_(fail_at) {}
+      : ForwardingEngine(std::move(inner)), delay_ns_(delay_ns), fail_at_(fail_at) {}
   std::string_view name() const override { return "slow"; }
-  EngineCaps caps() const override { return inner_->caps(); }
-  Status add_file(int fd, int* index) override { return inner_->add_file(fd, index); }
-  Status remove_file(int index) override { return inner_->remove_file(index); }
-  Status register_buffers(std::span<const iovec> b) override { return inner_->register_buffers(b); }
   QueueResult queue(const IoRequest& req, IoCompletion* done) override {
     if (delay_ns_ > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(delay_ns_));
     if (fail_at_ >= 0 && ios_++ == fail_at_) {
@@ -39,15 +36,8 @@ class SlowEngine final : public Engine {
     }
     return inner_->queue(req, done);
   }
-  Status commit() override { return inner_->commit(); }
-  Status reap(unsigned m, std::span<IoCompletion> out, unsigned* n) override {
-    return inner_->reap(m, out, n);
-  }
-  unsigned in_flight() const override { return inner_->in_flight(); }
-  Status fsync(int file) override { return inner_->fsync(file); }
 
  private:
-  std::unique_ptr<Engine> inner_;
   uint64_t delay_ns_;
   long fail_at_;
   long ios_ = 0;
