@@ -170,6 +170,17 @@ pid_t find_rank_pid(int rank, const std::string& marker) {
   return -1;
 }
 
+bool rank_holds_open(int rank, const std::string& marker, const std::string& prefix) {
+  const pid_t pid = find_rank_pid(rank, marker);
+  if (pid <= 0) return false;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    const auto target = std::filesystem::read_symlink(e.path(), ec);
+    if (!ec && target.string().rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 uint64_t rank_rss(int rank, const std::string& marker) {
   const pid_t pid = find_rank_pid(rank, marker);
   if (pid <= 0) return 0;

@@ -54,6 +54,9 @@ pid_t find_rank_pid(int rank, const std::string& marker);
 bool wait_until_no_process(const std::string& marker, std::chrono::seconds limit);
 // Kills every such process (SIGKILL): a failed test must leave no stopped or orphaned rank.
 void kill_every_process(const std::string& marker);
+// True when that process holds a file descriptor open on a path that starts with prefix
+// (its run folder, say: the runner holds it open from before the first phase to the end).
+bool rank_holds_open(int rank, const std::string& marker, const std::string& prefix);
 // That process's resident memory in bytes; 0 when there is none.
 uint64_t rank_rss(int rank, const std::string& marker);
 
