@@ -142,6 +142,8 @@ Status inspect_dataset_dir(int root_fd, const DatasetLayout& layout, DatasetDirS
 // while *lock_fd stays open) without waiting: Invalid naming path when
 // another run holds it. *created: the lock file was made by this call (so a
 // refused foreign folder can be left as it was found: remove_dataset_lock).
+// On a filesystem without flock (Lustre mounted noflock) it succeeds with
+// *lock_fd -1: nothing keeps two runs apart there.
 Status lock_dataset_dir(int root_fd, const std::string& path, int* lock_fd, bool* created);
 // Removes the lock file made by lock_dataset_dir and closes *lock_fd.
 void remove_dataset_lock(int root_fd, int* lock_fd);

@@ -211,7 +211,13 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
       DatasetDirState state = DatasetDirState::kEmpty;
       std::string why;
       bool made_lock = false;
-      if (user_dir) mine = lock_dataset_dir(root_fd, dataset_path, &lock_fd, &made_lock);
+      if (user_dir) {
+        mine = lock_dataset_dir(root_fd, dataset_path, &lock_fd, &made_lock);
+        if (mine.ok() && lock_fd < 0) {
+          prepare_notes.push_back("its filesystem does not support flock: another run using it at the same time "
+                                  "would not be kept out");
+        }
+      }
       if (mine.ok()) mine = inspect_dataset_dir(root_fd, layout, &state, &why);
       if (mine.ok() && state == DatasetDirState::kForeign) {
         if (made_lock) remove_dataset_lock(root_fd, &lock_fd);  // a folder refused is left as it was found

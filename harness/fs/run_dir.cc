@@ -111,14 +111,20 @@ Status RunDir::open(const std::string& target, const std::string& run_id, bool c
     }
     if (fd_ < 0) return Status::FromErrno("open run folder " + path_, errno);
   }
-  // Shared: every rank of this run may hold it at once; only `iofab clean` wants it alone.
+  // Shared: every rank of this run may hold it at once; only `iofab clean` (and `iofab list`, for a moment,
+  // to test it) takes it alone, so waiting for it is short.
   lock_fd_ = openat(fd_, kRunLockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (lock_fd_ < 0) return Status::FromErrno("create " + path_ + "/" + kRunLockName, errno);
-  if (flock(lock_fd_, LOCK_SH | LOCK_NB) != 0) {
-    if (errno == EWOULDBLOCK) {
-      return Status::IoError("run folder " + path_ + " is being removed by `iofab clean`; run again");
-    }
+  int rc;
+  while ((rc = flock(lock_fd_, LOCK_SH)) != 0 && errno == EINTR) {
+  }
+  // A filesystem without flock (Lustre mounted noflock): the run goes on; clean cannot judge its folders.
+  if (rc != 0 && errno != ENOSYS && errno != EOPNOTSUPP && errno != ENOLCK) {
     return Status::FromErrno("lock " + path_ + "/" + kRunLockName, errno);
+  }
+  struct stat st {};
+  if (fstat(lock_fd_, &st) == 0 && st.st_nlink == 0) {
+    return Status::IoError("run folder " + path_ + " was removed by `iofab clean` as the run started; run again");
   }
   return Status::Ok();
 }
