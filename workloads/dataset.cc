@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -413,7 +414,7 @@ Status inspect_dataset_dir(int root_fd, const DatasetLayout& layout, DatasetDirS
   std::set<std::string> entries;
   while (dirent* e = readdir(d)) {
     std::string_view n(e->d_name);
-    if (n != "." && n != "..") entries.emplace(n);
+    if (n != "." && n != ".." && n != kDatasetLockName) entries.emplace(n);
   }
   closedir(d);
   for (const auto& e : entries) {
@@ -472,15 +473,198 @@ Status inspect_dataset_dir(int root_fd, const DatasetLayout& layout, DatasetDirS
   return Status::Ok();
 }
 
-Status prepare_dataset_dir(int root_fd, const DatasetLayout& layout) {
+Status lock_dataset_dir(int root_fd, const std::string& path, int* lock_fd, bool* created) {
+  *created = false;
+  int fd = openat(root_fd, kDatasetLockName, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) {
+    fd = openat(root_fd, kDatasetLockName, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    *created = fd >= 0;
+    // Another run made it first: use theirs.
+    if (fd < 0 && errno == EEXIST) fd = openat(root_fd, kDatasetLockName, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  }
+  if (fd < 0) return Status::FromErrno("open " + path + "/" + kDatasetLockName, errno);
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int e = errno;
+    close(fd);
+    if (e == ENOSYS || e == EOPNOTSUPP || e == ENOLCK) return Status::Ok();  // no flock there: *lock_fd stays -1
+    if (e == EWOULDBLOCK) {
+      return Status::Invalid("dataset_dir " + path + " is in use by another iofab run (it holds " + path +
+                             "/" + kDatasetLockName +
+                             "); runs cannot share a dataset_dir at the same time: wait for "
+                             "that run to end, or give this one another dataset_dir; nothing was written");
+    }
+    return Status::FromErrno("lock " + path + "/" + kDatasetLockName, e);
+  }
+  *lock_fd = fd;
+  return Status::Ok();
+}
+
+void remove_dataset_lock(int root_fd, int* lock_fd) {
+  unlinkat(root_fd, kDatasetLockName, 0);
+  if (*lock_fd >= 0) close(*lock_fd);
+  *lock_fd = -1;
+}
+
+namespace {
+
+// The spec a manifest records, checked as the suite parser checks it: a
+// manifest decides which files get deleted, so a value out of range is refused.
+bool spec_from_json(const json& j, DatasetSpec* out) {
+  if (!j.is_object()) return false;
+  auto num = [&](const char* k, uint64_t lo, uint64_t hi, uint64_t* v) {
+    if (!j.contains(k) || !j[k].is_number_unsigned()) return false;
+    *v = j[k].get<uint64_t>();
+    return *v >= lo && *v <= hi;
+  };
+  DatasetSpec s;
+  const std::string layout = j.value("layout", "");
+  const std::string dist = j.value("distribution", "");
+  if (layout != "files" && layout != "shards") return false;
+  s.layout = layout == "files" ? DatasetLayoutKind::kFiles : DatasetLayoutKind::kShards;
+  if (dist == "fixed") {
+    s.distribution = SizeDistribution::kFixed;
+  } else if (dist == "normal") {
+    s.distribution = SizeDistribution::kNormal;
+  } else if (dist == "lognormal") {
+    s.distribution = SizeDistribution::kLognormal;
+  } else {
+    return false;
+  }
+  if (!num("num_samples", 1, 1'000'000'000, &s.num_samples) ||
+      !num("sample_size", 1, kMaxSampleSize, &s.sample_size) || !num("seed", 0, UINT64_MAX, &s.seed)) {
+    return false;
+  }
+  if (s.distribution != SizeDistribution::kFixed &&
+      (!num("sample_size_stdev", 0, kMaxSampleSize, &s.sample_size_stdev) ||
+       !num("sample_size_min", 1, kMaxSampleSize, &s.sample_size_min) ||
+       !num("sample_size_max", 1, kMaxSampleSize, &s.sample_size_max) ||
+       s.sample_size_min > s.sample_size_max)) {
+    return false;
+  }
+  if (s.layout == DatasetLayoutKind::kFiles
+          ? !num("files_per_dir", 2, 10'000'000, &s.files_per_dir)
+          : !num("samples_per_shard", 1, 1'000'000'000, &s.samples_per_shard)) {
+    return false;
+  }
+  s.resolve_size_bounds();
+  *out = s;
+  return true;
+}
+
+// Removes the files the old layout made below data_fd (regular files only: a
+// link or folder in one's place is not iofab's), then its folders once empty.
+Status remove_listed_files(int data_fd, const DatasetLayout& old) {
+  std::set<std::string> folders;
+  for (uint64_t f = 0; f < old.num_files(); ++f) {
+    const std::string path = old.file_path(f);
+    struct stat st {};
+    if (fstatat(data_fd, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+        unlinkat(data_fd, path.c_str(), 0) != 0 && errno != ENOENT) {
+      return Status::FromErrno("remove data/" + path, errno);
+    }
+    for (std::string dir = old.folder_of(f); !dir.empty();) {
+      if (!folders.insert(dir).second) break;
+      const auto slash = dir.rfind('/');
+      dir = slash == std::string::npos ? "" : dir.substr(0, slash);
+    }
+  }
+  // Deepest first; a folder still holding something that is not iofab's stays.
+  std::vector<std::string> order(folders.begin(), folders.end());
+  std::sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
+    return std::count(a.begin(), a.end(), '/') > std::count(b.begin(), b.end(), '/');
+  });
+  for (const auto& dir : order) {
+    if (unlinkat(data_fd, dir.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT && errno != ENOTEMPTY &&
+        errno != ENOTDIR) {
+      return Status::FromErrno("remove data/" + dir, errno);
+    }
+  }
+  return Status::Ok();
+}
+
+// Entries below data_fd, as paths, up to limit of them (never following a link).
+void list_tree(int fd, const std::string& prefix, size_t limit, std::vector<std::string>* out) {
+  const int d_fd = dup(fd);
+  DIR* d = d_fd < 0 ? nullptr : fdopendir(d_fd);
+  if (d == nullptr) {
+    if (d_fd >= 0) close(d_fd);
+    return;
+  }
+  rewinddir(d);
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d)) {
+    std::string_view n(e->d_name);
+    if (n != "." && n != "..") names.emplace_back(n);
+  }
+  closedir(d);
+  for (const auto& n : names) {
+    if (out->size() >= limit) return;
+    const int sub = openat(fd, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0) {
+      out->push_back(prefix + n);
+      continue;
+    }
+    const size_t before = out->size();
+    list_tree(sub, prefix + n + "/", limit, out);
+    close(sub);
+    if (out->size() == before) out->push_back(prefix + n + "/");  // an empty folder
+  }
+}
+
+}  // namespace
+
+Status prepare_dataset_dir(int root_fd, const DatasetLayout& layout, std::vector<std::string>* notes) {
+  // The old dataset's files, as its manifests (a complete one, or one left mid-rewrite) list them.
+  int data_fd = openat(root_fd, kDataFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (data_fd < 0 && errno != ENOENT) return Status::FromErrno(std::string("open ") + kDataFolder, errno);
+  for (const char* name : {kManifestName, kManifestTemp}) {
+    if (data_fd < 0) break;
+    std::string text;
+    if (!read_small_file(root_fd, name, &text)) continue;
+    const json m = json::parse(text, nullptr, false);
+    // A temp manifest cut short by a crash lists nothing: it is written before any file of its spec.
+    if (m.is_discarded() && name == kManifestTemp) continue;
+    DatasetSpec old;
+    if (m.is_discarded() || !m.is_object() || !spec_from_json(m.value("spec", json()), &old)) {
+      close(data_fd);
+      return Status::Invalid(std::string(name) + "'s spec is unreadable, so which files in " + kDataFolder +
+                             "/ iofab made is unknown; nothing was removed: move " + kDataFolder +
+                             "/ away or choose another dataset_dir");
+    }
+    Status r = remove_listed_files(data_fd, DatasetLayout(old));
+    if (!r.ok()) {
+      close(data_fd);
+      return r;
+    }
+  }
   Status s = write_manifest(root_fd, layout, false, 0);
-  if (!s.ok()) return s;
-  s = remove_tree_at(root_fd, kDataFolder);
-  if (!s.ok()) return s;
-  int fd = -1;
-  s = make_dir_at(root_fd, kDataFolder, &fd);
-  if (s.ok()) close(fd);
-  return s;
+  if (s.ok() && data_fd < 0) s = make_dir_at(root_fd, kDataFolder, &data_fd);
+  if (!s.ok()) {
+    if (data_fd >= 0) close(data_fd);
+    return s;
+  }
+  // What is left is not iofab's: it stays, unless it sits where a new file goes.
+  std::vector<std::string> left;
+  list_tree(data_fd, "", 4, &left);
+  if (!left.empty()) {
+    for (uint64_t f = 0; f < layout.num_files(); ++f) {
+      const std::string path = layout.file_path(f);
+      struct stat st {};
+      if (fstatat(data_fd, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 || errno == ENOTDIR) {
+        close(data_fd);
+        return Status::Invalid(
+            std::string(kDataFolder) + "/" + path +
+            " is in the way: iofab did not make it (no manifest lists it) and the new dataset "
+            "needs that path; move it away or choose another dataset_dir");
+      }
+    }
+    std::string names;
+    for (size_t i = 0; i < left.size() && i < 3; ++i) names += (i ? ", " : "") + left[i];
+    notes->push_back(std::string(kDataFolder) + "/ holds files iofab did not make (" + names +
+                     (left.size() > 3 ? ", ..." : "") + "); they were left as they are");
+  }
+  close(data_fd);
+  return Status::Ok();
 }
 
 Status complete_manifest(int root_fd, const DatasetLayout& layout, double generate_seconds) {

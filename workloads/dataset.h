@@ -6,10 +6,13 @@
 //
 // On disk, below the dataset's root folder:
 //   iofab-dataset.json   the manifest: the spec, and whether generation finished
+//   iofab-dataset.lock   (a dataset_dir) the lock a run holds while it uses the folder
 //   data/                the sample files or shards
 // The manifest is written (incomplete) before the first byte of data and
 // rewritten (complete) after the last, so a folder holding it is one iofab
-// made, and a complete one with the same spec can be reused.
+// made, and a complete one with the same spec can be reused. The spec names
+// every file iofab made below data/: regenerating removes those files and
+// nothing else (docs/faults.md).
 //
 // Every sample file and shard is padded with data to a multiple of
 // kRecordAlignment, so an O_DIRECT read of the aligned span covering a
@@ -41,6 +44,7 @@ constexpr size_t kSampleHeader = 16;
 constexpr uint64_t kMaxSampleSize = 256ULL << 20;
 constexpr const char* kManifestName = "iofab-dataset.json";
 constexpr const char* kDataFolder = "data";
+constexpr const char* kDatasetLockName = "iofab-dataset.lock";
 
 struct DatasetSpec {
   DatasetLayoutKind layout = DatasetLayoutKind::kShards;
@@ -134,10 +138,22 @@ enum class DatasetDirState {
 Status inspect_dataset_dir(int root_fd, const DatasetLayout& layout, DatasetDirState* state,
                            std::string* why);
 
-// Makes root_fd ready to generate into: writes an incomplete manifest (so
-// the folder is recognisably iofab's from now on), removes an old data/
-// (only ever after inspect_dataset_dir said kEmpty or kStale) and creates it.
-Status prepare_dataset_dir(int root_fd, const DatasetLayout& layout);
+// Takes the dataset folder's lock (kDatasetLockName, an exclusive flock held
+// while *lock_fd stays open) without waiting: Invalid naming path when
+// another run holds it. *created: the lock file was made by this call (so a
+// refused foreign folder can be left as it was found: remove_dataset_lock).
+// On a filesystem without flock (Lustre mounted noflock) it succeeds with
+// *lock_fd -1: nothing keeps two runs apart there.
+Status lock_dataset_dir(int root_fd, const std::string& path, int* lock_fd, bool* created);
+// Removes the lock file made by lock_dataset_dir and closes *lock_fd.
+void remove_dataset_lock(int root_fd, int* lock_fd);
+
+// Makes root_fd ready to generate into (only ever after inspect_dataset_dir
+// said kEmpty or kStale): removes the files an old manifest lists (and the
+// folders it made, once empty), writes an incomplete manifest of layout, and
+// creates data/. A file iofab did not make stays: noted in *notes, or
+// Invalid when it sits where layout puts one of its files.
+Status prepare_dataset_dir(int root_fd, const DatasetLayout& layout, std::vector<std::string>* notes);
 
 // Rewrites the manifest as complete (temp file, fsync, rename, fsync folder).
 Status complete_manifest(int root_fd, const DatasetLayout& layout, double generate_seconds);

@@ -187,6 +187,8 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   const DatasetLayout layout(p_.dataset);
   int root_fd = -1;
   int data_fd = -1;
+  int lock_fd = -1;  // rank 0, a dataset_dir: held for the whole phase, so no other run regenerates under us
+  std::vector<std::string> prepare_notes;
   if (st.ok()) {
     Status mine;
     if (!user_dir) {
@@ -208,8 +210,17 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     if (rank == 0) {
       DatasetDirState state = DatasetDirState::kEmpty;
       std::string why;
-      mine = inspect_dataset_dir(root_fd, layout, &state, &why);
+      bool made_lock = false;
+      if (user_dir) {
+        mine = lock_dataset_dir(root_fd, dataset_path, &lock_fd, &made_lock);
+        if (mine.ok() && lock_fd < 0) {
+          prepare_notes.push_back("its filesystem does not support flock: another run using it at the same time "
+                                  "would not be kept out");
+        }
+      }
+      if (mine.ok()) mine = inspect_dataset_dir(root_fd, layout, &state, &why);
       if (mine.ok() && state == DatasetDirState::kForeign) {
+        if (made_lock) remove_dataset_lock(root_fd, &lock_fd);  // a folder refused is left as it was found
         mine = Status::Invalid("dataset_dir " + dataset_path + " " + why +
                                "; iofab generates only into an empty folder or one it made: choose another");
       }
@@ -237,7 +248,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   // Generation, timed on its own from a barrier to the agreement that every rank finished.
   double generate_seconds = 0;
   if (st.ok() && generate) {
-    st = agree(comm, rank == 0 ? prepare_dataset_dir(root_fd, layout) : Status::Ok());
+    st = agree(comm, rank == 0 ? prepare_dataset_dir(root_fd, layout, &prepare_notes) : Status::Ok());
     if (st.ok()) {
       comm.barrier();
       const uint64_t g0 = now_ns();
@@ -343,6 +354,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   loader.reset();
   copier.reset();
   if (data_fd >= 0) close(data_fd);
+  if (lock_fd >= 0) close(lock_fd);
   if (root_fd >= 0) close(root_fd);
   comm.barrier();
   Status removed;
@@ -371,6 +383,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
                   {"spec", layout.spec().to_json()},
                   {"generate_seconds", generate_seconds}};
   d["to_gpu"] = gpu;
+  for (const auto& n : prepare_notes) result->warnings.push_back("dataset_dir " + dataset_path + ": " + n);
   result->metrics["generate_seconds"] = generate_seconds;
   if (p_.to_gpu && !gpu["used"].get<bool>()) {
     result->warnings.push_back("to_gpu skipped: " + gpu.value("reason", std::string("unknown")) +

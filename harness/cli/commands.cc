@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "harness/cli/output_paths.h"
 #include "harness/core/json_text.h"
 #include "harness/core/build_info.h"
 #include "harness/engines/engine.h"
@@ -35,6 +36,25 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
       return 2;
     }
     args.options.rank_timeout_s = *t;
+  }
+  // The outputs, before the suite runs: a report that could not be written, or one written over the suite
+  // file, would lose the run at its end. Rank 0 checks (the writer's view of the paths); every rank learns
+  // the verdict, so all exit 2 together.
+  {
+    std::string refused;
+    if (comm.rank() == 0) {
+      Status o =
+          check_outputs({{"suite", args.options.suite}}, {{"--out", args.out}, {"--junit", args.junit}});
+      if (!o.ok()) refused = o.message();
+    }
+    if (Status b = comm.broadcast(&refused, 0); !b.ok()) {
+      err << "iofab: " << b.message() << "\n";
+      return 3;
+    }
+    if (!refused.empty()) {
+      if (comm.rank() == 0) err << "iofab: " << refused << "\n";
+      return 2;
+    }
   }
   auto report_path = [&](const Report& r) {
     return args.out.empty() ? "iofab-report-" + r.run.value("id", std::string("run")) + ".json" : args.out;

@@ -1,6 +1,7 @@
 // The subcommands, each returning the process exit code.
 #pragma once
 
+#include <istream>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -30,6 +31,13 @@ int cmd_validate(const std::string& suite, const std::vector<std::string>& sets,
                  std::ostream& err);
 // as_json: one JSON object for machines instead of the text (docs/discovery.md).
 int cmd_list(const std::string& target, bool as_json, std::ostream& out);
+
+// `iofab clean`: lists the run folders under target that no live run holds
+// (left by a killed run) and removes them: with yes, or after a "y" on in when
+// interactive (a terminal). Otherwise it only lists them. Exit 0, 2 for a
+// target that cannot be read, 3 when a removal failed.
+int cmd_clean(const std::string& target, bool yes, bool interactive, std::istream& in, std::ostream& out,
+              std::ostream& err);
 
 // `iofab plan`: what a model's checkpoints need from storage (DESIGN.md, the
 // 5% rule). Values as typed; a bad one exits 2 naming its option.

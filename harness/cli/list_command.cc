@@ -7,6 +7,7 @@
 #include "harness/core/build_info.h"
 #include "harness/core/json_text.h"
 #include "harness/engines/engine.h"
+#include "harness/fs/stale_run_dirs.h"
 #include "harness/fs/target.h"
 #include "harness/gpu/devices.h"
 #include "harness/gpu/pci_topology.h"
@@ -140,6 +141,13 @@ json discover(const std::string& target) {
               {"block_device", info.block_device},
               {"free_bytes", info.free_bytes}});
   }
+  // Leftovers of killed runs (names only: their sizes need a walk of every file; `iofab clean` shows them).
+  std::vector<StaleRunDir> stale;
+  json names = json::array();
+  if (find_stale_run_dirs(target, false, &stale).ok()) {
+    for (const auto& s : stale) names.push_back(s.name);
+  }
+  t["stale_run_folders"] = names;
   return {{"tool",
            {{"version", build_info().version},
             {"git_sha", build_info().git_sha},
@@ -260,6 +268,13 @@ int cmd_list(const std::string& target, bool as_json, std::ostream& out) {
                 ? ""
                 : ", block device " + t["block_device"].get<std::string>())
         << ")\n";
+  }
+  if (!t["stale_run_folders"].empty()) {
+    out << "stale run folders (no live run holds them): ";
+    for (size_t i = 0; i < t["stale_run_folders"].size(); ++i) {
+      out << (i ? ", " : "") << t["stale_run_folders"][i].get<std::string>();
+    }
+    out << "\n  remove them with: iofab clean --target " << target << "\n";
   }
   return 0;
 }

@@ -1,4 +1,4 @@
-// iofab's command line: run | validate | list | plan | compare | report. Only this file turns a
+// iofab's command line: run | validate | list | clean | plan | compare | report. Only this file turns a
 // Status into an exit code: 0 passed, 1 a check failed, 2 usage or suite
 // error, 3 runtime error, 130 interrupted.
 #include <unistd.h>
@@ -26,7 +26,9 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "Run a suite; with no SUITE, the built-in default suite");
   run->add_option("suite", run_args.options.suite, "Suite file, or a built-in suite name")->capture_default_str();
   run->add_option("--target", run_args.target, "Folder to write under (overrides the suite's target)");
-  run->add_option("--out,-o", run_args.out, "Report path (default: iofab-report-<run id>.json)");
+  run->add_option("--out,-o", run_args.out,
+                  "Report path (default: iofab-report-<run id>.json); checked before the run: it must be "
+                  "creatable and not the suite file");
   run->add_option("--set", run_args.options.sets, "Override a suite value: PATH=VALUE (target, defaults.KEY, "
                                                   "phases.NAME.KEY); repeatable")
       ->take_all();
@@ -41,7 +43,8 @@ int main(int argc, char** argv) {
                   "and every run; checks use the means")
       ->check(CLI::Range(1, 1000000));
   run->add_flag("--no-warmup", run_args.no_warmup, "With --repeat: no warm-up run first");
-  run->add_option("--junit", run_args.junit, "Also write the checks as JUnit XML to FILE (for CI)");
+  run->add_option("--junit", run_args.junit,
+                  "Also write the checks as JUnit XML to FILE (for CI); checked before the run like --out");
 
   std::string validate_suite;
   std::vector<std::string> validate_sets;
@@ -50,10 +53,21 @@ int main(int argc, char** argv) {
   validate->add_option("--set", validate_sets, "Override a suite value: PATH=VALUE")->take_all();
 
   std::string list_target = ".";
-  auto* list = app.add_subcommand("list", "Engines, backends, devices and the target's filesystem");
+  auto* list = app.add_subcommand(
+      "list",
+      "Engines, backends, devices, the target's filesystem and run folders left there by killed runs");
   list->add_option("--target", list_target, "Folder whose filesystem to describe")->capture_default_str();
   bool list_json = false;
   list->add_flag("--json", list_json, "Print JSON instead of text");
+
+  std::string clean_target;
+  bool clean_yes = false;
+  auto* clean = app.add_subcommand(
+      "clean",
+      "List the run folders killed runs left under a target (no live run holds them) and remove them");
+  clean->add_option("--target", clean_target, "The folder runs wrote under")->required();
+  clean->add_flag("--yes,-y", clean_yes,
+                  "Remove them without asking (without it and without a terminal: list only)");
 
   PlanArgs plan_args;
   auto* plan =
@@ -85,14 +99,21 @@ int main(int argc, char** argv) {
                       "Compare only metrics matching GLOB (fnmatch, on METRIC or PHASE/METRIC); repeatable")
       ->take_all()
       ->allow_extra_args(false);  // one value per --metric: the report files are never taken for globs
-  compare->add_option("--out", compare_args.out, "Also write the comparison to FILE (.json, .md, or text)");
-  compare->add_option("--junit", compare_args.junit, "Also write JUnit XML to FILE: a test case per metric");
+  compare->add_option(
+      "--out", compare_args.out,
+      "Also write the comparison to FILE (.json, .md, or text); never one of the reports compared");
+  compare->add_option(
+      "--junit", compare_args.junit,
+      "Also write JUnit XML to FILE: a test case per metric; never one of the reports compared");
   compare->add_flag("--force", compare_args.force, "Compare reports of different suites or schema versions anyway");
 
   ReportArgs report_args;
   auto* report = app.add_subcommand("report", "One self-contained HTML page (or Markdown) comparing reports");
   report->add_option("reports", report_args.inputs, "Reports (JSON), one per system")->required();
-  report->add_option("-o,--out", report_args.out, "The page to write (\"-\": stdout)")->required();
+  report
+      ->add_option("-o,--out", report_args.out,
+                   "The page to write (\"-\": stdout); never one of the reports read")
+      ->required();
   report->add_option("--format", report_args.format, "html or md (default: from -o's extension, else html)")
       ->check(CLI::IsMember({"html", "md"}));
   report->add_option("--label", report_args.labels, "A name per report, in order (default: the file names)")
@@ -108,6 +129,8 @@ int main(int argc, char** argv) {
 
   if (*validate) return cmd_validate(validate_suite, validate_sets, std::cout, std::cerr);
   if (*list) return cmd_list(list_target, list_json, std::cout);
+  if (*clean)
+    return cmd_clean(clean_target, clean_yes, isatty(STDIN_FILENO) != 0, std::cin, std::cout, std::cerr);
   if (*plan) return cmd_plan(plan_args, std::cout, std::cerr);
   if (*compare) return cmd_compare(compare_args, std::cout, std::cerr);
   if (*report) return cmd_report(report_args, std::cout, std::cerr);

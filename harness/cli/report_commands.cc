@@ -3,6 +3,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/cli/output_paths.h"
 #include "reports/compare.h"
 #include "reports/compare_format.h"
 #include "reports/html_report.h"
@@ -31,6 +32,12 @@ int cmd_compare(const CompareArgs& a, std::ostream& out, std::ostream& err) {
     return 2;
   }
   opts.tolerance = *tol;
+  if (Status o = check_outputs({{"baseline", a.baseline}, {"current", a.current}},
+                               {{"--out", a.out}, {"--junit", a.junit}});
+      !o.ok()) {
+    err << "iofab compare: " << o.message() << "\n";
+    return 2;
+  }
   opts.metric_globs = a.metrics;
   opts.force = a.force;
   LoadedReport base, cur;
@@ -84,6 +91,12 @@ int cmd_report(const ReportArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.labels.empty() && a.labels.size() != a.inputs.size()) {
     err << "iofab report: --label: expected one label per report (" << a.inputs.size() << "), got "
         << a.labels.size() << "\n";
+    return 2;
+  }
+  std::vector<NamedPath> inputs;
+  for (const auto& in : a.inputs) inputs.push_back({"report", in});
+  if (Status o = check_outputs(inputs, {{"--out", a.out}}); !o.ok()) {
+    err << "iofab report: " << o.message() << "\n";
     return 2;
   }
   std::vector<SystemReport> systems;

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,7 +73,24 @@ Status fsync_dir(int dirfd, std::string_view what) {
   return Status::Ok();
 }
 
+bool is_run_dir_name(std::string_view name) {
+  // iofab-20261121T211400Z-3f9a2c
+  constexpr std::string_view kPrefix = "iofab-";
+  constexpr std::string_view kId = "ddddddddTddddddZ-xxxxxx";  // d: a digit, x: a lowercase hex digit
+  if (name.size() != kPrefix.size() + kId.size() || name.substr(0, kPrefix.size()) != kPrefix) return false;
+  name.remove_prefix(kPrefix.size());
+  for (size_t i = 0; i < kId.size(); ++i) {
+    const char c = name[i];
+    const bool ok = kId[i] == 'd'   ? (c >= '0' && c <= '9')
+                    : kId[i] == 'x' ? ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))
+                                    : c == kId[i];
+    if (!ok) return false;
+  }
+  return true;
+}
+
 RunDir::~RunDir() {
+  if (lock_fd_ >= 0) close(lock_fd_);
   if (fd_ >= 0) close(fd_);
   if (target_fd_ >= 0) close(target_fd_);
 }
@@ -92,6 +110,21 @@ Status RunDir::open(const std::string& target, const std::string& run_id, bool c
       fd_ = openat(target_fd_, name_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     }
     if (fd_ < 0) return Status::FromErrno("open run folder " + path_, errno);
+  }
+  // Shared: every rank of this run may hold it at once; only `iofab clean` (and `iofab list`, for a moment,
+  // to test it) takes it alone, so waiting for it is short.
+  lock_fd_ = openat(fd_, kRunLockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) return Status::FromErrno("create " + path_ + "/" + kRunLockName, errno);
+  int rc;
+  while ((rc = flock(lock_fd_, LOCK_SH)) != 0 && errno == EINTR) {
+  }
+  // A filesystem without flock (Lustre mounted noflock): the run goes on; clean cannot judge its folders.
+  if (rc != 0 && errno != ENOSYS && errno != EOPNOTSUPP && errno != ENOLCK) {
+    return Status::FromErrno("lock " + path_ + "/" + kRunLockName, errno);
+  }
+  struct stat st {};
+  if (fstat(lock_fd_, &st) == 0 && st.st_nlink == 0) {
+    return Status::IoError("run folder " + path_ + " was removed by `iofab clean` as the run started; run again");
   }
   return Status::Ok();
 }

@@ -21,6 +21,15 @@ Status remove_tree_at(int parent, std::string_view name);
 // fsync of a folder so renames and creations in it are durable.
 Status fsync_dir(int dirfd, std::string_view what);
 
+// Inside each run folder: the file every rank of a live run holds a shared
+// flock on for the run's life. `iofab clean` takes it exclusively, so a folder
+// whose lock it gets belongs to no live process (the kernel drops a flock when
+// its holder dies, SIGKILL included).
+constexpr const char* kRunLockName = "iofab-run.lock";
+
+// True for a run folder's name: "iofab-" + a run id (new_run_id's form).
+bool is_run_dir_name(std::string_view name);
+
 class RunDir {
  public:
   RunDir() = default;
@@ -28,7 +37,8 @@ class RunDir {
   RunDir& operator=(const RunDir&) = delete;
   ~RunDir();
 
-  // Creates (or, on ranks other than the creator, opens) <target>/iofab-<id>/.
+  // Creates (or, on ranks other than the creator, opens) <target>/iofab-<id>/
+  // and takes the run's shared lock in it (kRunLockName).
   Status open(const std::string& target, const std::string& run_id, bool create);
 
   int fd() const { return fd_; }
@@ -36,12 +46,14 @@ class RunDir {
   const std::string& name() const { return name_; }
 
   // Removes everything below the run folder, then the folder itself when
-  // empty (other ranks may still be removing theirs).
+  // empty (other ranks may still be removing theirs). The lock is held until
+  // destruction.
   Status remove();
 
  private:
   int target_fd_ = -1;
   int fd_ = -1;
+  int lock_fd_ = -1;
   std::string name_;
   std::string path_;
 };

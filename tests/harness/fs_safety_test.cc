@@ -1,15 +1,15 @@
 #include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "harness/fs/run_dir.h"
 #include "harness/fs/target.h"
@@ -215,6 +215,37 @@ TEST(FsSafetyRunDir, OpenCreatesTheRunFolder) {
   EXPECT_TRUE(exists_nofollow(rd.path() + "/from-other"));
 }
 
+// A live run's folder is marked by its lock, which `iofab clean` cannot take.
+TEST(FsSafetyRunDir, ALiveRunHoldsItsLockSharedWithItsOtherRanks) {
+  TempDir dir("/dev/shm");
+  const std::string lock = dir.path() + "/iofab-20260101T000000Z-abcdef/" + kRunLockName;
+  {
+    RunDir rd, other_rank;
+    ASSERT_TRUE(rd.open(dir.path(), "20260101T000000Z-abcdef", true).ok());
+    ASSERT_TRUE(other_rank.open(dir.path(), "20260101T000000Z-abcdef", false).ok()) << "shared by every rank";
+    const int fd = open(lock.c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    EXPECT_NE(flock(fd, LOCK_EX | LOCK_NB), 0) << "clean must not get it while the run lives";
+    close(fd);
+  }
+  // The run is gone: the lock is free.
+  const int fd = open(lock.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
+  close(fd);
+}
+
+TEST(FsSafetyRunDir, RunFolderNamesHaveTheRunIdsForm) {
+  EXPECT_TRUE(is_run_dir_name("iofab-" + new_run_id()));
+  EXPECT_TRUE(is_run_dir_name("iofab-20261121T211400Z-3f9a2c"));
+  for (const char* n :
+       {"iofab-", "iofab-data", "iofab-report-20261121T211400Z-3f9a2c.json", "iofab-20261121T211400Z-3f9a2",
+        "iofab-20261121T211400Z-3f9a2cc", "iofab-20261121T211400Z-3F9A2C", "iofab-2026112xT211400Z-3f9a2c",
+        "xofab-20261121T211400Z-3f9a2c", "iofab-dataset.json"}) {
+    EXPECT_FALSE(is_run_dir_name(n)) << n;
+  }
+}
+
 TEST(FsSafetyRunDir, OpenFailsOnAMissingTarget) {
   TempDir dir("/dev/shm");
   RunDir rd;
@@ -246,7 +277,7 @@ TEST(FsSafetyRunDir, RemoveRemovesEverythingBelowIncludingNestedFolders) {
   close(a);
   write_file(rd.path() + "/top", "y");
   ASSERT_EQ(mkdir((rd.path() + "/empty").c_str(), 0755), 0);
-  EXPECT_EQ(list_files(rd.path()).size(), 2u);
+  EXPECT_EQ(list_files(rd.path()).size(), 3u) << "deep, top and the run lock";
 
   const std::string run_path = rd.path();
   Status s = rd.remove();

@@ -2,6 +2,7 @@
 // epochs on the disk, an AU check, a kept dataset reused, O_DIRECT on tmpfs.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -115,6 +116,56 @@ TEST(TrainReadCli, KeptDatasetIsReusedAsDatasetDir) {
   EXPECT_EQ(j["phases"][0]["result"]["details"]["dataset"]["origin"], "reused");
   EXPECT_EQ(j["phases"][0]["result"]["metrics"]["generate_seconds"], 0);
   EXPECT_EQ(list_files(kept + "/data").size(), 300u) << "a dataset_dir is never removed";
+}
+
+// docs/faults.md: regenerating a dataset_dir removes only the files its manifest lists.
+TEST(TrainReadCli, RegeneratingADatasetDirKeepsTheUsersFiles) {
+  TempDir dir("/dev/shm");
+  const std::string ds = dir.path() + "/ds";
+  CommandResult r;
+  const std::string suite = R"({"phases": [{"kind": "train_read", "layout": "files", "num_samples": %N,
+      "sample_size": "4KiB", "batch_size": 16, "epochs": 1, "files_per_dir": 50, "dataset_dir": "%D"}]})";
+  auto with = [&](const std::string& n) {
+    std::string t = suite;
+    t.replace(t.find("%N"), 2, n);
+    t.replace(t.find("%D"), 2, ds);
+    return t;
+  };
+  run_suite(dir.path(), with("300"), {}, &r);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  write_file(ds + "/data/NOTES.txt", "the user's");
+  json j = run_suite(dir.path(), with("120"), {}, &r);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(j["phases"][0]["result"]["details"]["dataset"]["origin"], "generated");
+  EXPECT_EQ(read_file(ds + "/data/NOTES.txt"), "the user's");
+  EXPECT_EQ(list_files(ds + "/data").size(), 121u) << "the 120 new files and the user's";
+  EXPECT_NE(j["phases"][0]["warnings"].dump().find("NOTES.txt"), std::string::npos) << j["phases"][0].dump();
+}
+
+// docs/faults.md: two runs cannot share a dataset_dir at once; the second is refused while the first holds
+// the lock (held here by the test, as the first run would), and runs once it is free.
+TEST(TrainReadCli, ADatasetDirInUseIsRefusedUntilItsLockIsFree) {
+  TempDir dir("/dev/shm");
+  const std::string ds = dir.path() + "/ds";
+  std::filesystem::create_directory(ds);
+  const int held = open((ds + "/iofab-dataset.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(flock(held, LOCK_EX | LOCK_NB), 0);
+  const std::string suite = R"({"phases": [{"kind": "train_read", "num_samples": 64, "sample_size": "4KiB",
+      "batch_size": 8, "epochs": 1, "dataset_dir": ")" +
+                            ds + R"("}]})";
+  CommandResult r;
+  json j = run_suite(dir.path(), suite, {}, &r);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(j["phases"][0]["status"], "error");
+  EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("is in use by another iofab run"),
+            std::string::npos)
+      << j["phases"][0]["reason"];
+  EXPECT_FALSE(std::filesystem::exists(ds + "/iofab-dataset.json")) << "nothing was written";
+  close(held);
+  j = run_suite(dir.path(), suite, {}, &r);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(j["phases"][0]["result"]["details"]["dataset"]["origin"], "generated");
 }
 
 // tmpfs takes O_DIRECT from Linux 6.6 on; before, the phase must say why it cannot.

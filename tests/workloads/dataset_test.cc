@@ -184,10 +184,11 @@ TEST_P(DatasetDir, GenerateThenRecogniseReuseStaleAndForeign) {
   ASSERT_GE(root, 0);
   DatasetDirState state;
   std::string why;
+  std::vector<std::string> notes;
   ASSERT_TRUE(inspect_dataset_dir(root, l, &state, &why).ok());
   EXPECT_EQ(state, DatasetDirState::kEmpty);
 
-  ASSERT_TRUE(prepare_dataset_dir(root, l).ok());
+  ASSERT_TRUE(prepare_dataset_dir(root, l, &notes).ok());
   ASSERT_TRUE(inspect_dataset_dir(root, l, &state, &why).ok());
   EXPECT_EQ(state, DatasetDirState::kStale) << "an incomplete dataset is never reused";
   EXPECT_NE(why.find("incomplete"), std::string::npos) << why;
@@ -231,7 +232,7 @@ TEST_P(DatasetDir, GenerateThenRecogniseReuseStaleAndForeign) {
   EXPECT_NE(why.find(l.file_path(3)), std::string::npos) << why;
 
   // Regenerating over it starts clean.
-  ASSERT_TRUE(prepare_dataset_dir(root, l).ok());
+  ASSERT_TRUE(prepare_dataset_dir(root, l, &notes).ok());
   EXPECT_TRUE(testing::list_files(dir.path() + "/data").empty());
 
   // Anything iofab did not make: foreign.
@@ -263,13 +264,129 @@ TEST(DatasetDirForeign, DataWithoutManifestOrAnotherManifestIsNotOurs) {
   close(root);
 }
 
+// Generates spec s into root completely, as the phase does.
+void generate_complete(int root, const DatasetLayout& l) {
+  std::vector<std::string> notes;
+  ASSERT_TRUE(prepare_dataset_dir(root, l, &notes).ok());
+  int data = openat(root, kDataFolder, O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(data, 0);
+  uint64_t bytes = 0;
+  ASSERT_TRUE(generate_dataset_part(data, l, GenerateOptions{}, &bytes).ok());
+  close(data);
+  ASSERT_TRUE(complete_manifest(root, l, 0.1).ok());
+}
+
+// docs/faults.md: regenerating deletes only the files the old manifest lists.
+TEST_P(DatasetDir, RegeneratingKeepsFilesNoManifestLists) {
+  TempDir dir("/dev/shm");
+  const DatasetLayout old(spec_of(GetParam(), 40, 3000));  // files: 4 folders of 10
+  int root = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(root, 0);
+  generate_complete(root, old);
+  const std::string data = dir.path() + "/data/";
+  testing::write_file(data + "README.txt", "the user's");
+  // One beside iofab's files, in a folder iofab made: the folder must stay for it.
+  const std::string beside = old.folder_of(0).empty() ? "mine.bin" : old.folder_of(0) + "/mine.bin";
+  testing::write_file(data + beside, "also the user's");
+
+  const DatasetLayout next(spec_of(GetParam(), 25, 5000));
+  std::vector<std::string> notes;
+  Status st = prepare_dataset_dir(root, next, &notes);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(testing::read_file(data + "README.txt"), "the user's");
+  EXPECT_EQ(testing::read_file(data + beside), "also the user's");
+  std::set<std::string> left;
+  for (const auto& f : testing::list_files(data)) left.insert(f);
+  EXPECT_EQ(left, (std::set<std::string>{"README.txt", beside})) << "every listed file goes, nothing else";
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("README.txt"), std::string::npos) << notes[0];
+
+  // The new dataset generates around them and is then reused.
+  int data_fd = openat(root, kDataFolder, O_RDONLY | O_DIRECTORY);
+  uint64_t bytes = 0;
+  ASSERT_TRUE(generate_dataset_part(data_fd, next, GenerateOptions{}, &bytes).ok());
+  close(data_fd);
+  ASSERT_TRUE(complete_manifest(root, next, 0.1).ok());
+  DatasetDirState state;
+  std::string why;
+  ASSERT_TRUE(inspect_dataset_dir(root, next, &state, &why).ok());
+  EXPECT_EQ(state, DatasetDirState::kMatches) << why;
+  close(root);
+}
+
+TEST_P(DatasetDir, AFileNotListedWhereTheNewDatasetGoesIsRefusedNotRemoved) {
+  TempDir dir("/dev/shm");
+  const DatasetLayout old(spec_of(GetParam(), 5, 3000));
+  int root = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(root, 0);
+  generate_complete(root, old);
+  const DatasetLayout next(spec_of(GetParam(), 40, 3000));
+  const std::string in_the_way = next.file_path(next.num_files() - 1);  // a path the old one never had
+  std::filesystem::create_directories(
+      std::filesystem::path(dir.path() + "/data/" + in_the_way).parent_path());
+  testing::write_file(dir.path() + "/data/" + in_the_way, "the user's");
+  std::vector<std::string> notes;
+  Status st = prepare_dataset_dir(root, next, &notes);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(st.message().find("data/" + in_the_way + " is in the way"), std::string::npos) << st.message();
+  EXPECT_EQ(testing::read_file(dir.path() + "/data/" + in_the_way), "the user's");
+  close(root);
+}
+
+TEST(DatasetDirRegenerate, AManifestWhoseSpecIsUnreadableRemovesNothing) {
+  TempDir dir("/dev/shm");
+  const DatasetLayout l(spec_of(DatasetLayoutKind::kShards, 10, 100));
+  std::filesystem::create_directory(dir.path() + "/data");
+  testing::write_file(dir.path() + "/data/shard-0", "whose?");
+  testing::write_file(
+      dir.path() + "/" + kManifestName,
+      R"({"format": "iofab-dataset", "version": 1, "complete": false, "spec": {"layout": "tapes"}})");
+  int root = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(root, 0);
+  std::vector<std::string> notes;
+  Status st = prepare_dataset_dir(root, l, &notes);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(st.message().find("nothing was removed"), std::string::npos) << st.message();
+  EXPECT_EQ(testing::read_file(dir.path() + "/data/shard-0"), "whose?");
+  close(root);
+}
+
+// A second run on the same dataset_dir is refused while the first holds the lock (held here by the test).
+TEST(DatasetDirLock, ASecondHolderIsRefusedUntilTheFirstLetsGo) {
+  TempDir dir("/dev/shm");
+  int root = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(root, 0);
+  int first = -1;
+  bool created = false;
+  ASSERT_TRUE(lock_dataset_dir(root, dir.path(), &first, &created).ok());
+  EXPECT_TRUE(created);
+  int second = -1;
+  Status st = lock_dataset_dir(root, dir.path(), &second, &created);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(st.message().find("in use by another iofab run"), std::string::npos) << st.message();
+  EXPECT_FALSE(created);
+  EXPECT_EQ(second, -1);
+  close(first);
+  ASSERT_TRUE(lock_dataset_dir(root, dir.path(), &second, &created).ok());
+  close(second);
+  // The lock file is iofab's: a folder holding only it is still empty to inspect.
+  DatasetDirState state;
+  std::string why;
+  ASSERT_TRUE(
+      inspect_dataset_dir(root, DatasetLayout(spec_of(DatasetLayoutKind::kShards, 4, 100)), &state, &why)
+          .ok());
+  EXPECT_EQ(state, DatasetDirState::kEmpty) << why;
+  close(root);
+}
+
 TEST(DatasetData, EverySectorOfAShardIsUnique) {
   TempDir dir("/dev/shm");
   DatasetSpec s = spec_of(DatasetLayoutKind::kShards, 64, 4096);
   s.samples_per_shard = 64;
   DatasetLayout l(s);
   int root = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
-  ASSERT_TRUE(prepare_dataset_dir(root, l).ok());
+  std::vector<std::string> notes;
+  ASSERT_TRUE(prepare_dataset_dir(root, l, &notes).ok());
   int data = openat(root, kDataFolder, O_RDONLY | O_DIRECTORY);
   uint64_t bytes = 0;
   ASSERT_TRUE(generate_dataset_part(data, l, GenerateOptions{}, &bytes).ok());

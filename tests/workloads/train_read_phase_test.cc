@@ -219,7 +219,8 @@ TEST(TrainReadPhase, DatasetDirIsReusedRegeneratedOrRefused) {
   PhaseResult first;
   ASSERT_TRUE(run.run(*make_train_read_phase(p, engine("psync")), &first).ok());
   EXPECT_EQ(first.details["dataset"]["origin"], "generated");
-  EXPECT_EQ(testing::list_files(dir.path() + "/ds").size(), 101u) << "100 samples and the manifest stay";
+  EXPECT_EQ(testing::list_files(dir.path() + "/ds").size(), 102u)
+      << "100 samples, the manifest and lock stay";
 
   PhaseResult again;
   ASSERT_TRUE(run.run(*make_train_read_phase(p, engine("psync")), &again).ok());
@@ -233,7 +234,7 @@ TEST(TrainReadPhase, DatasetDirIsReusedRegeneratedOrRefused) {
   EXPECT_EQ(other.details["dataset"]["origin"], "generated");
   EXPECT_NE(other.details["dataset"]["regenerated_because"].get<std::string>().find("num_samples"),
             std::string::npos);
-  EXPECT_EQ(testing::list_files(dir.path() + "/ds").size(), 121u);
+  EXPECT_EQ(testing::list_files(dir.path() + "/ds").size(), 122u);
 
   std::filesystem::create_directory(dir.path() + "/mine");
   testing::write_file(dir.path() + "/mine/keep.txt", "user data");

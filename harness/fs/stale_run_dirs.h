@@ -1,0 +1,32 @@
+// Run folders left on a target by runs that died (SIGKILL, a lost node): the
+// iofab-<run id>/ folders directly under the target whose run lock
+// (kRunLockName) no live process holds. `iofab clean` removes them and
+// `iofab list` mentions them. Nothing else under the target is ever touched:
+// only names of the run-folder form, only real folders (a symlink of that name
+// is neither followed nor removed), and never a folder whose lock is held.
+#pragma once
+
+#include <cstdint>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "harness/core/status.h"
+
+namespace iofab {
+
+struct StaleRunDir {
+  std::string name;     // iofab-<run id>
+  uint64_t bytes = 0;   // allocated below it (du's count); 0 unless sizes were asked for
+  time_t modified = 0;  // the folder's mtime
+};
+
+// The stale run folders under target, by name. sizes: also walk each one
+// for its size (as long as its files are many).
+Status find_stale_run_dirs(const std::string& target, bool sizes, std::vector<StaleRunDir>* out);
+
+// Removes target/name when it is still a stale run folder: it takes the run
+// lock exclusively for the removal, so a run cannot start using it meanwhile.
+Status remove_stale_run_dir(const std::string& target, const std::string& name);
+
+}  // namespace iofab
