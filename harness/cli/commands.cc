@@ -141,7 +141,7 @@ int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   bool ok = true;
   // Each value is read with the same range a suite's checkpoint or restore phase takes, so no figure
   // comes out as inf, NaN or a JSON null.
-  auto read = [&](const char* option, const std::string& text, std::optional<double> v, double min, double max,
+  auto take = [&](const char* option, const std::string& text, std::optional<double> v, double min, double max,
                   bool whole, const std::string& what, const std::string& range = "") -> std::optional<double> {
     if (v && std::isfinite(*v) && *v >= min && *v <= max && (!whole || *v == std::floor(*v))) return v;
     err << "iofab plan: " << option << ": expected " << what << " from "
@@ -150,30 +150,30 @@ int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     return std::nullopt;
   };
   CheckpointPlanInput in;
-  if (auto v = read("--params", a.params, units::parse_count(a.params), kMinParams, kMaxParams, false,
+  if (auto v = take("--params", a.params, units::parse_count(a.params), kMinParams, kMaxParams, false,
                     "a parameter count like 175e9"))
     in.params = *v;
-  if (auto v = read("--bytes-per-param", a.bytes_per_param, units::parse_count(a.bytes_per_param),
+  if (auto v = take("--bytes-per-param", a.bytes_per_param, units::parse_count(a.bytes_per_param),
                     kMinBytesPerParam, kMaxBytesPerParam, false, "a number of bytes like 14"))
     in.bytes_per_param = *v;
-  if (auto v = read("--interval", a.interval, units::parse_duration(a.interval), kMinIntervalSeconds,
+  if (auto v = take("--interval", a.interval, units::parse_duration(a.interval), kMinIntervalSeconds,
                     kMaxIntervalSeconds, false, "a duration like \"1h\" or \"30min\"", "1ms to 365 days"))
     in.interval_s = *v;
-  if (auto v = read("--budget-fraction", a.budget_fraction, units::parse_fraction(a.budget_fraction),
+  if (auto v = take("--budget-fraction", a.budget_fraction, units::parse_fraction(a.budget_fraction),
                     kMinBudgetFraction, 1, false, "a fraction like 0.05 or \"5%\""))
     in.budget_fraction = *v;
-  if (auto v = read("--fanout", a.fanout, units::parse_count(a.fanout), 1, kMaxFanout, true,
+  if (auto v = take("--fanout", a.fanout, units::parse_count(a.fanout), 1, kMaxFanout, true,
                     "a whole number like 8"))
     in.fanout = static_cast<unsigned>(*v);
   if (!a.gpus.empty()) {
-    if (auto v = read("--gpus", a.gpus, units::parse_count(a.gpus), 1, 1e9, true, "a whole number like 2000"))
+    if (auto v = take("--gpus", a.gpus, units::parse_count(a.gpus), 1, 1e9, true, "a whole number like 2000"))
       in.gpus = *v;
   }
-  if (auto v = read("--writer-fraction", a.writer_fraction, units::parse_fraction(a.writer_fraction),
+  if (auto v = take("--writer-fraction", a.writer_fraction, units::parse_fraction(a.writer_fraction),
                     kMinWriterFraction, 1, false, "a fraction like 0.125"))
     in.writer_fraction = *v;
   if (!a.restore_budget.empty()) {
-    if (auto v = read("--restore-budget", a.restore_budget, units::parse_duration(a.restore_budget),
+    if (auto v = take("--restore-budget", a.restore_budget, units::parse_duration(a.restore_budget),
                       kMinIntervalSeconds, kMaxIntervalSeconds, false, "a duration like \"10min\"",
                       "1ms to 365 days"))
       in.restore_budget_s = *v;
