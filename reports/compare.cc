@@ -32,11 +32,15 @@ const char* metric_verdict_text(MetricVerdict v) {
       return "MISSING";
     case MetricVerdict::kNew:
       return "new";
+    case MetricVerdict::kUnusable:
+      return "UNUSABLE";
   }
   return "?";
 }
 
-bool verdict_fails(MetricVerdict v) { return v == MetricVerdict::kRegressed || v == MetricVerdict::kMissing; }
+bool verdict_fails(MetricVerdict v) {
+  return v == MetricVerdict::kRegressed || v == MetricVerdict::kMissing || v == MetricVerdict::kUnusable;
+}
 
 size_t Comparison::count(MetricVerdict v) const {
   return static_cast<size_t>(std::count_if(metrics.begin(), metrics.end(),
@@ -44,8 +48,9 @@ size_t Comparison::count(MetricVerdict v) const {
 }
 
 bool Comparison::failed() const {
-  return std::any_of(metrics.begin(), metrics.end(),
-                     [](const MetricComparison& m) { return verdict_fails(m.verdict); });
+  return !unusable_phases.empty() || std::any_of(metrics.begin(), metrics.end(), [](const MetricComparison& m) {
+           return verdict_fails(m.verdict);
+         });
 }
 
 std::optional<double> parse_tolerance(const std::string& text) {
@@ -164,6 +169,11 @@ std::string phase_state(const PhaseReport& p) {
   return s;
 }
 
+// Ran to a verdict: its figures are a whole measurement.
+bool ran_to_verdict(const PhaseReport* p) {
+  return p == nullptr || p->status == PhaseStatus::kPassed || p->status == PhaseStatus::kFailed;
+}
+
 }  // namespace
 
 Status compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& opts,
@@ -207,11 +217,23 @@ Status compare_reports(const LoadedReport& baseline, const LoadedReport& current
       cmp.notes.push_back("phase " + name + " is kind " + bp->kind + " in the baseline but " + cp->kind +
                           " in the current report");
     }
-    if (cp != nullptr && cp->status != PhaseStatus::kPassed && cp->status != PhaseStatus::kFailed) {
-      cmp.notes.push_back("current: phase " + name + " " + phase_state(*cp));
-    }
-    if (bp != nullptr && bp->status != PhaseStatus::kPassed && bp->status != PhaseStatus::kFailed) {
-      cmp.notes.push_back("baseline: phase " + name + " " + phase_state(*bp));
+    // Skipped on both sides: nothing was measured on either, nothing is lost. Otherwise a phase that did
+    // not run to a verdict fails the compare, whichever side it is on.
+    const bool both_skipped = bp != nullptr && cp != nullptr && bp->status == PhaseStatus::kSkipped &&
+                              cp->status == PhaseStatus::kSkipped;
+    std::string unusable;  // why this phase's figures are not compared
+    if (both_skipped) {
+      cmp.notes.push_back("phase " + name + " skipped in both reports (current: " + phase_state(*cp) + ")");
+    } else {
+      if (!ran_to_verdict(cp)) {
+        unusable = "current: phase " + name + " " + phase_state(*cp);
+        cmp.unusable_phases.push_back(unusable);
+      }
+      if (!ran_to_verdict(bp)) {
+        const std::string b = "baseline: phase " + name + " " + phase_state(*bp);
+        cmp.unusable_phases.push_back(b);
+        if (unusable.empty()) unusable = b;
+      }
     }
     const PhaseReport* ref = cp != nullptr ? cp : bp;
     for (const auto& metric : ordered_metric_names({bp, cp})) {
@@ -244,6 +266,9 @@ Status compare_reports(const LoadedReport& baseline, const LoadedReport& current
         m.reason = bp == nullptr ? "phase " + name + " is not in the baseline"
                                  : (bp->metrics.contains(metric) ? "no value (null) in the baseline"
                                                                  : "not in the baseline");
+      } else if (!unusable.empty()) {
+        m.verdict = MetricVerdict::kUnusable;
+        m.reason = unusable + "; its figures are not a whole run and are not compared";
       } else {
         judge(opts.tolerance, &m);
       }

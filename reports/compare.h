@@ -15,6 +15,13 @@
 //   improved       when -bad > max(tol, noise)
 //   unchanged      otherwise
 //
+// Only phases that ran to a verdict (passed or failed) are compared. A phase
+// interrupted, in error, or skipped on one side only (in either report) makes
+// the compare fail, naming the phase and its status, and its figures are
+// marked unusable, never improved: partial figures of a cut-short run are not
+// a measurement. A phase skipped in both reports (collectives on one rank)
+// measured nothing on either side and is only noted.
+//
 // docs/reports.md explains the rule with examples.
 #pragma once
 
@@ -41,6 +48,7 @@ enum class MetricVerdict {
   kNeutral,  // no good direction (sizes, counts of configuration): shown, never fails
   kMissing,  // in the baseline, not in the current report: fails
   kNew,      // in the current report only: shown, never fails
+  kUnusable,  // the phase did not run to a verdict on one side (interrupted, error, skipped): fails
 };
 const char* metric_verdict_text(MetricVerdict v);
 bool verdict_fails(MetricVerdict v);
@@ -71,8 +79,10 @@ struct Comparison {
   std::vector<std::string> phases_only_in_baseline;
   std::vector<std::string> phases_only_in_current;
   std::vector<std::string> notes;  // e.g. what --force let through
+  // "current: phase ingest interrupted: ...": phases that did not run to a verdict; each fails the compare.
+  std::vector<std::string> unusable_phases;
   size_t count(MetricVerdict v) const;
-  bool failed() const;  // any regressed or missing metric
+  bool failed() const;  // any regressed, missing or unusable metric, or any unusable phase
 };
 
 // Invalid (exit 2) when the reports cannot be compared: different schema

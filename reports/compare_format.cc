@@ -37,6 +37,11 @@ std::string summary_line(const Comparison& c) {
     << c.count(MetricVerdict::kImproved) << " improved, " << c.count(MetricVerdict::kUnchanged)
     << " unchanged, " << c.count(MetricVerdict::kNeutral) << " info, " << c.count(MetricVerdict::kNew)
     << " new";
+  if (c.count(MetricVerdict::kUnusable) > 0) s << ", " << c.count(MetricVerdict::kUnusable) << " unusable";
+  if (!c.unusable_phases.empty()) {
+    s << "; " << c.unusable_phases.size() << " phase" << (c.unusable_phases.size() == 1 ? "" : "s")
+      << " did not run to a verdict";
+  }
   return s.str();
 }
 
@@ -48,7 +53,7 @@ std::string tolerance_text(double t) {
 
 bool shows_reason(MetricVerdict v) {
   return v == MetricVerdict::kRegressed || v == MetricVerdict::kWithinNoise || v == MetricVerdict::kMissing ||
-         v == MetricVerdict::kNew;
+         v == MetricVerdict::kNew || v == MetricVerdict::kUnusable;
 }
 
 }  // namespace
@@ -84,6 +89,7 @@ void write_comparison_text(const Comparison& c, std::ostream& out) {
   for (const auto& p : c.phases_only_in_baseline) out << "\nphase only in the baseline: " << p;
   for (const auto& p : c.phases_only_in_current) out << "\nphase only in the current report: " << p;
   if (!c.phases_only_in_baseline.empty() || !c.phases_only_in_current.empty()) out << "\n";
+  for (const auto& u : c.unusable_phases) out << "\nnot comparable (fails the compare): " << u;
   for (const auto& n : c.notes) out << "\nnote: " << n;
   out << "\n\ncompare: " << summary_line(c) << ": " << (c.failed() ? "FAILED" : "passed") << "\n";
 }
@@ -111,7 +117,8 @@ json comparison_to_json(const Comparison& c) {
   json counts = json::object();
   for (MetricVerdict v :
        {MetricVerdict::kRegressed, MetricVerdict::kMissing, MetricVerdict::kWithinNoise,
-        MetricVerdict::kImproved, MetricVerdict::kUnchanged, MetricVerdict::kNeutral, MetricVerdict::kNew}) {
+        MetricVerdict::kImproved, MetricVerdict::kUnchanged, MetricVerdict::kNeutral, MetricVerdict::kNew,
+        MetricVerdict::kUnusable}) {
     counts[metric_verdict_text(v)] = c.count(v);
   }
   return {{"baseline", c.baseline_source},
@@ -125,6 +132,7 @@ json comparison_to_json(const Comparison& c) {
           {"metrics", metrics},
           {"phases_only_in_baseline", c.phases_only_in_baseline},
           {"phases_only_in_current", c.phases_only_in_current},
+          {"unusable_phases", c.unusable_phases},
           {"notes", c.notes}};
 }
 
@@ -143,7 +151,10 @@ std::string comparison_to_markdown(const Comparison& c) {
       << (verdict_fails(m.verdict) ? "**" + markdown_escape(verdict) + "**" : markdown_escape(verdict))
       << " | " << (shows_reason(m.verdict) ? markdown_escape(m.reason) : "") << " |\n";
   }
-  if (!c.phases_only_in_baseline.empty() || !c.phases_only_in_current.empty() || !c.notes.empty()) o << "\n";
+  if (!c.phases_only_in_baseline.empty() || !c.phases_only_in_current.empty() || !c.notes.empty() ||
+      !c.unusable_phases.empty())
+    o << "\n";
+  for (const auto& u : c.unusable_phases) o << "- **not comparable**: " << markdown_escape(u) << "\n";
   for (const auto& p : c.phases_only_in_baseline)
     o << "- phase only in the baseline: " << markdown_escape(p) << "\n";
   for (const auto& p : c.phases_only_in_current)

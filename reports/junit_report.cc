@@ -225,11 +225,31 @@ std::string junit_for_compare(const Comparison& cmp, const Report& current) {
       k.message = m.metric + " missing: measured none, threshold: a value (baseline " + val(m.baseline) +
                   "); " + m.reason;
       k.body = m.reason;
+    } else if (m.verdict == MetricVerdict::kUnusable) {
+      k.outcome = "failure";
+      k.type = "unusable";
+      k.message = m.metric + " not compared: " + m.reason;
+      k.body = m.reason;
     } else if (m.verdict == MetricVerdict::kNew) {
       k.outcome = "skipped";
       k.message = "nothing to compare with: " + m.reason;
     }
     suites.back().cases.push_back(std::move(k));
+  }
+  if (!cmp.unusable_phases.empty()) {
+    // A phase that did not run to a verdict fails the gate even when it left no figure to list.
+    Suite s;
+    s.name = "compare";
+    for (const auto& u : cmp.unusable_phases) {
+      Case k;
+      k.name = u.substr(0, u.find(':', u.find("phase ")));
+      k.classname = "iofab.compare";
+      k.outcome = "failure";
+      k.type = "unusable";
+      k.message = "not comparable: " + u;
+      s.cases.push_back(std::move(k));
+    }
+    suites.push_back(std::move(s));
   }
   Suite notes;
   for (const auto& p : cmp.phases_only_in_baseline) notes.out += "phase only in the baseline: " + p + "\n";

@@ -137,7 +137,7 @@ Report aggregate_repeats(const std::vector<Report>& runs, const Report* warmup, 
     p.params = lp.params;
     p.details = lp.details;
     bool any_error = false, any_interrupted = false, all_skipped = true;
-    std::string error_reason, interrupt_reason, skip_reason;
+    std::string error_reason, interrupt_reason, skip_reason, failure_reason;
     std::vector<std::string> metric_order;
     std::set<std::string> metric_seen;
     std::set<std::string> seen_phase_warnings;
@@ -161,6 +161,9 @@ Report aggregate_repeats(const std::vector<Report>& runs, const Report* warmup, 
         case PhaseStatus::kSkipped:
           skip_reason = rp->reason;
           break;
+        case PhaseStatus::kFailed:  // with a reason: failed on its own (verification), not by a check
+          if (failure_reason.empty() && !rp->reason.empty()) failure_reason = tag + rp->reason;
+          break;
         default:
           break;
       }
@@ -180,6 +183,9 @@ Report aggregate_repeats(const std::vector<Report>& runs, const Report* warmup, 
     } else if (all_skipped && present > 0) {
       p.status = PhaseStatus::kSkipped;
       p.reason = skip_reason;
+    } else if (!failure_reason.empty()) {
+      p.status = PhaseStatus::kFailed;
+      p.reason = failure_reason;
     }
 
     json stats = json::object();
@@ -205,11 +211,11 @@ Report aggregate_repeats(const std::vector<Report>& runs, const Report* warmup, 
 
     for (const auto& lc : lp.checks) {
       CheckResult c = lc;
-      const bool usable = p.status == PhaseStatus::kPassed && p.metrics.contains(lc.metric) &&
-                          p.metrics[lc.metric].is_number();
-      c.has_value = usable;
-      c.value = usable ? p.metrics[lc.metric].get<double>() : 0;
-      c.passed = usable && op_passes(lc.op, c.value, lc.threshold);
+      // A measured metric is shown even when the phase did not pass; it passes only when the phase did.
+      const bool measured = p.metrics.contains(lc.metric) && p.metrics[lc.metric].is_number();
+      c.has_value = measured;
+      c.value = measured ? p.metrics[lc.metric].get<double>() : 0;
+      c.passed = measured && p.status == PhaseStatus::kPassed && op_passes(lc.op, c.value, lc.threshold);
       p.checks.push_back(std::move(c));
     }
     out.phases.push_back(std::move(p));

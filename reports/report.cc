@@ -17,21 +17,30 @@ void finalize_verdict(Report* report) {
   bool failed = false, error = false, interrupted = false;
   report->verdict_reasons.clear();
   for (auto& p : report->phases) {
+    // A phase failed with a reason failed on its own (a restore that found corrupt shards): it stays
+    // failed whatever its checks say. Without a reason, failed means a check failed.
+    const bool own_failure = p.status == PhaseStatus::kFailed && !p.reason.empty();
     if (p.status == PhaseStatus::kPassed || p.status == PhaseStatus::kFailed) {
       bool all = true;
       for (const auto& c : p.checks) all = all && c.passed;
-      p.status = all ? PhaseStatus::kPassed : PhaseStatus::kFailed;
+      p.status = all && !own_failure ? PhaseStatus::kPassed : PhaseStatus::kFailed;
     }
+    const bool trusted = p.status == PhaseStatus::kPassed || p.status == PhaseStatus::kFailed;
     for (const auto& c : p.checks) {
       if (!c.passed) {
         failed = true;
+        const std::string status = phase_status_text(p.status);
         report->verdict_reasons.push_back(p.name + ": check " + c.name + " failed" +
-                                          (c.has_value ? "" : " (no value: phase " +
-                                                                  std::string(phase_status_text(p.status)) + ")"));
+                                          (!c.has_value ? " (no value: phase " + status + ")"
+                                           : !trusted   ? " (phase " + status + ")"
+                                                        : ""));
       }
     }
     switch (p.status) {
-      case PhaseStatus::kFailed: failed = true; break;
+      case PhaseStatus::kFailed:
+        failed = true;
+        if (own_failure) report->verdict_reasons.push_back(p.name + ": failed: " + p.reason);
+        break;
       case PhaseStatus::kError:
         error = true;
         report->verdict_reasons.push_back(p.name + ": error: " + p.reason);

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -209,6 +210,16 @@ std::vector<std::string> list_files(const std::string& dir) {
     if (!it->is_directory(ec)) out.push_back(fs::relative(it->path(), dir).string());
   }
   return out;
+}
+
+SmallTmpfs::SmallTmpfs(const std::string& size) : dir_("/var/tmp") {
+  path_ = dir_.path() + "/mnt";
+  fs::create_directory(path_);
+  mounted_ = mount("tmpfs", path_.c_str(), "tmpfs", 0, ("size=" + size).c_str()) == 0;
+}
+
+SmallTmpfs::~SmallTmpfs() {
+  if (mounted_) umount2(path_.c_str(), MNT_DETACH);
 }
 
 }  // namespace iofab::testing

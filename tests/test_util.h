@@ -65,4 +65,21 @@ void write_file(const std::string& path, const std::string& text);
 // Files (not folders) under dir, recursively, as paths relative to dir.
 std::vector<std::string> list_files(const std::string& dir);
 
+// A small tmpfs (64 MiB unless told) mounted for the object's life, under a temp folder in /var/tmp;
+// mounted() is false where mounting is not allowed (not root): callers skip.
+class SmallTmpfs {
+ public:
+  explicit SmallTmpfs(const std::string& size = "64m");
+  ~SmallTmpfs();
+  SmallTmpfs(const SmallTmpfs&) = delete;
+  SmallTmpfs& operator=(const SmallTmpfs&) = delete;
+  bool mounted() const { return mounted_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  TempDir dir_;
+  std::string path_;
+  bool mounted_ = false;
+};
+
 }  // namespace iofab::testing

@@ -19,6 +19,20 @@ inline constexpr double kDefaultBytesPerParam = 14;
 inline constexpr double kDefaultBudgetFraction = 0.05;
 inline constexpr unsigned kDefaultFanout = 8;
 
+// The ranges suites and `iofab plan` both accept, so a plan never computes what no suite could run (and
+// never prints inf or NaN): a parameter count from 1 to 1e15, bytes per parameter from 0.001 to 1e6
+// (their product stays far below a double's range), an interval from 1 ms to a year, a budget fraction
+// from 1e-6 to 1, a restore fanout from 1 to 65536.
+inline constexpr double kMinParams = 1;
+inline constexpr double kMaxParams = 1e15;
+inline constexpr double kMinBytesPerParam = 0.001;
+inline constexpr double kMaxBytesPerParam = 1e6;
+inline constexpr double kMinIntervalSeconds = 1e-3;
+inline constexpr double kMaxIntervalSeconds = 365.0 * 24 * 3600;
+inline constexpr double kMinBudgetFraction = 1e-6;
+inline constexpr unsigned kMaxFanout = 65536;
+inline constexpr double kMinWriterFraction = 1e-9;
+
 // params x bytes_per_param: 175e9 x 14 = 2.45e12 bytes.
 double checkpoint_bytes(double params, double bytes_per_param = kDefaultBytesPerParam);
 // budget_fraction x interval: 0.05 x 3600 s = 180 s.

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "harness/core/checked_math.h"
 #include "harness/engines/cufile_engine.h"
 #include "harness/engines/data_fill.h"
 #include "harness/engines/engine.h"
@@ -143,13 +144,15 @@ class CheckpointPhase final : public Phase {
  public:
   explicit CheckpointPhase(CheckpointParams p) : p_(std::move(p)) {}
 
-  uint64_t planned_bytes(int ranks) const override {
+  std::optional<uint64_t> planned_bytes(int ranks) const override {
     // At the peak, `keep` committed checkpoints and the one being written.
-    return (static_cast<uint64_t>(p_.keep) + 1) * layout(ranks).checkpoint_bytes();
+    const ShardLayout l = layout(ranks);
+    return checked_product({static_cast<uint64_t>(p_.keep) + 1, l.shards, l.shard_bytes});
   }
   // The newest `keep` checkpoints stay for a restore phase until the run ends.
-  uint64_t retained_bytes(int ranks) const override {
-    return static_cast<uint64_t>(p_.keep) * layout(ranks).checkpoint_bytes();
+  std::optional<uint64_t> retained_bytes(int ranks) const override {
+    const ShardLayout l = layout(ranks);
+    return checked_product({static_cast<uint64_t>(p_.keep), l.shards, l.shard_bytes});
   }
 
   Status run(PhaseContext& ctx, PhaseResult* result) override;
@@ -802,13 +805,13 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "cufile", "null"});
   p.direct = r.boolean("direct", false);
   p.workers = static_cast<unsigned>(r.integer("workers", 1, 1, 1024));
-  p.writer_fraction = r.fraction("writer_fraction", 1, 1e-9, 1);
+  p.writer_fraction = r.fraction("writer_fraction", 1, kMinWriterFraction, 1);
   const bool has_params = r.raw("params") != nullptr;
   const bool has_bpp = r.raw("bytes_per_param") != nullptr;
   const bool has_size = r.raw("checkpoint_size") != nullptr;
   if (has_params) {
-    p.params = r.count("params", 0, 1, 1e15);
-    p.bytes_per_param = r.count("bytes_per_param", kDefaultBytesPerParam, 0.001, 1e6);
+    p.params = r.count("params", 0, kMinParams, kMaxParams);
+    p.bytes_per_param = r.count("bytes_per_param", kDefaultBytesPerParam, kMinBytesPerParam, kMaxBytesPerParam);
     p.full_bytes = checkpoint_bytes(p.params, p.bytes_per_param);
   }
   if (has_bpp && !has_params)
@@ -816,15 +819,15 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   if (has_size && has_params) {
     r.fail("checkpoint_size", "give either params (with bytes_per_param) or checkpoint_size, not both");
   } else if (!has_params) {
-    p.full_bytes = static_cast<double>(r.size("checkpoint_size", 1ULL << 30, kAlign, 1ULL << 62));
+    p.full_bytes = static_cast<double>(r.size("checkpoint_size", 1ULL << 30, kAlign));
   }
   p.scale = r.count("scale", 1, 1, 1e12);
   p.count = static_cast<unsigned>(r.integer("count", 3, 1, 100000));
-  p.interval_s = r.duration("interval", 3600, 1e-3, 365.0 * 24 * 3600);
+  p.interval_s = r.duration("interval", 3600, kMinIntervalSeconds, kMaxIntervalSeconds);
   p.gap_s = r.duration("gap", 2, 0, 24 * 3600);
   p.async = r.choice("mode", "sync", {"sync", "async"}) == "async";
   p.keep = static_cast<unsigned>(r.integer("keep", 1, 1, 1000));
-  p.budget_fraction = r.fraction("budget_fraction", kDefaultBudgetFraction, 1e-6, 1);
+  p.budget_fraction = r.fraction("budget_fraction", kDefaultBudgetFraction, kMinBudgetFraction, 1);
   p.block_size = r.size("block_size", 1ULL << 20, 512, 256ULL << 20);
   p.queue_depth = static_cast<unsigned>(r.integer("queue_depth", 16, 1, 4096));
   p.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
@@ -834,6 +837,9 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   }
   if (p.full_bytes / p.scale > 1e18) {
     r.fail("scale", "the written checkpoint (full size / scale) must be below 1e18 bytes");
+  } else if (p.full_bytes / p.scale * (p.keep + 1.0) >= 0x1p64) {
+    r.fail("keep", "(keep + 1) x the written checkpoint (full size / scale) exceeds 2^64 bytes; lower keep or "
+                   "raise scale");
   }
   return std::make_unique<CheckpointPhase>(std::move(p));
 }

@@ -56,7 +56,7 @@ class CollectivesPhase final : public Phase {
   explicit CollectivesPhase(CollectivesParams p) : p_(std::move(p)) {}
 
   // Nothing goes to the target: the data lives in host or GPU memory.
-  uint64_t planned_bytes(int) const override { return 0; }
+  std::optional<uint64_t> planned_bytes(int) const override { return 0; }
   Status run(PhaseContext& ctx, PhaseResult* result) override;
 
  private:

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "harness/core/checked_math.h"
 #include "harness/engines/cufile_engine.h"
 #include "harness/engines/data_fill.h"
 #include "harness/engines/engine.h"
@@ -39,8 +40,8 @@ class IngestPhase final : public Phase {
  public:
   explicit IngestPhase(IngestParams p) : p_(std::move(p)) {}
 
-  uint64_t planned_bytes(int ranks) const override {
-    return static_cast<uint64_t>(ranks) * p_.workers * p_.files_per_worker * p_.file_size;
+  std::optional<uint64_t> planned_bytes(int ranks) const override {
+    return checked_product({static_cast<uint64_t>(ranks), p_.workers, p_.files_per_worker, p_.file_size});
   }
 
   Status run(PhaseContext& ctx, PhaseResult* result) override;
@@ -227,6 +228,9 @@ std::unique_ptr<Phase> parse_ingest(ParamReader& r) {
   p.workers = static_cast<unsigned>(r.integer("workers", 1, 1, 1024));
   p.files_per_worker = static_cast<uint64_t>(r.integer("files_per_worker", 1, 1, 4096));
   p.file_size = r.size("file_size", 64ULL << 20, 1);
+  if (!checked_product({p.file_size, p.files_per_worker, p.workers})) {
+    r.fail("file_size", "file_size x files_per_worker x workers exceeds 2^64 bytes; make them smaller");
+  }
   p.block_size = r.size("block_size", 1ULL << 20, 512, 256ULL << 20);
   p.queue_depth = static_cast<unsigned>(r.integer("queue_depth", 1, 1, 4096));
   p.fsync = r.boolean("fsync", true);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,10 @@ struct PhaseResult {
   nlohmann::json details = nlohmann::json::object();  // histograms, series, per rank, per epoch
   std::vector<std::string> warnings;
   std::string skip_reason;                      // non-empty: the phase was skipped
+  // Non-empty: the phase ran and measured, and found the system under test wrong (a checkpoint shard that
+  // fails verification). The phase is `failed` (exit 1) with its metrics and checks reported; a run that
+  // could not measure returns an error Status instead (exit 3).
+  std::string failure;
 };
 
 class Phase {
@@ -75,11 +80,13 @@ class Phase {
   Phase& operator=(const Phase&) = delete;
   virtual ~Phase() = default;
 
-  // Bytes all ranks together will hold on the target at the phase's peak.
-  virtual uint64_t planned_bytes(int ranks) const = 0;
+  // Bytes all ranks together will hold on the target at the phase's peak;
+  // nullopt when that exceeds 2^64 - 1 (computed with checked_math.h: a
+  // wrapped product would pass the free-space preflight).
+  virtual std::optional<uint64_t> planned_bytes(int ranks) const = 0;
   // Bytes the phase leaves on the target for later phases (a checkpoint that a
   // restore reads back); they count toward every later phase's peak.
-  virtual uint64_t retained_bytes(int /*ranks*/) const { return 0; }
+  virtual std::optional<uint64_t> retained_bytes(int /*ranks*/) const { return 0; }
   // Runs on every rank. A runtime failure returns IoError (the phase is
   // reported as error, later phases go on); Interrupted when ctx.stop was
   // seen. The merged result is meaningful on rank 0 only.

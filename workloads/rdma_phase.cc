@@ -18,7 +18,7 @@ class RdmaPhase final : public Phase {
   explicit RdmaPhase(RdmaSpec spec) : spec_(std::move(spec)) {}
 
   // Nothing goes to the target: the buffers live in host or GPU memory.
-  uint64_t planned_bytes(int) const override { return 0; }
+  std::optional<uint64_t> planned_bytes(int) const override { return 0; }
 
   Status run(PhaseContext& ctx, PhaseResult* result) override {
     const RdmaSpec& spec = spec_;

@@ -59,6 +59,9 @@ struct Task {
 struct BadShard {
   std::string name;
   std::string reason;
+  // The shard could not be read (EIO, EACCES): the run failed to measure, an error. Otherwise the
+  // checkpoint itself is wrong (missing, wrong size, corrupt): a verification failure, the phase `failed`.
+  bool io = false;
 };
 
 struct Reader {
@@ -213,7 +216,7 @@ class RestorePhase final : public Phase {
  public:
   explicit RestorePhase(RestoreParams p) : p_(std::move(p)) {}
 
-  uint64_t planned_bytes(int) const override { return 0; }  // reads only
+  std::optional<uint64_t> planned_bytes(int) const override { return 0; }  // reads only
   Status run(PhaseContext& ctx, PhaseResult* result) override;
 
  private:
@@ -231,7 +234,7 @@ Status RestorePhase::setup(Reader* rd, int step_fd, const Manifest& m) const {
     if (!s.ok()) {
       t.skip = true;
       const bool missing = s.message().find("No such file") != std::string::npos;
-      rd->bad.push_back({e.name, missing ? "missing (" + s.message() + ")" : s.message()});
+      rd->bad.push_back({e.name, missing ? "missing (" + s.message() + ")" : s.message(), !missing});
       continue;
     }
     struct stat st {};
@@ -245,8 +248,10 @@ Status RestorePhase::setup(Reader* rd, int step_fd, const Manifest& m) const {
                                      std::to_string(e.bytes)});
     } else if (p_.direct && e.bytes % kAlign != 0) {
       t.skip = true;
-      rd->bad.push_back({e.name, "size " + std::to_string(e.bytes) +
-                                     " is not a multiple of 4 KiB, which O_DIRECT needs: set direct: false"});
+      rd->bad.push_back({e.name,
+                         "size " + std::to_string(e.bytes) +
+                             " is not a multiple of 4 KiB, which O_DIRECT needs: set direct: false",
+                         true});
     } else if (!p_.direct && p_.drop_cache) {
       // Cold cache: what a restarted job on a fresh node would meet.
       Status d = drop_cached_pages(fd);
@@ -289,7 +294,7 @@ Status RestorePhase::body(Reader* rd, int step_fd, const Manifest& m, uint64_t t
         return Status::IoError(s.message() +
                                " (this filesystem does not support O_DIRECT; set direct: false)");
       }
-      rd->bad.push_back({e.name, s.message()});
+      rd->bad.push_back({e.name, s.message(), true});
       continue;
     }
     int handle = -1;
@@ -314,7 +319,7 @@ Status RestorePhase::body(Reader* rd, int step_fd, const Manifest& m, uint64_t t
       break;
     }
     if (!s.ok()) {
-      rd->bad.push_back({e.name, "read failed: " + s.message()});
+      rd->bad.push_back({e.name, "read failed: " + s.message(), true});
       continue;
     }
     if (verify && hash.digest() != e.xxh3) {
@@ -413,7 +418,7 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
     checked += rd.checked_bytes;
     resident += rd.resident_bytes;
     if (drop_problem.empty()) drop_problem = rd.drop_problem;
-    for (const auto& b : rd.bad) bad.push_back({{"name", b.name}, {"reason", b.reason}});
+    for (const auto& b : rd.bad) bad.push_back({{"name", b.name}, {"reason", b.reason}, {"io", b.io}});
   }
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -439,6 +444,7 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
   IoTally total(p_.series_interval_ns);
   json per_rank = json::array();
   std::map<std::string, std::string> bad_shards;  // name -> first reason
+  bool unreadable = false;                        // a shard could not be read: an error, not a verdict
   std::set<std::string> hosts_counted;
   double device_bytes = 0;
   bool have_device = false;
@@ -463,8 +469,10 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
       keep_worst(&worst, status_from(j["code"].get<int>(),
                                      "rank " + std::to_string(r) + ": " + j["error"].get<std::string>()));
     }
-    for (const auto& b : j["bad"])
+    for (const auto& b : j["bad"]) {
       bad_shards.emplace(b["name"].get<std::string>(), b["reason"].get<std::string>());
+      unreadable = unreadable || b["io"].get<bool>();
+    }
     // One figure per host: ranks on one host share its disk counters.
     if (!j["device_read_bytes"].is_null() && hosts_counted.insert(j["host"].get<std::string>()).second) {
       device_bytes += j["device_read_bytes"].get<double>();
@@ -563,10 +571,13 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
       text += " " + name + ": " + reason + ";";
     }
     if (text.back() == ';') text.pop_back();
-    Status fail = Status::IoError(text);
-    if (worst.ok())
-      worst = fail;
-    else if (worst.code() != Status::Code::kInterrupted)
+    // A checkpoint that reads back wrong is what the phase is there to catch: a failed phase with its
+    // metrics (corrupt_shards) and checks, exit 1. Only a shard it could not read makes it an error.
+    if (worst.ok() && !unreadable)
+      result->failure = text;
+    else if (worst.ok())
+      worst = Status::IoError(text);
+    else
       worst = Status::IoError(worst.message() + "; " + text);
   }
   return worst;
@@ -579,10 +590,10 @@ std::unique_ptr<Phase> parse_restore(ParamReader& r) {
   p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "cufile", "null"});
   p.direct = r.boolean("direct", false);
   p.workers = static_cast<unsigned>(r.integer("workers", 1, 1, 1024));
-  p.fanout = static_cast<unsigned>(r.integer("fanout", kDefaultFanout, 1, 65536));
+  p.fanout = static_cast<unsigned>(r.integer("fanout", kDefaultFanout, 1, kMaxFanout));
   p.checkpoint = r.string("checkpoint", "");
   p.from = r.string("from", "");
-  p.restore_budget_s = r.duration("restore_budget", 0, 0, 365.0 * 24 * 3600);
+  p.restore_budget_s = r.duration("restore_budget", 0, 0, kMaxIntervalSeconds);
   p.drop_cache = r.boolean("drop_cache", true);
   p.block_size = r.size("block_size", 1ULL << 20, 512, 256ULL << 20);
   p.queue_depth = static_cast<unsigned>(r.integer("queue_depth", 16, 1, 4096));

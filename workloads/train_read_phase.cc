@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <filesystem>
 #include <map>
 
 #include "harness/engines/cufile_engine.h"
@@ -154,8 +155,9 @@ class TrainReadPhase final : public Phase {
  public:
   TrainReadPhase(TrainReadParams p, EngineFactory make) : p_(std::move(p)), make_(std::move(make)) {}
 
-  uint64_t planned_bytes(int) const override {
-    // One dataset for all ranks; a dataset_dir is not on the target.
+  std::optional<uint64_t> planned_bytes(int) const override {
+    // One dataset for all ranks; a dataset_dir is not on the target. Bounded by the params
+    // (1e9 samples of at most 256 MiB), so it fits in 64 bits.
     return p_.dataset_dir.empty() ? dataset_bytes_on_disk(p_.dataset) : 0;
   }
 
@@ -630,6 +632,18 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   ds.files_per_dir = static_cast<uint64_t>(r.integer("files_per_dir", 1024, 2, 10'000'000));
   ds.samples_per_shard = static_cast<uint64_t>(r.integer("samples_per_shard", 1024, 1, 1'000'000'000));
   p.dataset_dir = r.string("dataset_dir", "");
+  if (!p.dataset_dir.empty()) {
+    // The phase makes the folder but not its parents: a missing parent must stop the suite before any
+    // earlier phase writes, not fail this one at run time.
+    const std::string parent = std::filesystem::path(p.dataset_dir).parent_path().string();
+    struct stat st {};
+    const bool found = parent.empty() || stat(parent.c_str(), &st) == 0;
+    if (!found || (!parent.empty() && !S_ISDIR(st.st_mode))) {
+      r.fail("dataset_dir", "its parent " + parent + (found ? " is not a folder" : " does not exist") +
+                                "; expected a folder whose parent exists (the phase makes dataset_dir, not its "
+                                "parents)");
+    }
+  }
   p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "cufile", "null"});
   p.direct = r.boolean("direct", false);
   const auto workers = r.integer("workers", 1, 1, 1024);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "harness/cli/output_paths.h"
 #include "harness/core/json_text.h"
@@ -24,14 +25,21 @@ namespace iofab {
 
 using nlohmann::json;
 
+namespace {
+constexpr double kMinRankTimeoutSeconds = 1;
+constexpr double kMaxRankTimeoutSeconds = 7 * 24 * 3600;
+}  // namespace
+
 int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   if (!args.target.empty()) args.options.target = args.target;
   if (!args.rank_timeout.empty()) {
+    // Below a second, a healthy rank that is merely busy (a loaded machine, the control plane's polling)
+    // would count as lost; above a week, it is no timeout at all.
     auto t = units::parse_duration(args.rank_timeout);
-    if (!t || *t <= 0) {
+    if (!t || *t < kMinRankTimeoutSeconds || *t > kMaxRankTimeoutSeconds) {
       if (comm.rank() == 0) {
-        err << "iofab: --rank-timeout: expected a duration like \"90s\" or \"10min\", got \"" << args.rank_timeout
-            << "\"\n";
+        err << "iofab: --rank-timeout: expected a duration from 1s to 7 days like \"90s\" or \"10min\", got \""
+            << args.rank_timeout << "\"\n";
       }
       return 2;
     }
@@ -154,6 +162,13 @@ std::string sci(double v) {
   return mant + "e" + (neg ? "-" : "") + exp;
 }
 
+// A bound as a person writes it: 1, 0.001, 1e+15.
+std::string g(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 std::string plain(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.15g", v);
@@ -164,54 +179,44 @@ std::string plain(double v) {
 
 int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   bool ok = true;
-  auto bad = [&](const char* option, const std::string& expected, const std::string& got) {
-    err << "iofab plan: " << option << ": expected " << expected << ", got \"" << got << "\"\n";
+  // Each value is read with the same range a suite's checkpoint or restore phase takes, so no figure
+  // comes out as inf, NaN or a JSON null.
+  auto take = [&](const char* option, const std::string& text, std::optional<double> v, double min, double max,
+                  bool whole, const std::string& what, const std::string& range = "") -> std::optional<double> {
+    if (v && std::isfinite(*v) && *v >= min && *v <= max && (!whole || *v == std::floor(*v))) return v;
+    err << "iofab plan: " << option << ": expected " << what << " from "
+        << (range.empty() ? g(min) + " to " + g(max) : range) << ", got \"" << text << "\"\n";
     ok = false;
+    return std::nullopt;
   };
   CheckpointPlanInput in;
-  auto p = units::parse_count(a.params);
-  if (!p || *p <= 0)
-    bad("--params", "a parameter count like 175e9", a.params);
-  else
-    in.params = *p;
-  auto bpp = units::parse_count(a.bytes_per_param);
-  if (!bpp || *bpp <= 0)
-    bad("--bytes-per-param", "a number of bytes like 14", a.bytes_per_param);
-  else
-    in.bytes_per_param = *bpp;
-  auto iv = units::parse_duration(a.interval);
-  if (!iv || *iv <= 0)
-    bad("--interval", "a duration like \"1h\" or \"30min\"", a.interval);
-  else
-    in.interval_s = *iv;
-  auto bf = units::parse_fraction(a.budget_fraction);
-  if (!bf || *bf <= 0 || *bf > 1)
-    bad("--budget-fraction", "a fraction in (0, 1] like 0.05 or \"5%\"", a.budget_fraction);
-  else
-    in.budget_fraction = *bf;
-  auto fo = units::parse_count(a.fanout);
-  if (!fo || *fo < 1 || *fo > 1e6 || *fo != std::floor(*fo))
-    bad("--fanout", "a whole number >= 1 like 8", a.fanout);
-  else
-    in.fanout = static_cast<unsigned>(*fo);
+  if (auto v = take("--params", a.params, units::parse_count(a.params), kMinParams, kMaxParams, false,
+                    "a parameter count like 175e9"))
+    in.params = *v;
+  if (auto v = take("--bytes-per-param", a.bytes_per_param, units::parse_count(a.bytes_per_param),
+                    kMinBytesPerParam, kMaxBytesPerParam, false, "a number of bytes like 14"))
+    in.bytes_per_param = *v;
+  if (auto v = take("--interval", a.interval, units::parse_duration(a.interval), kMinIntervalSeconds,
+                    kMaxIntervalSeconds, false, "a duration like \"1h\" or \"30min\"", "1ms to 365 days"))
+    in.interval_s = *v;
+  if (auto v = take("--budget-fraction", a.budget_fraction, units::parse_fraction(a.budget_fraction),
+                    kMinBudgetFraction, 1, false, "a fraction like 0.05 or \"5%\""))
+    in.budget_fraction = *v;
+  if (auto v = take("--fanout", a.fanout, units::parse_count(a.fanout), 1, kMaxFanout, true,
+                    "a whole number like 8"))
+    in.fanout = static_cast<unsigned>(*v);
   if (!a.gpus.empty()) {
-    auto g = units::parse_count(a.gpus);
-    if (!g || *g < 1 || *g > 1e9 || *g != std::floor(*g))
-      bad("--gpus", "a whole number >= 1 like 2000", a.gpus);
-    else
-      in.gpus = *g;
+    if (auto v = take("--gpus", a.gpus, units::parse_count(a.gpus), 1, 1e9, true, "a whole number like 2000"))
+      in.gpus = *v;
   }
-  auto wf = units::parse_fraction(a.writer_fraction);
-  if (!wf || *wf <= 0 || *wf > 1)
-    bad("--writer-fraction", "a fraction in (0, 1] like 0.125", a.writer_fraction);
-  else
-    in.writer_fraction = *wf;
+  if (auto v = take("--writer-fraction", a.writer_fraction, units::parse_fraction(a.writer_fraction),
+                    kMinWriterFraction, 1, false, "a fraction like 0.125"))
+    in.writer_fraction = *v;
   if (!a.restore_budget.empty()) {
-    auto rb = units::parse_duration(a.restore_budget);
-    if (!rb || *rb <= 0)
-      bad("--restore-budget", "a duration like \"10min\"", a.restore_budget);
-    else
-      in.restore_budget_s = *rb;
+    if (auto v = take("--restore-budget", a.restore_budget, units::parse_duration(a.restore_budget),
+                      kMinIntervalSeconds, kMaxIntervalSeconds, false, "a duration like \"10min\"",
+                      "1ms to 365 days"))
+      in.restore_budget_s = *v;
   }
   if (!ok) return 2;
 

@@ -35,9 +35,11 @@ int main(int argc, char** argv) {
   run->add_flag("--keep", run_args.options.keep, "Keep the run folder and its files");
   run->add_flag("--quiet,-q", run_args.options.quiet, "No live progress line and no summary");
   run->add_option("--rank-timeout", run_args.rank_timeout,
-                  "How long ranks wait for each other before a silent one counts as lost (default 10min)");
-  run->add_flag("--no-preflight", run_args.options.no_preflight, "Skip the free-space check (for fault tests)")
-      ->group("");
+                  "How long ranks wait for each other before a silent one counts as lost: 1s to 7 days "
+                  "(default 10min)");
+  run->add_flag("--no-preflight", run_args.options.no_preflight,
+                "Skip the free-space check, to test what happens when the target fills up (for fault tests: a "
+                "run may write until the disk is full)");
   run->add_option("--repeat", run_args.repeat,
                   "Run the suite N times (after a warm-up run) and report the means, each metric's stdev and cv, "
                   "and every run; checks use the means")

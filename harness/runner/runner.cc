@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
+#include "harness/core/checked_math.h"
 #include "harness/core/json_text.h"
 #include "harness/core/build_info.h"
 #include "harness/engines/io_pump.h"
@@ -105,23 +108,33 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
 
   // Free space first: the bytes the run will hold at its peak, plus a margin.
   // Without --keep a phase removes its files, except what it leaves for later phases.
+  // Sums are checked: a total past 2^64 bytes would wrap to a small number and pass.
   uint64_t planned = 0, retained = 0, retained_at_peak = 0;
   std::string biggest;
   for (const auto& p : suite.phases) {
-    const uint64_t b = p.phase->planned_bytes(comm.size());
+    const std::optional<uint64_t> b = p.phase->planned_bytes(comm.size());
+    const std::optional<uint64_t> peak = checked_add(opts.keep ? planned : retained, b);
+    const std::optional<uint64_t> left = checked_add(retained, p.phase->retained_bytes(comm.size()));
+    if (!peak || !left) {
+      return Status::Invalid("phase " + p.name + ": the bytes it puts on the target on " +
+                             std::to_string(comm.size()) + " rank" + (comm.size() == 1 ? "" : "s") +
+                             (opts.keep ? ", with what earlier phases keep," : "") +
+                             " exceed 2^64 bytes (its sizes x workers x ranks); make them smaller");
+    }
     if (opts.keep) {
-      planned += b;
-    } else if (retained + b > planned) {
-      planned = retained + b;
+      planned = *peak;
+    } else if (*peak > planned) {
+      planned = *peak;
       retained_at_peak = retained;
       biggest = p.name;
     }
-    retained += p.phase->retained_bytes(comm.size());
+    retained = *left;
   }
-  if (!opts.no_preflight) {
+  // A suite that writes nothing (a restore of another run's checkpoint) needs no free space.
+  if (!opts.no_preflight && planned > 0) {
     Status pre;
-    const uint64_t need = planned + preflight_margin(planned);
-    if (need > target.free_bytes) {
+    const std::optional<uint64_t> need = checked_add(planned, preflight_margin(planned));
+    if (!need || *need > target.free_bytes) {
       pre = Status::Invalid("preflight: target " + target.path + " has " + std::to_string(target.free_bytes) +
                             " bytes free (" + units::format_bytes(static_cast<double>(target.free_bytes)) +
                             "), the suite needs " + std::to_string(planned) + " bytes (" +
@@ -246,6 +259,13 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
       if (headline.size() < 4 && m.name.find('*') == std::string::npos) headline.push_back(m.name);
     }
     const bool stopped = comm.failed() || !all_agree(comm, !stop.load());
+    if (comm.failed() && comm_failure.empty()) {
+      // Lost between phases (the agreement to start this one): say who, not an empty reason.
+      std::string ranks;
+      for (int r : comm.lost_ranks()) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+      comm_failure = "lost contact with rank" + std::string(comm.lost_ranks().size() == 1 ? " " : "s ") +
+                     (ranks.empty() ? "?" : ranks) + " before this phase could start";
+    }
     if (stopped) {
       pr.status = comm.failed() && !stopping_only() ? PhaseStatus::kError : PhaseStatus::kInterrupted;
       pr.reason = comm.failed() ? "not started: " + comm_failure : "not started: the run was interrupted";
@@ -284,6 +304,9 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     } else if (!ps.ok()) {
       pr.status = PhaseStatus::kError;
       pr.reason = ps.message();
+    } else if (!result.failure.empty()) {
+      pr.status = PhaseStatus::kFailed;
+      pr.reason = result.failure;
     }
     for (const auto& [k, v] : result.metrics) pr.metrics[k] = v;
     pr.details = std::move(result.details);
@@ -298,11 +321,13 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
       cr.op = check_op_text(c.op);
       cr.threshold = c.threshold;
       cr.threshold_text = c.threshold_text;
+      // A measured metric is reported even when the phase did not pass (a restore's corrupt_shards is
+      // the point of its check); the check passes only when the phase did.
       auto it = result.metrics.find(c.metric);
-      const bool usable = pr.status == PhaseStatus::kPassed && it != result.metrics.end();
-      cr.has_value = usable;
-      cr.value = usable ? it->second : 0;
-      cr.passed = usable && check_passes(c.op, cr.value, c.threshold);
+      const bool measured = it != result.metrics.end() && std::isfinite(it->second);
+      cr.has_value = measured;
+      cr.value = measured ? it->second : 0;
+      cr.passed = measured && pr.status == PhaseStatus::kPassed && check_passes(c.op, cr.value, c.threshold);
       pr.checks.push_back(std::move(cr));
     }
     std::lock_guard<std::mutex> lock(report_mu);

@@ -1,5 +1,6 @@
 #include "harness/suite/params.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -79,9 +80,10 @@ uint64_t ParamReader::size(std::string_view key, uint64_t def, uint64_t min, uin
       resolved_[std::string(key)] = def;
       return def;
     }
+    max = std::min(max, kMaxSizeBytes);
     if (*parsed < min || *parsed > max) {
-      std::string range = "a size from " + std::to_string(min);
-      range += max == std::numeric_limits<uint64_t>::max() ? " bytes up" : " to " + std::to_string(max) + " bytes";
+      const std::string range = "a size from " + std::to_string(min) + " to " + std::to_string(max) + " bytes (" +
+                                units::format_bytes(static_cast<double>(max)) + ")";
       bad(key, range, *v);
       resolved_[std::string(key)] = def;
       return def;

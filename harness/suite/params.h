@@ -20,6 +20,10 @@
 
 namespace iofab {
 
+// The largest size any param takes: 1 EiB. Far above any real file, shard or dataset, and low enough that a
+// few such sizes times counts of workers and ranks are still caught by checked arithmetic, not wrapped.
+constexpr uint64_t kMaxSizeBytes = 1ULL << 60;
+
 class ParamReader {
  public:
   // obj: the phase's object at `path` (e.g. "phases[1]"); defaults: the
@@ -27,9 +31,9 @@ class ParamReader {
   ParamReader(const nlohmann::json& obj, std::string path, const nlohmann::json* defaults = nullptr);
 
   // Each getter returns the default when the key is absent, and also when
-  // the value is bad (after recording the error).
-  uint64_t size(std::string_view key, uint64_t def, uint64_t min = 0,
-                uint64_t max = std::numeric_limits<uint64_t>::max());
+  // the value is bad (after recording the error). A size's max is at most
+  // kMaxSizeBytes whatever the caller asks.
+  uint64_t size(std::string_view key, uint64_t def, uint64_t min = 0, uint64_t max = kMaxSizeBytes);
   double duration(std::string_view key, double def, double min = 0,
                   double max = std::numeric_limits<double>::max());
   double rate(std::string_view key, double def);

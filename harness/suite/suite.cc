@@ -12,6 +12,7 @@
 #include "harness/core/json_text.h"
 #include "harness/suite/embedded_suites.h"
 #include "harness/suite/params.h"
+#include "harness/suite/phase_links.h"
 #include "harness/suite/units.h"
 
 namespace iofab {
@@ -307,6 +308,7 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
   } else {
     std::set<std::string, std::less<>> names;
     std::set<std::string, std::less<>> defaults_used;
+    std::vector<size_t> index;  // each valid phase's position in "phases", for messages
     const json empty = json::object();
     for (size_t i = 0; i < doc["phases"].size(); ++i) {
       const json& p = doc["phases"][i];
@@ -332,15 +334,17 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
       spec.name = std::string(kind->name);
       if (p.contains("name")) {
         const json& n = p["name"];
-        bool ok = n.is_string() && !n.get<std::string>().empty();
+        bool ok = n.is_string() && !n.get<std::string>().empty() &&
+                  n.get<std::string>().size() <= kMaxPhaseNameBytes;
         if (ok) {
           for (char c : n.get<std::string>()) {
             ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
           }
         }
         if (!ok) {
-          errors.push_back(path + ".name: expected a name of letters, digits, '_' and '-', got " +
-                           describe_json_value(n));
+          errors.push_back(path + ".name: expected a name of letters, digits, '_' and '-', at most " +
+                           std::to_string(kMaxPhaseNameBytes) +
+                           " of them (the phase's folder is named after it), got " + describe_json_value(n));
           continue;
         }
         spec.name = n.get<std::string>();
@@ -367,9 +371,17 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
       errors.insert(errors.end(), reader.errors().begin(), reader.errors().end());
       if (p.contains("checks")) parse_checks(p["checks"], path + ".checks", *kind, &spec.checks, &errors);
       if (!st.ok()) continue;
+      if (!spec.phase->planned_bytes(1) || !spec.phase->retained_bytes(1)) {
+        errors.push_back(path + ": the bytes this phase puts on the target exceed 2^64 even on one rank; make its "
+                                "sizes or counts smaller");
+        continue;
+      }
       spec.params = reader.resolved();
       out->phases.push_back(std::move(spec));
+      index.push_back(i);
     }
+    // Only between valid phases: a checkpoint phase with a typo in it must not also show as missing.
+    if (errors.empty()) check_phase_links(out->phases, index, &errors);
     if (defaults != nullptr) {
       for (const auto& [k, v] : defaults->items()) {
         if (defaults_used.count(k) != 0) continue;

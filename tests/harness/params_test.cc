@@ -116,9 +116,25 @@ TEST(ParamsSize, OutOfRangeMessagesGiveTheRange) {
   EXPECT_EQ(r.size("big", 4096, 512, 256ULL << 20), 4096u);
   EXPECT_EQ(r.size("file_size", 64, 1), 64u);
   ASSERT_EQ(r.errors().size(), 3u);
-  EXPECT_EQ(r.errors()[0], "phases[0].block_size: expected a size from 512 to 268435456 bytes, got \"100B\"");
-  EXPECT_EQ(r.errors()[1], "phases[0].big: expected a size from 512 to 268435456 bytes, got \"1GiB\"");
-  EXPECT_EQ(r.errors()[2], "phases[0].file_size: expected a size from 1 bytes up, got 0");
+  EXPECT_EQ(r.errors()[0],
+            "phases[0].block_size: expected a size from 512 to 268435456 bytes (256 MiB), got \"100B\"");
+  EXPECT_EQ(r.errors()[1], "phases[0].big: expected a size from 512 to 268435456 bytes (256 MiB), got \"1GiB\"");
+  EXPECT_EQ(r.errors()[2],
+            "phases[0].file_size: expected a size from 1 to 1152921504606846976 bytes (1.00 EiB), got 0");
+}
+
+// 8192PiB x 2 workers wrapped to 0 and passed the preflight: no size param takes more than 1 EiB.
+TEST(ParamsSize, NoSizeTakesMoreThanOneEiBEvenWhenTheCallerAllowsIt) {
+  const json obj = json::parse(R"({"file_size": "8192PiB", "edge": "1024PiB", "ask": "2048PiB"})");
+  ParamReader r(obj, "phases[0]");
+  EXPECT_EQ(r.size("file_size", 64, 1), 64u);
+  EXPECT_EQ(r.size("edge", 64, 1), kMaxSizeBytes);
+  EXPECT_EQ(r.size("ask", 64, 1, std::numeric_limits<uint64_t>::max()), 64u);
+  ASSERT_EQ(r.errors().size(), 2u);
+  EXPECT_EQ(r.errors()[0], "phases[0].file_size: expected a size from 1 to 1152921504606846976 bytes (1.00 EiB), "
+                           "got \"8192PiB\"");
+  EXPECT_NE(r.errors()[1].find("phases[0].ask: expected a size from 1 to 1152921504606846976 bytes"),
+            std::string::npos);
 }
 
 TEST(ParamsSize, RangeBoundsAreInclusive) {

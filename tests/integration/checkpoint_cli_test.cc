@@ -143,7 +143,7 @@ TEST(CheckpointCli, RestoresAKeptCheckpointFromAnotherRunAndNamesACorruptShard) 
 
   write_file(dir.path() + "/restore.json",
              R"({"phases": [{"kind": "restore", "engine": "psync", "workers": 2, "fanout": 2, "from": ")" +
-                 step + R"("}]})");
+                 step + R"(", "checks": [{"metric": "corrupt_shards", "op": "==", "value": 0}]}]})");
   r = run_iofab({"run", dir.path() + "/restore.json", "--target", dir.path() + "/b", "--out",
                  dir.path() + "/b.json", "-q"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -158,9 +158,15 @@ TEST(CheckpointCli, RestoresAKeptCheckpointFromAnotherRunAndNamesACorruptShard) 
   }
   r = run_iofab({"run", dir.path() + "/restore.json", "--target", dir.path() + "/b", "--out",
                  dir.path() + "/b.json", "-q"});
-  EXPECT_EQ(r.exit_code, 3) << r.err;
+  // A checkpoint that fails verification is a failed phase and a failed check (exit 1), not a runtime
+  // error (3); the check carries the measured value.
+  EXPECT_EQ(r.exit_code, 1) << r.err;
   j = json::parse(read_file(dir.path() + "/b.json"));
-  EXPECT_EQ(j["phases"][0]["status"], "error");
+  EXPECT_EQ(j["phases"][0]["status"], "failed");
+  EXPECT_EQ(j["verdict"]["status"], "failed");
+  ASSERT_EQ(j["phases"][0]["checks"].size(), 1u);
+  EXPECT_EQ(j["phases"][0]["checks"][0]["value"], 1);
+  EXPECT_EQ(j["phases"][0]["checks"][0]["passed"], false);
   EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("shard-00001-of-00002.bin: corrupt"),
             std::string::npos)
       << j["phases"][0]["reason"];

@@ -65,8 +65,10 @@ TEST(MpiCheckpoint, ACorruptShardWrittenByRankOneFailsEveryRanksRestore) {
       R"({"phases": [{"kind": "restore", "engine": "psync", "fanout": 2, "from": ")" + step + R"("}]})");
   r = mpirun_iofab(2, {"run", dir.path() + "/r.json", "--target", dir.path() + "/b", "--out",
                  dir.path() + "/b.json", "-q"});
-  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // a verification failure: failed, not error
   json j = json::parse(read_file(dir.path() + "/b.json"));
+  EXPECT_EQ(j["phases"][0]["status"], "failed");
+  EXPECT_EQ(j["phases"][0]["result"]["metrics"]["corrupt_shards"], 1);
   EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("shard-00001-of-00002.bin: missing"),
             std::string::npos)
       << j["phases"][0]["reason"];

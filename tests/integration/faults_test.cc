@@ -2,7 +2,6 @@
 // phase it hits, with the errno text, leave no files, and still produce a
 // valid report.
 #include <gtest/gtest.h>
-#include <sys/mount.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -14,26 +13,6 @@ namespace iofab::testing {
 namespace {
 
 using nlohmann::json;
-
-// A small tmpfs (64 MiB unless told) mounted for the test's life; skips when mounting is not allowed.
-class SmallTmpfs {
- public:
-  explicit SmallTmpfs(const std::string& size = "64m") : dir_("/var/tmp") {
-    path_ = dir_.path() + "/mnt";
-    std::filesystem::create_directory(path_);
-    mounted_ = mount("tmpfs", path_.c_str(), "tmpfs", 0, ("size=" + size).c_str()) == 0;
-  }
-  ~SmallTmpfs() {
-    if (mounted_) umount2(path_.c_str(), MNT_DETACH);
-  }
-  bool mounted() const { return mounted_; }
-  const std::string& path() const { return path_; }
-
- private:
-  TempDir dir_;
-  std::string path_;
-  bool mounted_ = false;
-};
 
 TEST(Faults, PreflightRefusesASmallFilesystemBeforeWriting) {
   SmallTmpfs fs;
@@ -72,6 +51,28 @@ TEST(Faults, PreflightCountsWhatEarlierPhasesLeaveOnTheTarget) {
   r = run_iofab({"run", suite, "--target", fs.path(), "--out", out.path() + "/r.json", "--quiet", "--set",
                  "phases.train_read.num_samples=256"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// A restore of another run's checkpoint writes nothing on its target: the preflight's fixed margin must
+// not refuse it on a target with less free space than the margin (16 MiB here).
+TEST(Faults, ASuiteThatWritesNothingPassesThePreflightOnAnAlmostFullTarget) {
+  SmallTmpfs fs("16m");
+  if (!fs.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root)";
+  TempDir work("/dev/shm");
+  write_file(work.path() + "/c.json", R"({"phases": [{"kind": "checkpoint", "engine": "psync",
+    "checkpoint_size": "1MiB", "count": 1, "gap": 0}]})");
+  CommandResult r = run_iofab({"run", work.path() + "/c.json", "--target", work.path(), "--out",
+                               work.path() + "/c-report.json", "-q", "--keep"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string step =
+      json::parse(read_file(work.path() + "/c-report.json"))["target"]["run_folder"].get<std::string>() +
+      "/checkpoint/step-1";
+  write_file(work.path() + "/r.json", R"({"phases": [{"kind": "restore", "engine": "psync", "fanout": 1,
+    "from": ")" + step + R"("}]})");
+  r = run_iofab({"run", work.path() + "/r.json", "--target", fs.path(), "--out", work.path() + "/r-report.json",
+                 "-q"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("preflight"), std::string::npos) << r.err;
 }
 
 TEST(Faults, EnospcMidWriteFailsThePhaseAndLaterPhasesStillRun) {

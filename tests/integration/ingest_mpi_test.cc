@@ -43,5 +43,25 @@ TEST(MpiIngest, BadSuiteExitsTwoOnEveryRank) {
   EXPECT_NE(r.err.find("phases[0].workers"), std::string::npos) << r.err;
 }
 
+// 1024 PiB x 8 files fits in 64 bits on one rank (2^63) but not on two: the sum wrapped to 0, passed the
+// preflight and wrote until ENOSPC (here a 64 MiB tmpfs keeps the old behaviour cheap). It is refused before
+// anything is written, naming the phase.
+TEST(MpiIngest, PlannedBytesPast2To64OnTwoRanksAreRefusedBeforeWriting) {
+  SmallTmpfs fs;
+  if (!fs.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root)";
+  TempDir dir("/dev/shm");
+  write_file(dir.path() + "/s.json", R"({"phases": [{"kind": "ingest", "engine": "psync", "direct": false,
+    "file_size": "1024PiB", "files_per_worker": 8, "workers": 1}]})");
+  CommandResult r = run_iofab({"validate", dir.path() + "/s.json"});
+  ASSERT_EQ(r.exit_code, 0) << "fits on one rank: " << r.err;
+  r = mpirun_iofab(2, {"run", dir.path() + "/s.json", "--target", fs.path(), "--out", dir.path() + "/r.json",
+                       "--quiet"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("phase ingest: the bytes it puts on the target on 2 ranks exceed 2^64 bytes"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(list_files(fs.path()).empty());
+}
+
 }  // namespace
 }  // namespace iofab::testing

@@ -315,5 +315,65 @@ TEST(CompareCli, ExitCodes) {
   EXPECT_NE(read_file(junit).find("<failure"), std::string::npos);
 }
 
+// An interrupted current run held partial figures that the compare called "improved", 0 regressed, exit 0.
+TEST(Compare, AnInterruptedCurrentPhaseFailsAndItsFiguresAreNeverImproved) {
+  json cur = ingest(2.0e9, 0.005);  // better on paper
+  cur["phases"][0]["status"] = "interrupted";
+  cur["phases"][0]["reason"] = "interrupted by signal 2";
+  Comparison c = compare(ingest(1.0e9, 0.010), cur);
+  EXPECT_TRUE(c.failed());
+  ASSERT_EQ(c.unusable_phases.size(), 1u);
+  EXPECT_EQ(c.unusable_phases[0], "current: phase ingest interrupted: interrupted by signal 2");
+  EXPECT_EQ(c.count(MetricVerdict::kImproved), 0u);
+  EXPECT_EQ(find(c, "ingest", "write_bytes_per_s").verdict, MetricVerdict::kUnusable);
+  std::ostringstream text;
+  write_comparison_text(c, text);
+  EXPECT_NE(text.str().find("not comparable (fails the compare): current: phase ingest interrupted"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find(": FAILED"), std::string::npos) << text.str();
+  EXPECT_EQ(comparison_to_json(c)["verdict"], "failed");
+}
+
+TEST(Compare, ABaselineThatDidNotRunToAVerdictFailsToo) {
+  for (const char* status : {"error", "interrupted", "skipped"}) {
+    SCOPED_TRACE(status);
+    json base = ingest(1.0e9, 0.010);
+    base["phases"][0]["status"] = status;
+    Comparison c = compare(base, ingest(1.0e9, 0.010));
+    EXPECT_TRUE(c.failed());
+    ASSERT_EQ(c.unusable_phases.size(), 1u);
+    EXPECT_EQ(c.unusable_phases[0], std::string("baseline: phase ingest ") + status);
+  }
+}
+
+// collectives on one rank is skipped in both runs: nothing measured on either side, nothing lost.
+TEST(Compare, APhaseSkippedInBothReportsIsOnlyNoted) {
+  json base = ingest(1.0e9, 0.010);
+  json skipped = make_phase("collectives", "collectives", json::object());
+  skipped["status"] = "skipped";
+  skipped["reason"] = "needs >= 2 ranks";
+  base["phases"].push_back(skipped);
+  json cur = base;
+  Comparison c = compare(base, cur);
+  EXPECT_FALSE(c.failed());
+  EXPECT_TRUE(c.unusable_phases.empty());
+  ASSERT_FALSE(c.notes.empty());
+  EXPECT_NE(c.notes.back().find("phase collectives skipped in both reports"), std::string::npos) << c.notes.back();
+}
+
+TEST(Compare, CliExitsOneForAnInterruptedCurrentRun) {
+  TempDir dir;
+  json cur = ingest(2.0e9, 0.005);
+  cur["phases"][0]["status"] = "interrupted";
+  cur["verdict"] = {{"status", "interrupted"}, {"reasons", {"ingest: interrupted"}}};
+  write_file(dir.path() + "/base.json", ingest(1.0e9, 0.010).dump());
+  write_file(dir.path() + "/cur.json", cur.dump());
+  CommandResult r = run_iofab({"compare", dir.path() + "/base.json", dir.path() + "/cur.json"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("current: phase ingest interrupted"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 0 improved,"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace iofab::testing

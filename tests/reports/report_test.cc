@@ -106,6 +106,23 @@ TEST(ReportVerdict, AFailingCheckFailsItsPhaseAndTheRun) {
   EXPECT_EQ(exit_code_for(r), 1);
 }
 
+// A restore that found a corrupt shard failed on its own: with no check, or with checks that pass, it
+// stays failed (exit 1) and the reason is in the verdict.
+TEST(ReportVerdict, APhaseFailedWithAReasonStaysFailedWhateverItsChecks) {
+  Report r;
+  PhaseReport p = phase("restore", {check("read_bytes_per_s >= 1", 3e9, true)});
+  p.status = PhaseStatus::kFailed;
+  p.reason = "restore failed verification: 1 of 2 shards bad";
+  r.phases.push_back(std::move(p));
+  finalize_verdict(&r);
+  finalize_verdict(&r);
+  EXPECT_EQ(r.phases[0].status, PhaseStatus::kFailed);
+  EXPECT_EQ(r.verdict, "failed");
+  ASSERT_EQ(r.verdict_reasons.size(), 1u);
+  EXPECT_EQ(r.verdict_reasons[0], "restore: failed: restore failed verification: 1 of 2 shards bad");
+  EXPECT_EQ(exit_code_for(r), 1);
+}
+
 TEST(ReportVerdict, FinalizeIsIdempotent) {
   Report r;
   r.phases.push_back(phase("p", {check("c", 1, false)}));
