@@ -1,8 +1,12 @@
 #include "reports/escape.h"
 
+#include "harness/core/utf8.h"
+
 namespace iofab {
 
-std::string xml_escape(std::string_view text) {
+std::string xml_escape(std::string_view raw) {
+  // Bytes that are not UTF-8 (a file name from another locale) would make the XML not well-formed.
+  const std::string text = valid_utf8(raw);
   std::string out;
   out.reserve(text.size() + text.size() / 8);
   for (char ch : text) {
@@ -32,7 +36,8 @@ std::string xml_escape(std::string_view text) {
   return out;
 }
 
-std::string markdown_escape(std::string_view text) {
+std::string markdown_escape(std::string_view raw) {
+  const std::string text = valid_utf8(raw);
   std::string out;
   out.reserve(text.size() + text.size() / 8);
   for (char ch : text) {

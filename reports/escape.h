@@ -9,11 +9,13 @@
 namespace iofab {
 
 // For HTML, SVG and XML text and attribute values: & < > " ' become entities;
-// control characters other than tab and newline (not allowed in XML 1.0) are dropped.
+// control characters other than tab and newline (not allowed in XML 1.0) are dropped;
+// bytes that are not UTF-8 become U+FFFD.
 std::string xml_escape(std::string_view text);
 // For one Markdown table cell: pipes, backslashes and the characters that
 // start emphasis, code or links are backslash-escaped, < > & become entities
-// (so no HTML gets through), and newlines become spaces.
+// (so no HTML gets through), newlines become spaces, and bytes that are not
+// UTF-8 become U+FFFD.
 std::string markdown_escape(std::string_view text);
 
 }  // namespace iofab

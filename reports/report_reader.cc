@@ -1,16 +1,14 @@
 #include "reports/report_reader.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <vector>
 
+#include "harness/core/input_file.h"
+#include "harness/core/json_input.h"
+#include "harness/core/utf8.h"
 #include "harness/suite/params.h"
 
 namespace iofab {
@@ -259,7 +257,8 @@ Status read_report_json(const json& doc, const std::string& source, LoadedReport
   }
   Checker c;
   LoadedReport r;
-  r.source = source;
+  // Comparisons and pages write the source into JSON and XML: keep it valid UTF-8.
+  r.source = valid_utf8(source);
   auto sv = doc.find("schema_version");
   if (sv == doc.end() || !sv->is_number_integer() || sv->get<int64_t>() < 1 || sv->get<int64_t>() > 1000000) {
     c.fail("schema_version", "a whole number >= 1", sv == doc.end() ? nullptr : &*sv);
@@ -312,24 +311,12 @@ Status read_report_json(const json& doc, const std::string& source, LoadedReport
 }
 
 Status read_report_file(const std::string& path, LoadedReport* out) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return Status::Invalid(Status::FromErrno(path, errno).message());
-  if (!S_ISREG(st.st_mode))
-    return Status::Invalid(path + ": expected a report file, got a folder or a device");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Invalid(Status::FromErrno(path, errno).message());
-  std::stringstream ss;
-  ss << in.rdbuf();
+  std::string text;
+  Status s = read_input_file(path, kMaxReportFileBytes, &text);
+  if (!s.ok()) return Status::Invalid(s.message());
   json doc;
-  try {
-    doc = json::parse(ss.str());
-  } catch (const json::exception& e) {
-    // "[json.exception.parse_error.101] parse error at line 3, column 5: ..." -> from "parse error".
-    std::string what = e.what();
-    const auto pos = what.find("] ");
-    if (pos != std::string::npos) what = what.substr(pos + 2);
-    return Status::Invalid(path + ": not valid JSON: " + what);
-  }
+  s = parse_json_input(text, {}, &doc);
+  if (!s.ok()) return Status::Invalid(path + ": " + s.message());
   return read_report_json(doc, path, out);
 }
 

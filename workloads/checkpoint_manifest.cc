@@ -22,6 +22,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "harness/core/input_file.h"
+#include "harness/core/json_input.h"
 #include "harness/fs/run_dir.h"
 #include "harness/suite/params.h"
 
@@ -170,8 +172,9 @@ std::string manifest_to_json_text(const Manifest& m) {
 }
 
 Status parse_manifest(std::string_view text, Manifest* out) {
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Status::Invalid("manifest: not a JSON object");
+  json j;
+  if (Status s = parse_json_input(text, {}, &j); !s.ok()) return Status::Invalid("manifest: " + s.message());
+  if (!j.is_object()) return Status::Invalid("manifest: not a JSON object");
   if (j.value("format", json()) != kManifestFormat) {
     return Status::Invalid("manifest.format: expected \"" + std::string(kManifestFormat) + "\", got " +
                            describe_json_value(j.value("format", json())));
@@ -285,33 +288,13 @@ Status write_manifest_at(int dirfd, const Manifest& m) {
 }
 
 Status read_manifest_at(int dirfd, std::string_view where, Manifest* m) {
-  int fd = -1;
-  Status s = open_file_at(dirfd, kManifestName, O_RDONLY, &fd);
+  // Non-blocking and bounded: a FIFO or a huge file named manifest.json must not hang a restore.
+  std::string text;
+  Status s = read_input_file_at(dirfd, kManifestName, kMaxManifestBytes, O_NOFOLLOW, &text);
   if (!s.ok()) {
     return Status::IoError(std::string(where) + ": no readable " + std::string(kManifestName) + " (" +
                            s.message() + "): not a committed checkpoint");
   }
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > kMaxManifestBytes) {
-    close(fd);
-    return Status::IoError(std::string(where) + "/" + std::string(kManifestName) +
-                           ": not a regular file of at most 64 MiB");
-  }
-  std::string text(static_cast<size_t>(st.st_size), '\0');
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = read(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int e = errno;
-      close(fd);
-      return Status::FromErrno(std::string(where) + "/" + std::string(kManifestName), e);
-    }
-    if (n == 0) break;
-    done += static_cast<size_t>(n);
-  }
-  close(fd);
-  text.resize(done);
   s = parse_manifest(text, m);
   if (!s.ok()) return Status::IoError(std::string(where) + "/" + s.message());
   return Status::Ok();

@@ -17,6 +17,8 @@
 #include <set>
 #include <thread>
 
+#include "harness/core/input_file.h"
+#include "harness/core/json_input.h"
 #include "harness/engines/data_fill.h"
 #include "harness/fs/page_cache.h"
 #include "harness/fs/run_dir.h"
@@ -30,6 +32,8 @@ namespace {
 constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
 constexpr const char* kManifestTemp = "iofab-dataset.json.tmp";
 constexpr const char* kFormat = "iofab-dataset";
+// Real manifests are a few hundred bytes; the limit only bounds a hostile one.
+constexpr uint64_t kMaxDatasetManifestBytes = 1ULL << 20;
 constexpr int kFormatVersion = 1;
 // Sample files a generator takes at a time (shards go one at a time).
 constexpr uint64_t kFilesPerUnit = 64;
@@ -124,28 +128,6 @@ Status write_manifest(int root_fd, const DatasetLayout& layout, bool complete, d
     return Status::FromErrno(std::string("rename ") + kManifestTemp, errno);
   }
   return fsync_dir(root_fd, "dataset folder");
-}
-
-// Reads a small file below dirfd; false when missing or unreadable.
-bool read_small_file(int dirfd, const char* name, std::string* out) {
-  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return false;
-  out->clear();
-  char buf[4096];
-  bool ok = true;
-  while (true) {
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) ok = false;
-    if (n <= 0) break;
-    out->append(buf, static_cast<size_t>(n));
-    if (out->size() > (1 << 20)) {
-      ok = false;
-      break;
-    }
-  }
-  close(fd);
-  return ok;
 }
 
 std::string spec_difference(const json& had, const json& want) {
@@ -436,14 +418,17 @@ Status inspect_dataset_dir(int root_fd, const DatasetLayout& layout, DatasetDirS
     return Status::Ok();
   }
   json m;
-  if (read_small_file(root_fd, manifest, &text)) m = json::parse(text, nullptr, false);
-  if (m.is_discarded() || !m.is_object() || m.value("format", "") != kFormat) {
+  // Non-blocking and bounded (a FIFO named iofab-dataset.json must not hang the run); depth and repeated
+  // keys checked like every JSON iofab reads.
+  Status rs = read_input_file_at(root_fd, manifest, kMaxDatasetManifestBytes, O_NOFOLLOW, &text);
+  if (rs.ok()) rs = parse_json_input(text, {}, &m);
+  if (!rs.ok() || !m.is_object() || m.find("format") == m.end() || m["format"] != kFormat) {
     *state = DatasetDirState::kForeign;
-    *why = std::string(manifest) + " is not an iofab dataset manifest";
+    *why = std::string(manifest) + " is not an iofab dataset manifest" + (rs.ok() ? "" : " (" + rs.message() + ")");
     return Status::Ok();
   }
   *state = DatasetDirState::kStale;
-  if (manifest != std::string(kManifestName) || !m.value("complete", false)) {
+  if (manifest != std::string(kManifestName) || m.find("complete") == m.end() || m["complete"] != true) {
     *why = "an incomplete iofab dataset (its generation did not finish)";
     return Status::Ok();
   }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <exception>
 #include <iostream>
 
 #include "harness/cli/commands.h"
@@ -11,7 +12,9 @@
 #include "harness/comm/comm.h"
 #include "harness/core/build_info.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int iofab_main(int argc, char** argv) {
   using namespace iofab;
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
@@ -153,4 +156,17 @@ int main(int argc, char** argv) {
   }
   run_args.options.command_line = command_line;
   return cmd_run(*comm, run_args, std::cout, std::cerr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Last resort: every error should already be a Status; an exception that gets here is a bug, but it
+  // must end as a message and exit 3, not an abort (134) with a core dump.
+  try {
+    return iofab_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "iofab: internal error: " << e.what() << "\n";
+    return 3;
+  }
 }

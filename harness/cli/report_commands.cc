@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "harness/cli/output_paths.h"
+#include "harness/core/json_text.h"
 #include "reports/compare.h"
 #include "reports/compare_format.h"
 #include "reports/html_report.h"
@@ -59,7 +60,7 @@ int cmd_compare(const CompareArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.out.empty()) {
     std::string text;
     if (ends_with(a.out, ".json")) {
-      text = comparison_to_json(cmp).dump(2) + "\n";
+      text = json_text(comparison_to_json(cmp), 2) + "\n";
     } else if (ends_with(a.out, ".md")) {
       text = comparison_to_markdown(cmp);
     } else {

@@ -10,13 +10,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "harness/core/input_file.h"
+#include "harness/core/json_input.h"
 
 namespace iofab {
 
@@ -696,11 +697,9 @@ int64_t cufile_io_result(ssize_t ret, int saved_errno) {
 
 Status parse_cufile_config(std::string_view text, CufileModeFacts* facts) {
   nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/true);
-  } catch (const nlohmann::json::parse_error& e) {
-    return Status::Invalid(std::string("not JSON: ") + e.what());
-  }
+  JsonInputOptions options;
+  options.allow_comments = true;
+  if (Status s = parse_json_input(text, options, &j); !s.ok()) return s;
   if (!j.is_object()) return Status::Invalid("expected an object at the top level");
   const auto props = j.find("properties");
   if (props == j.end()) return Status::Ok();
@@ -730,13 +729,13 @@ CufileModeFacts read_cufile_mode_facts(const EnvLookup& env, const std::string& 
   const fs::path config = base / fs::path(f.config_path).relative_path();
   std::error_code ec;
   if (fs::exists(config, ec)) {
-    std::ifstream in(config);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (!in) {
-      f.config_error = "cannot be read";
+    // Non-blocking and bounded: CUFILE_ENV_PATH_JSON may name a FIFO or a device.
+    std::string text;
+    Status s = read_input_file(config.string(), kMaxConfigFileBytes, &text);
+    if (!s.ok()) {
+      f.config_error = "cannot be read (" + s.message() + ")";
     } else {
-      Status s = parse_cufile_config(text.str(), &f);
+      s = parse_cufile_config(text, &f);
       if (!s.ok()) f.config_error = s.message();
     }
   }

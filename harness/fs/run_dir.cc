@@ -13,11 +13,17 @@
 #include <random>
 #include <vector>
 
+#include "harness/core/input_file.h"
+
 namespace iofab {
 
 Status open_file_at(int dirfd, std::string_view name, int flags, int* fd) {
   std::string n(name);
-  if ((flags & O_ACCMODE) != O_RDONLY) flags |= O_CREAT | O_EXCL;
+  if ((flags & O_ACCMODE) == O_RDONLY) {
+    Status s = open_regular_file_at(dirfd, name, (flags & ~O_ACCMODE) | O_NOFOLLOW, fd);
+    return s.ok() ? s : Status::FromCode(s.code(), "open " + s.message());
+  }
+  flags |= O_CREAT | O_EXCL;
   int f = openat(dirfd, n.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (f < 0) return Status::FromErrno("open " + n, errno);
   *fd = f;

@@ -12,6 +12,8 @@ namespace iofab {
 
 // Opens name under dirfd: no symlink followed, close-on-exec. For writing,
 // the file must not exist yet (O_CREAT|O_EXCL), so nothing is overwritten.
+// For reading, only a regular file opens, without blocking (a FIFO planted as
+// a shard or data file fails at once instead of hanging the worker).
 Status open_file_at(int dirfd, std::string_view name, int flags, int* fd);
 // mkdirat + open with O_DIRECTORY|O_NOFOLLOW; an existing folder is reused.
 Status make_dir_at(int dirfd, std::string_view name, int* fd);

@@ -1,14 +1,17 @@
 #include "harness/suite/suite.h"
 
 #include <openssl/evp.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "harness/core/input_file.h"
+#include "harness/core/json_input.h"
 #include "harness/core/json_text.h"
 #include "harness/suite/embedded_suites.h"
 #include "harness/suite/params.h"
@@ -35,11 +38,18 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
 }
 
 // A --set value: JSON when it parses as JSON (numbers, true, objects),
-// otherwise the text itself as a string ("4MiB").
-json set_value(const std::string& text) {
-  json v = json::parse(text, nullptr, false);
+// otherwise the text itself as a string ("4MiB"). JSON that is too deep or
+// repeats a key is refused, not taken for a string.
+Status set_value(const std::string& path, const std::string& text, json* out) {
+  JsonInputError kind = JsonInputError::kNone;
+  json v;
+  Status s = parse_json_input(text, {}, &v, &kind);
+  if (kind == JsonInputError::kDepth || kind == JsonInputError::kDuplicate) {
+    return Status::Invalid("--set " + path + ": " + s.message());
+  }
   // "null" is an engine name; a JSON null is never a useful override.
-  return v.is_discarded() || v.is_null() ? json(text) : v;
+  *out = !s.ok() || v.is_null() ? json(text) : std::move(v);
+  return Status::Ok();
 }
 
 Status apply_set(json* doc, const std::string& set) {
@@ -49,7 +59,8 @@ Status apply_set(json* doc, const std::string& set) {
   }
   std::string path = set.substr(0, eq);
   if (!is_utf8(set)) return Status::Invalid("--set " + json_text(json(path)) + ": expected UTF-8 text");
-  json value = set_value(set.substr(eq + 1));
+  json value;
+  if (Status vs = set_value(path, set.substr(eq + 1), &value); !vs.ok()) return vs;
   if (path == "target" || path == "name" || path == "description") {
     (*doc)[path] = value;
     return Status::Ok();
@@ -259,10 +270,10 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
   out->source = source;
   out->sha256 = sha256_hex(text);
   json doc;
-  try {
-    doc = json::parse(text, nullptr, true, /*ignore_comments=*/true);
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for a number too big for a double
-    return Status::Invalid(std::string(source) + ": not valid JSON: " + e.what());
+  JsonInputOptions options;
+  options.allow_comments = true;
+  if (Status s = parse_json_input(text, options, &doc); !s.ok()) {
+    return Status::Invalid(std::string(source) + ": " + s.message());
   }
   if (!doc.is_object()) {
     return Status::Invalid(std::string(source) + ": expected a JSON object with \"phases\", got " +
@@ -403,11 +414,19 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
 Status load_suite(const std::string& path_or_name, const std::vector<std::string>& sets, Suite* out) {
   std::string name = path_or_name;
   if (name.rfind("builtin:", 0) == 0) name = name.substr(8);
-  std::ifstream f(path_or_name, std::ios::binary);
-  if (f) {
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return parse_suite(ss.str(), path_or_name, sets, out);
+  const bool builtin_only = path_or_name.rfind("builtin:", 0) == 0;
+  const bool is_builtin_name =
+      std::any_of(embedded_suites().begin(), embedded_suites().end(), [&](const auto& s) { return s.name == name; });
+  if (!builtin_only) {
+    std::string text;
+    Status rs = read_input_file(path_or_name, kMaxSuiteFileBytes, &text);
+    if (rs.ok()) return parse_suite(text, path_or_name, sets, out);
+    // A missing file may be a built-in suite's name; so may a folder of that name in the current folder.
+    struct stat st {};
+    const bool missing = stat(path_or_name.c_str(), &st) != 0 && errno == ENOENT;
+    if (!missing && !(is_builtin_name && S_ISDIR(st.st_mode))) {
+      return Status::Invalid("suite " + rs.message());
+    }
   }
   for (const auto& s : embedded_suites()) {
     if (s.name == name) return parse_suite(s.text, "builtin:" + name, sets, out);

@@ -171,7 +171,7 @@ TEST(CufileConfig, ErrorsNameTheField) {
   s = parse_cufile_config(R"({"properties": [1]})", &f);
   EXPECT_EQ(s.message(), "properties: expected an object");
   s = parse_cufile_config("{not json", &f);
-  EXPECT_EQ(s.message().rfind("not JSON: ", 0), 0u) << s.message();
+  EXPECT_EQ(s.message().rfind("not valid JSON: ", 0), 0u) << s.message();
 }
 
 TEST(CufileModeFacts, ReadFromTheEnvironmentTheFileAndProc) {
@@ -207,7 +207,7 @@ TEST(CufileModeFacts, ABrokenConfigFileIsReportedNotFatal) {
   const CufileModeFacts f = read_cufile_mode_facts(env_of({}), root.path());
   EXPECT_FALSE(f.config_error.empty());
   const CufileMode m = decide_cufile_mode(f);
-  EXPECT_NE(m.text.find("/etc/cufile.json ignored: not JSON"), std::string::npos) << m.text;
+  EXPECT_NE(m.text.find("/etc/cufile.json ignored: not valid JSON"), std::string::npos) << m.text;
 }
 
 TEST(CufileMode, ForcedCompatSaysWhoForcedIt) {
