@@ -605,12 +605,14 @@ Status prepare_dataset_dir(int root_fd, const DatasetLayout& layout, std::vector
   for (const char* name : {kManifestName, kManifestTemp}) {
     if (data_fd < 0) break;
     std::string text;
-    if (!read_small_file(root_fd, name, &text)) continue;
-    const json m = json::parse(text, nullptr, false);
+    // Absent, or not a regular file: it lists nothing. Bounded and non-blocking, like every read.
+    if (!read_input_file_at(root_fd, name, kMaxDatasetManifestBytes, O_NOFOLLOW, &text).ok()) continue;
+    json m;
+    const bool parsed = parse_json_input(text, {}, &m).ok();
     // A temp manifest cut short by a crash lists nothing: it is written before any file of its spec.
-    if (m.is_discarded() && name == kManifestTemp) continue;
+    if (!parsed && name == kManifestTemp) continue;
     DatasetSpec old;
-    if (m.is_discarded() || !m.is_object() || !spec_from_json(m.value("spec", json()), &old)) {
+    if (!parsed || !m.is_object() || !spec_from_json(m.value("spec", json()), &old)) {
       close(data_fd);
       return Status::Invalid(std::string(name) + "'s spec is unreadable, so which files in " + kDataFolder +
                              "/ iofab made is unknown; nothing was removed: move " + kDataFolder +
