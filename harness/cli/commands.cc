@@ -73,8 +73,13 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
                                    : write_file_atomic(report_path(r), text);
   };
   // A first copy before cleanup: if the process is killed while removing files, the report is there.
+  // Under a launcher, which kills the ranks a second after its stop signal, the courier also takes
+  // over the cleanup should this rank go before it is done.
   if (args.repeat == 0) {
     args.options.on_report_ready = [&](const Report& r) {
+      if (args.courier != nullptr && !r.target.value("kept", false)) {
+        (void)args.courier->remove_if_gone(r.target.value("run_folder", std::string()));
+      }
       if (Status w = write_report(r); !w.ok()) err << "iofab: cannot write the report: " << w.message() << "\n";
     };
   }
@@ -95,6 +100,8 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
     }
     return 0;
   }
+  // The run folder is removed (or kept): the courier has no cleanup left to take over.
+  if (args.courier != nullptr) (void)args.courier->cancel_removal();
   // The writer is the last to leave after a loss: the others wait for its word, given on every way out.
   struct ReleaseOnExit {
     Comm& comm;

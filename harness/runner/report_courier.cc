@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdint>
 
+#include "harness/fs/run_dir.h"
 #include "reports/json_report.h"
 
 namespace iofab {
@@ -20,9 +21,16 @@ constexpr uint32_t kMagic = 0x69666372;  // "ifcr"
 constexpr uint64_t kMaxPath = 1 << 16;
 constexpr uint64_t kMaxText = 1ULL << 32;
 
+// What a message asks of the courier.
+enum Kind : uint32_t {
+  kWriteReport = 0,     // path: the report's; text: its contents
+  kRemoveIfGone = 1,    // path: the run folder to remove if the rank goes before kCancelRemoval
+  kCancelRemoval = 2,   // the rank removed (or kept) the run folder itself
+};
+
 struct Handover {
   uint32_t magic;
-  uint32_t reserved;
+  uint32_t kind;
   uint64_t path_len;
   uint64_t text_len;
 };
@@ -61,26 +69,50 @@ bool recv_all(int fd, void* data, size_t len) {
   return true;
 }
 
+// The rank went without removing its run folder: remove it, as the rank would have.
+void remove_run_folder(const std::string& folder) {
+  const auto slash = folder.rfind('/');
+  const std::string parent = slash == std::string::npos ? "." : (slash == 0 ? "/" : folder.substr(0, slash));
+  const std::string name = slash == std::string::npos ? folder : folder.substr(slash + 1);
+  if (!is_run_dir_name(name)) return;  // never anything but a run folder
+  const int parent_fd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (parent_fd < 0) return;
+  (void)remove_tree_at(parent_fd, name);  // nobody is left to tell of a failure
+  close(parent_fd);
+}
+
 [[noreturn]] void courier_main() {
   prctl(PR_SET_NAME, "iofab-courier", 0, 0, 0);
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGINT, SIG_IGN);  // a Ctrl-C meant for the job must not cut a report short
+  std::string remove_if_gone;
   for (;;) {
     Handover h{};
-    if (!recv_all(kCourierFd, &h, sizeof h)) _exit(0);  // the rank closed its end, or died
-    if (h.magic != kMagic || h.path_len == 0 || h.path_len > kMaxPath || h.text_len > kMaxText) _exit(1);
+    // The rank closed its end, or died: finish its cleanup if it had not.
+    const auto rank_gone = [&] {
+      if (!remove_if_gone.empty()) remove_run_folder(remove_if_gone);
+      _exit(0);
+    };
+    if (!recv_all(kCourierFd, &h, sizeof h)) rank_gone();
+    if (h.magic != kMagic || h.kind > kCancelRemoval || h.path_len > kMaxPath || h.text_len > kMaxText) _exit(1);
     std::string path(h.path_len, '\0');
     std::string text(h.text_len, '\0');
     // A report cut off mid-handover is dropped: the one before it stays in place.
     if (!recv_all(kCourierFd, path.data(), path.size()) || !recv_all(kCourierFd, text.data(), text.size())) {
-      _exit(0);
+      rank_gone();
     }
-    const Status s = write_file_atomic(path, text);
+    Status s;
+    if (h.kind == kRemoveIfGone) {
+      remove_if_gone = path;
+    } else if (h.kind == kCancelRemoval) {
+      remove_if_gone.clear();
+    } else {
+      s = path.empty() ? Status::Invalid("no report path") : write_file_atomic(path, text);
+    }
     const std::string msg = s.ok() ? "" : s.message();
     const Answer a{kMagic, s.ok() ? 1 : 0, msg.size()};
     if (!send_all(kCourierFd, &a, sizeof a) || !send_all(kCourierFd, msg.data(), msg.size())) {
-      // The rank is gone; the file is written all the same. Keep serving nothing.
-      _exit(0);
+      rank_gone();  // the file is written all the same
     }
   }
 }
@@ -123,23 +155,41 @@ ReportCourier::~ReportCourier() {
   waitpid(pid_, &status, WNOHANG);  // reap it if it is done; never wait for it
 }
 
+bool ReportCourier::exchange(uint32_t kind, const std::string& path, const std::string& text, Status* answer) {
+  if (broken_) return false;
+  const Handover h{kMagic, kind, path.size(), text.size()};
+  Answer a{};
+  if (send_all(fd_, &h, sizeof h) && send_all(fd_, path.data(), path.size()) &&
+      send_all(fd_, text.data(), text.size()) && recv_all(fd_, &a, sizeof a) && a.magic == kMagic &&
+      a.message_len <= kMaxPath) {
+    std::string msg(a.message_len, '\0');
+    if (recv_all(fd_, msg.data(), msg.size())) {
+      *answer = a.ok ? Status::Ok() : Status::IoError(msg);
+      return true;
+    }
+  }
+  broken_ = true;
+  return false;
+}
+
 Status ReportCourier::deliver(const std::string& path, const std::string& text) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!broken_) {
-    const Handover h{kMagic, 0, path.size(), text.size()};
-    Answer a{};
-    if (send_all(fd_, &h, sizeof h) && send_all(fd_, path.data(), path.size()) &&
-        send_all(fd_, text.data(), text.size()) && recv_all(fd_, &a, sizeof a) &&
-        a.magic == kMagic && a.message_len <= kMaxPath) {
-      std::string msg(a.message_len, '\0');
-      if (recv_all(fd_, msg.data(), msg.size())) {
-        return a.ok ? Status::Ok() : Status::IoError(msg);
-      }
-    }
-    broken_ = true;
-  }
+  Status answer;
+  if (exchange(kWriteReport, path, text, &answer)) return answer;
   // The courier is gone: write it here, as a run without one does.
   return write_file_atomic(path, text);
+}
+
+Status ReportCourier::remove_if_gone(const std::string& run_folder) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Status answer;
+  return exchange(kRemoveIfGone, run_folder, "", &answer) ? answer : Status::IoError("the report courier is gone");
+}
+
+Status ReportCourier::cancel_removal() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Status answer;
+  return exchange(kCancelRemoval, "", "", &answer) ? answer : Status::IoError("the report courier is gone");
 }
 
 }  // namespace iofab

@@ -19,6 +19,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -41,10 +42,19 @@ class ReportCourier {
   // If the courier is gone, writes the file itself.
   Status deliver(const std::string& path, const std::string& text);
 
+  // The run's cleanup, when the launcher kills this rank before it is done: if
+  // this rank goes (its end of the socket closes) before cancel_removal(), the
+  // courier removes run_folder after its last report. Only a folder named like
+  // a run folder, never through a symlink (remove_tree_at).
+  Status remove_if_gone(const std::string& run_folder);
+  Status cancel_removal();
+
   pid_t pid() const { return pid_; }
 
  private:
   ReportCourier(pid_t pid, int fd) : pid_(pid), fd_(fd) {}
+  // Sends one message and waits for its answer; false when the courier is gone.
+  bool exchange(uint32_t kind, const std::string& path, const std::string& text, Status* answer);
 
   pid_t pid_;
   int fd_;  // this rank's end of a socket pair with the courier
