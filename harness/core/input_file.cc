@@ -60,7 +60,8 @@ Status open_regular_file_at(int dirfd, std::string_view name, int extra_flags, i
   return Status::Ok();
 }
 
-Status read_input_file_at(int dirfd, std::string_view name, uint64_t max_bytes, int extra_flags, std::string* text) {
+Status read_input_file_at(int dirfd, std::string_view name, uint64_t max_bytes, int extra_flags,
+                          std::string* text) {
   int fd = -1;
   struct stat st {};
   Status s = open_regular_file_at(dirfd, name, extra_flags, &fd, &st);

@@ -31,12 +31,14 @@ std::string file_kind_name(mode_t mode);
 // anything but a regular file, then clears O_NONBLOCK so the fd behaves as a
 // plain one. Errors: "NAME: <strerror>" (IoError) or "NAME: a FIFO, expected a
 // regular file" (InvalidArgument). *st (optional) gets the fstat.
-Status open_regular_file_at(int dirfd, std::string_view name, int extra_flags, int* fd, struct stat* st = nullptr);
+Status open_regular_file_at(int dirfd, std::string_view name, int extra_flags, int* fd,
+                            struct stat* st = nullptr);
 
 // Reads the whole regular file name (as open_regular_file_at) into *text;
 // more than max_bytes is refused naming the limit (InvalidArgument), also for
 // files whose size fstat does not know (procfs).
-Status read_input_file_at(int dirfd, std::string_view name, uint64_t max_bytes, int extra_flags, std::string* text);
+Status read_input_file_at(int dirfd, std::string_view name, uint64_t max_bytes, int extra_flags,
+                          std::string* text);
 inline Status read_input_file(const std::string& path, uint64_t max_bytes, std::string* text) {
   return read_input_file_at(AT_FDCWD, path, max_bytes, 0, text);
 }

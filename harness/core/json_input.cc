@@ -34,8 +34,10 @@ std::string path_of(const std::vector<Frame>& stack, bool with_last) {
   for (size_t i = 0; i < stack.size() && p.size() <= 80; ++i) {
     const Frame& f = stack[i];
     if (i + 1 == stack.size() && !with_last) break;
-    if (f.is_object) p += (p.empty() ? "" : ".") + f.key;
-    else p += "[" + std::to_string(f.index) + "]";
+    if (f.is_object)
+      p += (p.empty() ? "" : ".") + f.key;
+    else
+      p += "[" + std::to_string(f.index) + "]";
   }
   if (p.size() > 80) p = p.substr(0, 77) + "...";
   return p.empty() ? "the top level" : p;
@@ -48,7 +50,8 @@ void value_done(std::vector<Frame>* stack) {
 
 }  // namespace
 
-Status parse_json_input(std::string_view text, const JsonInputOptions& options, json* out, JsonInputError* error) {
+Status parse_json_input(std::string_view text, const JsonInputOptions& options, json* out,
+                        JsonInputError* error) {
   std::vector<Frame> stack;
   const int max_depth = options.max_depth;
   json::parser_callback_t check = [&](int depth, json::parse_event_t event, json& parsed) {
@@ -57,8 +60,9 @@ Status parse_json_input(std::string_view text, const JsonInputOptions& options, 
       case json::parse_event_t::array_start:
         if (depth >= max_depth) {
           throw Refused{JsonInputError::kDepth, "nested deeper than " + std::to_string(max_depth) +
-                                                    " levels of objects and arrays (at " + path_of(stack, true) +
-                                                    "); iofab reads at most " + std::to_string(max_depth)};
+                                                    " levels of objects and arrays (at " +
+                                                    path_of(stack, true) + "); iofab reads at most " +
+                                                    std::to_string(max_depth)};
         }
         stack.push_back(Frame{event == json::parse_event_t::object_start, {}, {}, 0});
         break;

@@ -8,10 +8,9 @@
 //   block size than the one its author read.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/core/status.h"
 

@@ -36,8 +36,10 @@ TEST(InputFile, AFifoIsRefusedAtOnceNamingIt) {
 TEST(InputFile, DevicesAndFoldersAreRefusedNamingWhatTheyAre) {
   TempDir d;
   std::string text;
-  EXPECT_EQ(read_input_file("/dev/zero", 1024, &text).message(), "/dev/zero: a character device, expected a regular file");
-  EXPECT_EQ(read_input_file(d.path(), 1024, &text).message(), d.path() + ": a folder, expected a regular file");
+  EXPECT_EQ(read_input_file("/dev/zero", 1024, &text).message(),
+            "/dev/zero: a character device, expected a regular file");
+  EXPECT_EQ(read_input_file(d.path(), 1024, &text).message(),
+            d.path() + ": a folder, expected a regular file");
   EXPECT_EQ(read_input_file(d.path() + "/none", 1024, &text).code(), Status::Code::kIoError);
 }
 

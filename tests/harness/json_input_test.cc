@@ -37,8 +37,9 @@ TEST(JsonInput, TheLimitItselfIsAccepted) {
 TEST(JsonInput, ARepeatedKeyIsRefusedNamingItAndWhere) {
   json j;
   JsonInputError kind = JsonInputError::kNone;
-  Status s = parse_json_input(R"({"phases": [{"kind": "ingest"}, {"kind": "ingest", "block_size": 1, "block_size": 2}]})",
-                              {}, &j, &kind);
+  Status s = parse_json_input(
+      R"({"phases": [{"kind": "ingest"}, {"kind": "ingest", "block_size": 1, "block_size": 2}]})", {}, &j,
+      &kind);
   EXPECT_EQ(kind, JsonInputError::kDuplicate);
   EXPECT_EQ(s.message().rfind("phases[1]: the key \"block_size\" appears twice", 0), 0u) << s.message();
   s = parse_json_input(R"({"a": 1, "a": 1})", {}, &j);
@@ -66,11 +67,14 @@ TEST(JsonInput, SyntaxErrorsSayWhereAndCommentsOnlyWhenAllowed) {
 TEST(Utf8, InvalidBytesBecomeTheReplacementCharacter) {
   EXPECT_EQ(valid_utf8("plain"), "plain");
   EXPECT_EQ(valid_utf8("caf\xC3\xA9 \xF0\x9F\x98\x80"), "caf\xC3\xA9 \xF0\x9F\x98\x80");
-  EXPECT_EQ(valid_utf8("a\xFF" "b"), "a\xEF\xBF\xBD" "b");
-  EXPECT_EQ(valid_utf8("\xC3"), "\xEF\xBF\xBD");                 // cut short
-  EXPECT_EQ(valid_utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong '/'
+  EXPECT_EQ(valid_utf8("a\xFF"
+                       "b"),
+            "a\xEF\xBF\xBD"
+            "b");
+  EXPECT_EQ(valid_utf8("\xC3"), "\xEF\xBF\xBD");                                  // cut short
+  EXPECT_EQ(valid_utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong '/'
   EXPECT_EQ(valid_utf8("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // a surrogate
-  EXPECT_EQ(valid_utf8("\xF4\x90\x80\x80").find("\xF4"), std::string::npos);   // past U+10FFFF
+  EXPECT_EQ(valid_utf8("\xF4\x90\x80\x80").find("\xF4"), std::string::npos);      // past U+10FFFF
   // What comes out always dumps as JSON.
   EXPECT_NO_THROW(json(valid_utf8("\xFE\xFF\x80x")).dump());
 }

@@ -61,7 +61,8 @@ TEST(BadInputCli, ARepeatedKeyIsRefusedNamingIt) {
   EXPECT_NE(r.err.find("phases[0]: the key \"block_size\" appears twice"), std::string::npos) << r.err;
   r = run_iofab({"validate", "default", "--set", R"(defaults.x={"a": 1, "a": 2})"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("--set defaults.x: the top level: the key \"a\" appears twice"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--set defaults.x: the top level: the key \"a\" appears twice"), std::string::npos)
+      << r.err;
   // A report read back: refused too (iofab never writes one).
   const std::string good = d.path() + "/good.json", dup = d.path() + "/dup-report.json";
   write_file(good, valid_report_text());

@@ -70,7 +70,8 @@ TEST_F(SpecialCheckpointFiles, AFifoManifestIsNotACommittedCheckpoint) {
     EXPECT_FALSE(guard.fired()) << "the restore blocked opening the FIFO manifest";
   }
   EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("manifest.json: a FIFO (named pipe), expected a regular file"), std::string::npos)
+  EXPECT_NE(s.message().find("manifest.json: a FIFO (named pipe), expected a regular file"),
+            std::string::npos)
       << s.message();
 }
 
