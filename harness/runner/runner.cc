@@ -160,6 +160,9 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   st = agree_status(comm, made);
   if (!st.ok()) return Status::Invalid("run folder: " + st.message());
 
+  // Described once, now: it asks the CUDA runtime for devices, which can take long on a loaded
+  // node, and after a stop signal the launcher leaves about a second to get the report out.
+  const std::string this_host = json_text(describe_host());
   install_stop_handlers();
   std::atomic<bool>& stop = stop_flag();
   comm.set_stop_flag(&stop, kStopGraceSeconds);
@@ -238,7 +241,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
                                         "ending the job";
         r.phases.push_back(std::move(cur));
       }
-      fill_header(&r, {json_text(describe_host())}, gone);
+      fill_header(&r, {this_host}, gone);
       r.warnings.push_back("written by the stop watchdog: the run did not get back to writing its report in "
                            "time, so later phases and other ranks' figures are missing");
       finalize_verdict(&r);
@@ -336,7 +339,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   }
 
   std::vector<std::string> hosts;
-  if (!comm.gather(json_text(describe_host()), &hosts, 0).ok()) hosts = {json_text(describe_host())};
+  if (!comm.gather(this_host, &hosts, 0).ok()) hosts = {this_host};
   if (comm.rank() != comm.report_rank()) {
     if (!opts.keep) run_dir.remove();
     // After a loss the caller waits for the writer's word before leaving (Comm::await_release).
