@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "harness/fs/run_dir.h"
 #include "test_util.h"
 
 namespace iofab::testing {
@@ -209,7 +210,10 @@ void interrupt_run_with(int sig) {
   bool writing = false;
   for (int i = 0; i < 200 && !writing; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    for (const auto& f : run_folders(target)) writing = writing || !list_files(f).empty();
+    // A data file, not the run's lock: the lock is there before the stop handlers are.
+    for (const auto& f : run_folders(target)) {
+      for (const auto& name : list_files(f)) writing = writing || name != kRunLockName;
+    }
   }
   EXPECT_TRUE(writing) << "no file appeared under the run folder";
   kill(pid, sig);
