@@ -17,13 +17,13 @@ namespace {
 // Iterative, so the check itself cannot overflow on what it checks.
 int depth_of(const nlohmann::json& root) {
   int deepest = 0;
-  std::vector<std::pair<const nlohmann::json*, int>> todo = {{&root, 0}};
-  while (!todo.empty()) {
-    auto [j, d] = todo.back();
-    todo.pop_back();
+  std::vector<std::pair<const nlohmann::json*, int>> pending = {{&root, 0}};
+  while (!pending.empty()) {
+    auto [j, d] = pending.back();
+    pending.pop_back();
     if (!j->is_structured()) continue;
     deepest = std::max(deepest, d + 1);
-    for (const auto& c : *j) todo.emplace_back(&c, d + 1);
+    for (const auto& c : *j) pending.emplace_back(&c, d + 1);
   }
   return deepest;
 }
