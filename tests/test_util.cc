@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -116,7 +117,8 @@ pid_t start_mpirun(const std::vector<std::string>& tail, const std::string& log)
 bool wait_for_exit(pid_t pid, std::chrono::seconds limit, int* status) {
   const auto until = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < until) {
-    if (waitpid(pid, status, WNOHANG) == pid) return true;
+    const pid_t r = waitpid(pid, status, WNOHANG);
+    if (r == pid || (r < 0 && errno == ECHILD)) return true;  // ECHILD: reaped already
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   kill(pid, SIGKILL);

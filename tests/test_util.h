@@ -43,7 +43,8 @@ CommandResult mpirun_iofab(int ranks, const std::vector<std::string>& args);
 pid_t start_mpirun_iofab(int ranks, const std::vector<std::string>& args, const std::string& log);
 // The same with argv given whole after mpirun's own options (for an MPMD line: "-np 1 strace ... : -np 2 iofab ...").
 pid_t start_mpirun(const std::vector<std::string>& argv, const std::string& log);
-// Waits up to limit for pid to exit, then kills it; true when it ended on its own.
+// Waits up to limit for the child pid to exit, then kills it; true when it ended on its own
+// (or was reaped already).
 bool wait_for_exit(pid_t pid, std::chrono::seconds limit, int* status);
 // The pid of the iofab process whose environment says it is MPI rank `rank` and whose
 // command line holds `marker` (a path unique to the test); -1 when none.

@@ -82,6 +82,15 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
       }
       if (Status w = write_report(r); !w.ok()) err << "iofab: cannot write the report: " << w.message() << "\n";
     };
+    if (args.courier != nullptr) {
+      // Should this rank be killed before the report above is handed over, the courier writes this one.
+      args.options.on_fallback_report = [&](const Report& r) {
+        if (!r.target.value("kept", false)) {
+          (void)args.courier->remove_if_gone(r.target.value("run_folder", std::string()));
+        }
+        (void)args.courier->leave_fallback(report_path(r), json_text(report_to_json(r), 2) + "\n");
+      };
+    }
   }
   Report report;
   Status st = args.repeat > 0 ? run_suite_repeated(comm, args.options, RepeatOptions{args.repeat, !args.no_warmup},

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <thread>
 
 #include "harness/fs/run_dir.h"
 
@@ -119,6 +120,39 @@ Status remove_stale_run_dir(const std::string& target, const std::string& name) 
   if (st.ok()) st = remove_tree_at(target_fd, name);
   close_fd(&lock_fd);
   close_fd(&dir_fd);
+  close(target_fd);
+  return st;
+}
+
+Status remove_run_dir_once_released(const std::string& path, std::chrono::milliseconds wait, bool* removed) {
+  *removed = false;
+  const auto slash = path.rfind('/');
+  const std::string target = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (!is_run_dir_name(name)) return Status::Invalid(name + " is not a run folder's name");
+  const int target_fd = open(target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (target_fd < 0) return Status::FromErrno("open target " + target, errno);
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  Status st;
+  for (;;) {
+    struct stat s {};
+    if (fstatat(target_fd, name.c_str(), &s, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT) {
+      *removed = true;  // a surviving rank removed it already
+      break;
+    }
+    int dir_fd = -1, lock_fd = -1;
+    bool stale = false;
+    st = lock_run_dir(target_fd, name, true, &dir_fd, &lock_fd, &stale);
+    if (st.ok() && stale) {
+      st = remove_tree_at(target_fd, name);  // the lock stays held while the tree goes
+      *removed = st.ok();
+    }
+    close_fd(&lock_fd);
+    close_fd(&dir_fd);
+    if (*removed || !st.ok() || std::chrono::steady_clock::now() >= deadline) break;
+    // A rank of the run still holds the lock: it is being stopped, or it runs on.
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   close(target_fd);
   return st;
 }

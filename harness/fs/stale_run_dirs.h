@@ -6,6 +6,7 @@
 // is neither followed nor removed), and never a folder whose lock is held.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <ctime>
 #include <string>
@@ -28,5 +29,12 @@ Status find_stale_run_dirs(const std::string& target, bool sizes, std::vector<St
 // Removes target/name when it is still a stale run folder: it takes the run
 // lock exclusively for the removal, so a run cannot start using it meanwhile.
 Status remove_stale_run_dir(const std::string& target, const std::string& name);
+
+// For a run's own helper after the run's process died: removes the run folder
+// at path (target/iofab-<run id>) once no process holds its run lock, trying
+// until wait has passed. Other ranks of the run may still be in it, finishing
+// or being killed by the launcher; while one holds the lock, the folder is
+// theirs. *removed: whether it went (a folder already gone counts).
+Status remove_run_dir_once_released(const std::string& path, std::chrono::milliseconds wait, bool* removed);
 
 }  // namespace iofab

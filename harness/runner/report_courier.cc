@@ -7,10 +7,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 
+#include "harness/core/input_file.h"
 #include "harness/fs/run_dir.h"
+#include "harness/fs/stale_run_dirs.h"
 #include "reports/json_report.h"
 
 namespace iofab {
@@ -26,7 +30,12 @@ enum Kind : uint32_t {
   kWriteReport = 0,     // path: the report's; text: its contents
   kRemoveIfGone = 1,    // path: the run folder to remove if the rank goes before kCancelRemoval
   kCancelRemoval = 2,   // the rank removed (or kept) the run folder itself
+  kFallbackReport = 3,  // path, text: the report to write if the rank goes before its next kWriteReport
 };
+
+// How long a courier whose rank died waits for the run's other ranks to let go of the run folder
+// before leaving it to them: the launcher kills them about a second after the loss.
+constexpr std::chrono::seconds kRemovalWait{30};
 
 struct Handover {
   uint32_t magic;
@@ -69,16 +78,23 @@ bool recv_all(int fd, void* data, size_t len) {
   return true;
 }
 
-// The rank went without removing its run folder: remove it, as the rank would have.
-void remove_run_folder(const std::string& folder) {
-  const auto slash = folder.rfind('/');
-  const std::string parent = slash == std::string::npos ? "." : (slash == 0 ? "/" : folder.substr(0, slash));
-  const std::string name = slash == std::string::npos ? folder : folder.substr(slash + 1);
-  if (!is_run_dir_name(name)) return;  // never anything but a run folder
-  const int parent_fd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (parent_fd < 0) return;
-  (void)remove_tree_at(parent_fd, name);  // nobody is left to tell of a failure
-  close(parent_fd);
+std::string run_id_of(const std::string& report_text) {
+  const nlohmann::json j = nlohmann::json::parse(report_text, nullptr, false);
+  if (!j.is_object() || !j.contains("run") || !j["run"].is_object()) return "";
+  const auto it = j["run"].find("id");
+  return it != j["run"].end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// The fallback stands in for a report nobody wrote. Another rank of the same run that took over as
+// the writer may have written the real one already: that one stays. A report of an earlier run at
+// the same --out path is replaced, as the real report would have replaced it.
+void write_fallback(const std::string& path, const std::string& text) {
+  std::string existing;
+  if (read_input_file(path, kMaxReportFileBytes, &existing).ok() && !existing.empty() &&
+      run_id_of(existing) == run_id_of(text)) {
+    return;
+  }
+  (void)write_file_atomic(path, text);  // nobody is left to tell of a failure
 }
 
 [[noreturn]] void courier_main() {
@@ -86,15 +102,19 @@ void remove_run_folder(const std::string& folder) {
   std::signal(SIGPIPE, SIG_IGN);
   std::signal(SIGINT, SIG_IGN);  // a Ctrl-C meant for the job must not cut a report short
   std::string remove_if_gone;
+  std::string fallback_path, fallback_text;
   for (;;) {
     Handover h{};
-    // The rank closed its end, or died: finish its cleanup if it had not.
+    // The rank closed its end, or died: finish its report and its cleanup if it had not.
     const auto rank_gone = [&] {
-      if (!remove_if_gone.empty()) remove_run_folder(remove_if_gone);
+      if (!fallback_path.empty()) write_fallback(fallback_path, fallback_text);
+      bool removed = false;
+      // Only a folder named like a run folder, never through a symlink, and only once no rank holds it.
+      if (!remove_if_gone.empty()) (void)remove_run_dir_once_released(remove_if_gone, kRemovalWait, &removed);
       _exit(0);
     };
     if (!recv_all(kCourierFd, &h, sizeof h)) rank_gone();
-    if (h.magic != kMagic || h.kind > kCancelRemoval || h.path_len > kMaxPath || h.text_len > kMaxText) _exit(1);
+    if (h.magic != kMagic || h.kind > kFallbackReport || h.path_len > kMaxPath || h.text_len > kMaxText) _exit(1);
     std::string path(h.path_len, '\0');
     std::string text(h.text_len, '\0');
     // A report cut off mid-handover is dropped: the one before it stays in place.
@@ -106,8 +126,14 @@ void remove_run_folder(const std::string& folder) {
       remove_if_gone = path;
     } else if (h.kind == kCancelRemoval) {
       remove_if_gone.clear();
+    } else if (h.kind == kFallbackReport) {
+      fallback_path = std::move(path);
+      fallback_text = std::move(text);
     } else {
       s = path.empty() ? Status::Invalid("no report path") : write_file_atomic(path, text);
+      // A written report, even one that failed, supersedes the fallback: the rank knows and tells.
+      fallback_path.clear();
+      fallback_text.clear();
     }
     const std::string msg = s.ok() ? "" : s.message();
     const Answer a{kMagic, s.ok() ? 1 : 0, msg.size()};
@@ -184,6 +210,12 @@ Status ReportCourier::remove_if_gone(const std::string& run_folder) {
   std::lock_guard<std::mutex> lock(mu_);
   Status answer;
   return exchange(kRemoveIfGone, run_folder, "", &answer) ? answer : Status::IoError("the report courier is gone");
+}
+
+Status ReportCourier::leave_fallback(const std::string& path, const std::string& text) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Status answer;
+  return exchange(kFallbackReport, path, text, &answer) ? answer : Status::IoError("the report courier is gone");
 }
 
 Status ReportCourier::cancel_removal() {

@@ -44,10 +44,19 @@ class ReportCourier {
 
   // The run's cleanup, when the launcher kills this rank before it is done: if
   // this rank goes (its end of the socket closes) before cancel_removal(), the
-  // courier removes run_folder after its last report. Only a folder named like
-  // a run folder, never through a symlink (remove_tree_at).
+  // courier removes run_folder after its last report, once no rank of the run
+  // holds its run lock (the others may still be in it; it waits for them up
+  // to 30 s, then leaves it to them). Only a folder named like a run folder,
+  // never through a symlink (remove_run_dir_once_released).
   Status remove_if_gone(const std::string& run_folder);
   Status cancel_removal();
+
+  // The report as it would stand if this rank died now, for the courier to
+  // write at path should the rank go before its next deliver(). A mpirun that
+  // lost a rank or got a Ctrl-C kills the ranks about a second later; on a
+  // loaded node that can fall before the real report is built. The fallback
+  // never replaces a report of the same run (run.id) that another rank wrote.
+  Status leave_fallback(const std::string& path, const std::string& text);
 
   pid_t pid() const { return pid_; }
 

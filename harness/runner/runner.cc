@@ -219,33 +219,51 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   std::mutex report_mu;
   std::string running_name, running_kind;
   std::unique_ptr<StopWatchdog> watchdog;
+  // The report as it stands now, for when the run cannot get back to writing the real one: the
+  // phases so far, the running one (if any) cut short, this host only.
+  auto partial_report = [&](const std::vector<int>& lost, PhaseStatus cut_status, const std::string& cut_reason,
+                            const std::string& warning) {
+    Report r;
+    PhaseReport cur;
+    {
+      std::lock_guard<std::mutex> lock(report_mu);
+      r.phases = report->phases;
+      cur.name = running_name;
+      cur.kind = running_kind;
+    }
+    if (!cur.name.empty()) {
+      cur.status = cut_status;
+      cur.reason = cut_reason;
+      r.phases.push_back(std::move(cur));
+    }
+    fill_header(&r, {this_host}, lost);
+    r.warnings.push_back(warning);
+    finalize_verdict(&r);
+    return r;
+  };
+  auto leave_fallback = [&] {
+    if (!opts.on_fallback_report || comm.rank() != comm.report_rank()) return;
+    opts.on_fallback_report(partial_report(
+        comm.lost_ranks(), PhaseStatus::kInterrupted,
+        "cut short: the report writer's process ended during this phase (killed by the launcher or a signal) "
+        "before the run could report; this phase's figures are lost",
+        "written by the report courier: the report writer's process ended before it wrote the report, so "
+        "this is the report as it stood then; later phases and other ranks' figures are missing"));
+  };
   if (comm.size() > 1 && comm.rank() == 0 && opts.on_report_ready) {
     watchdog = std::make_unique<StopWatchdog>(stop, kStopGraceSeconds + kEmergencyAfterGraceSeconds, [&] {
-      Report r;
-      PhaseReport cur;
-      {
-        std::lock_guard<std::mutex> lock(report_mu);
-        r.phases = report->phases;
-        cur.name = running_name;
-        cur.kind = running_kind;
-      }
       const std::vector<int> gone = comm.ranks_gone_here();
       std::string ranks;
       for (int g : gone) ranks += (ranks.empty() ? "" : ", ") + std::to_string(g);
-      if (!cur.name.empty()) {
-        cur.status = gone.empty() ? PhaseStatus::kInterrupted : PhaseStatus::kError;
-        cur.reason = gone.empty() ? "interrupted by signal " + std::to_string(stop_signal()) +
-                                        " inside a data-plane call that did not return in time"
-                                  : "lost rank" + std::string(gone.size() == 1 ? " " : "s ") + ranks +
-                                        " (process exited) inside a blocking data-plane call; the launcher is "
-                                        "ending the job";
-        r.phases.push_back(std::move(cur));
-      }
-      fill_header(&r, {this_host}, gone);
-      r.warnings.push_back("written by the stop watchdog: the run did not get back to writing its report in "
-                           "time, so later phases and other ranks' figures are missing");
-      finalize_verdict(&r);
-      opts.on_report_ready(r);
+      const std::string reason =
+          gone.empty() ? "interrupted by signal " + std::to_string(stop_signal()) +
+                             " inside a data-plane call that did not return in time"
+                       : "lost rank" + std::string(gone.size() == 1 ? " " : "s ") + ranks +
+                             " (process exited) inside a blocking data-plane call; the launcher is ending the job";
+      opts.on_report_ready(partial_report(
+          gone, gone.empty() ? PhaseStatus::kInterrupted : PhaseStatus::kError, reason,
+          "written by the stop watchdog: the run did not get back to writing its report in time, so later "
+          "phases and other ranks' figures are missing"));
     });
   }
   for (auto& spec : suite.phases) {
@@ -281,6 +299,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
       running_name = pr.name;
       running_kind = pr.kind;
     }
+    leave_fallback();
     Progress progress;
     PhaseContext ctx{comm, run_dir.fd(), run_dir.path(), target, stop, progress, spec.name, opts.keep};
     PhaseResult result;
@@ -333,9 +352,12 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
       cr.passed = measured && pr.status == PhaseStatus::kPassed && check_passes(c.op, cr.value, c.threshold);
       pr.checks.push_back(std::move(cr));
     }
-    std::lock_guard<std::mutex> lock(report_mu);
-    report->phases.push_back(std::move(pr));
-    running_name.clear();
+    {
+      std::lock_guard<std::mutex> lock(report_mu);
+      report->phases.push_back(std::move(pr));
+      running_name.clear();
+    }
+    leave_fallback();
   }
 
   std::vector<std::string> hosts;

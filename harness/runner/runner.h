@@ -28,6 +28,10 @@ struct RunOptions {
   // Called on rank 0 with the finished report before the run folder is removed,
   // so the report is on disk even if the process is killed during cleanup.
   std::function<void(const Report&)> on_report_ready;
+  // Called on the report's writer as each phase starts and ends with the report
+  // as it would stand if this process died then (the running phase cut short,
+  // this host only), for a helper process to write in its place (ReportCourier).
+  std::function<void(const Report&)> on_fallback_report;
 };
 
 inline constexpr const char* kDefaultTarget = "./iofab-data";

@@ -52,5 +52,43 @@ TEST(MpiInterrupt, CtrlCOnMpirunMidSweepWritesAnInterruptedReport) {
   EXPECT_TRUE(std::filesystem::is_empty(target, ec)) << "run folder left behind";
 }
 
+// The launcher's SIGKILL lands before the writer has built its report (a loaded node, a second after a
+// loss): the report courier writes the report as it stood when the phase began, and removes the run
+// folder once no rank holds it.
+TEST(MpiInterrupt, RanksKilledMidPhaseLeaveTheCouriersFallbackReport) {
+  TempDir dir("/dev/shm");
+  const std::string suite = dir.path() + "/s.json", target = dir.path() + "/t", report = dir.path() + "/r.json",
+                    log = dir.path() + "/log";
+  write_file(suite, R"({"phases": [{"kind": "collectives", "name": "sweep", "mode": "sweep",
+      "min_bytes": "16MiB", "max_bytes": "16MiB", "iters": 100000, "warmup": 1, "ops": ["all_reduce"]}]})");
+  const pid_t launcher = start_mpirun_iofab(2, {"run", suite, "--target", target, "--out", report, "--quiet"}, log);
+  ASSERT_GT(launcher, 0);
+  bool running = false;
+  for (int i = 0; i < 600 && !running; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    running = rank_holds_open(0, report, target + "/iofab-") && rank_holds_open(1, report, target + "/iofab-");
+  }
+  ASSERT_TRUE(running) << read_file(log);
+  const pid_t r0 = find_rank_pid(0, report), r1 = find_rank_pid(1, report);
+  ASSERT_GT(r0, 0);
+  ASSERT_GT(r1, 0);
+  ASSERT_EQ(kill(r1, SIGKILL), 0);
+  ASSERT_EQ(kill(r0, SIGKILL), 0);
+  int status = 0;
+  ASSERT_TRUE(wait_for_exit(launcher, std::chrono::seconds(60), &status)) << read_file(log);
+  EXPECT_TRUE(wait_until_no_process(report, std::chrono::seconds(60)));
+  kill_every_process(report);
+  json j = json::parse(read_file(report), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "no valid report: " << read_file(log);
+  EXPECT_EQ(j["verdict"]["status"], "interrupted");
+  ASSERT_EQ(j["phases"].size(), 1u);
+  EXPECT_EQ(j["phases"][0]["name"], "sweep");
+  EXPECT_EQ(j["phases"][0]["status"], "interrupted");
+  EXPECT_NE(j["phases"][0]["reason"].get<std::string>().find("cut short"), std::string::npos);
+  EXPECT_NE(j.dump().find("written by the report courier"), std::string::npos);
+  std::error_code ec;
+  EXPECT_TRUE(std::filesystem::is_empty(target, ec)) << "run folder left behind";
+}
+
 }  // namespace
 }  // namespace iofab::testing
