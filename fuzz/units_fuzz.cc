@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "harness/suite/units.h"
+#include "harness/core/units.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace iofab::units;

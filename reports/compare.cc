@@ -8,7 +8,7 @@
 #include <limits>
 #include <set>
 
-#include "harness/suite/units.h"
+#include "harness/core/units.h"
 #include "reports/console_report.h"
 #include "reports/repeat_stats.h"
 

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "harness/suite/units.h"
+#include "harness/core/units.h"
 
 namespace iofab {
 

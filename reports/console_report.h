@@ -4,7 +4,7 @@
 
 #include <ostream>
 
-#include "reports/report.h"
+#include "harness/results/report.h"
 
 namespace iofab {
 

@@ -1,22 +1,12 @@
-// The canonical JSON form of a Report, and writing it atomically.
+// The canonical JSON form of a Report.
 #pragma once
-
-#include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "harness/core/status.h"
-#include "reports/report.h"
+#include "harness/results/report.h"
 
 namespace iofab {
 
 nlohmann::json report_to_json(const Report& report);
-// Writes text to path via a temp file in the same folder, fsync and rename,
-// so a reader sees the old file or the whole new one, never half.
-Status write_file_atomic(const std::string& path, const std::string& text);
-// Removes the temp file of a write_file_atomic in progress, if any. Async-signal-safe:
-// the stop handler calls it before a second Ctrl-C exits at once, so that exit leaves
-// no half-written report beside the real one.
-void remove_partial_report_file();
 
 }  // namespace iofab

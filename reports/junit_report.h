@@ -11,8 +11,8 @@
 
 #include <string>
 
+#include "harness/results/report.h"
 #include "reports/compare.h"
-#include "reports/report.h"
 
 namespace iofab {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <set>
 
-#include "harness/suite/suite.h"
+#include "harness/results/check_op.h"
 
 namespace iofab {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report.h"
+#include "harness/results/report.h"
 
 namespace iofab {
 

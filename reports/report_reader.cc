@@ -9,7 +9,7 @@
 #include "harness/core/input_file.h"
 #include "harness/core/json_input.h"
 #include "harness/core/utf8.h"
-#include "harness/suite/params.h"
+#include "harness/phase/params.h"
 
 namespace iofab {
 

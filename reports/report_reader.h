@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "harness/core/status.h"
-#include "reports/report.h"
+#include "harness/results/report.h"
 
 namespace iofab {
 

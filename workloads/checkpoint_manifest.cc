@@ -25,7 +25,7 @@
 #include "harness/core/input_file.h"
 #include "harness/core/json_input.h"
 #include "harness/fs/run_dir.h"
-#include "harness/suite/params.h"
+#include "harness/phase/params.h"
 
 namespace iofab {
 

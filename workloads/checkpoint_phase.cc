@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "harness/core/checked_math.h"
+#include "harness/core/units.h"
 #include "harness/engines/cufile_engine.h"
 #include "harness/engines/data_fill.h"
 #include "harness/engines/engine.h"
@@ -20,10 +21,9 @@
 #include "harness/engines/io_buffers.h"
 #include "harness/engines/io_pump.h"
 #include "harness/fs/run_dir.h"
-#include "harness/runner/worker_group.h"
+#include "harness/phase/params.h"
+#include "harness/phase/worker_group.h"
 #include "harness/stats/io_tally.h"
-#include "harness/suite/params.h"
-#include "harness/suite/units.h"
 #include "workloads/checkpoint_budget.h"
 #include "workloads/checkpoint_manifest.h"
 

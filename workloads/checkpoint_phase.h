@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "workloads/phase.h"
+#include "harness/phase/phase.h"
 
 namespace iofab {
 

@@ -8,8 +8,8 @@
 
 #include "harness/comm/collectives.h"
 #include "harness/comm/local_rank.h"
-#include "harness/suite/params.h"
-#include "harness/suite/units.h"
+#include "harness/core/units.h"
+#include "harness/phase/params.h"
 #include "workloads/collectives/agreement.h"
 #include "workloads/collectives/coll_ops.h"
 #include "workloads/collectives/ddp_schedule.h"

@@ -14,9 +14,9 @@
 #include "harness/engines/io_buffers.h"
 #include "harness/engines/io_pump.h"
 #include "harness/fs/run_dir.h"
-#include "harness/runner/worker_group.h"
+#include "harness/phase/params.h"
+#include "harness/phase/worker_group.h"
 #include "harness/stats/io_tally.h"
-#include "harness/suite/params.h"
 
 namespace iofab {
 namespace {

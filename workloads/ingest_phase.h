@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "workloads/phase.h"
+#include "harness/phase/phase.h"
 
 namespace iofab {
 

@@ -1,7 +1,8 @@
+#include "workloads/phase_table.h"
+
 #include "workloads/checkpoint_phase.h"
 #include "workloads/collectives_phase.h"
 #include "workloads/ingest_phase.h"
-#include "workloads/phase.h"
 #include "workloads/rdma_phase.h"
 #include "workloads/restore_phase.h"
 #include "workloads/train_read_phase.h"
@@ -25,25 +26,9 @@ const std::vector<PhaseKind>& phase_table() {
   return kTable;
 }
 
-Status make_phase_engine(const PhaseContext& ctx, std::string_view name, const EngineOptions& opts,
-                         std::unique_ptr<Engine>* out) {
-  return ctx.engines != nullptr ? (*ctx.engines)(name, opts, out) : make_engine(name, opts, out);
-}
-
 const PhaseKind* find_phase_kind(std::string_view name) {
   for (const auto& k : phase_table()) {
     if (k.name == name) return &k;
-  }
-  return nullptr;
-}
-
-const MetricInfo* find_metric(const PhaseKind& kind, std::string_view metric) {
-  for (const auto& m : kind.metrics()) {
-    if (m.name == metric) return &m;
-    if (m.name.size() >= 2 && m.name.ends_with(".*")) {
-      std::string_view prefix(m.name.data(), m.name.size() - 1);
-      if (metric.starts_with(prefix) && metric.size() > prefix.size()) return &m;
-    }
   }
   return nullptr;
 }

@@ -1,9 +1,9 @@
 #include "workloads/rdma_phase.h"
 
 
+#include "harness/phase/params.h"
 #include "harness/rdma/gpu_memory.h"
 #include "harness/rdma/verbs_fabric.h"
-#include "harness/suite/params.h"
 #include "workloads/collectives/sweep.h"
 #include "workloads/rdma/rdma_run.h"
 #include "workloads/rdma/rdma_spec.h"

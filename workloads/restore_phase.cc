@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 
+#include "harness/core/units.h"
 #include "harness/engines/cufile_engine.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/engine_choice.h"
@@ -22,10 +23,9 @@
 #include "harness/fs/page_cache.h"
 #include "harness/fs/run_dir.h"
 #include "harness/fs/target.h"
-#include "harness/runner/worker_group.h"
+#include "harness/phase/params.h"
+#include "harness/phase/worker_group.h"
 #include "harness/stats/io_tally.h"
-#include "harness/suite/params.h"
-#include "harness/suite/units.h"
 #include "workloads/checkpoint_budget.h"
 #include "workloads/checkpoint_manifest.h"
 

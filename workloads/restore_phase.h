@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "workloads/phase.h"
+#include "harness/phase/phase.h"
 
 namespace iofab {
 

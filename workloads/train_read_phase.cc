@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 
+#include "harness/core/units.h"
 #include "harness/engines/cufile_engine.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/engine_choice.h"
@@ -18,9 +19,8 @@
 #include "harness/fs/run_dir.h"
 #include "harness/fs/target.h"
 #include "harness/gpu/batch_copy.h"
+#include "harness/phase/params.h"
 #include "harness/stats/io_tally.h"
-#include "harness/suite/params.h"
-#include "harness/suite/units.h"
 #include "workloads/sampler.h"
 
 namespace iofab {

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/phase/phase.h"
 #include "workloads/dataset.h"
-#include "workloads/phase.h"
 #include "workloads/train_loader.h"
 
 namespace iofab {

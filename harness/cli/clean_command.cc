@@ -2,8 +2,8 @@
 #include <ctime>
 
 #include "harness/cli/commands.h"
+#include "harness/core/units.h"
 #include "harness/fs/stale_run_dirs.h"
-#include "harness/suite/units.h"
 
 namespace iofab {
 

@@ -7,14 +7,15 @@
 #include <optional>
 
 #include "harness/cli/output_paths.h"
-#include "harness/core/json_text.h"
 #include "harness/core/build_info.h"
+#include "harness/core/json_text.h"
+#include "harness/core/units.h"
 #include "harness/engines/engine.h"
+#include "harness/fs/atomic_file.h"
 #include "harness/fs/target.h"
 #include "harness/gpu/devices.h"
 #include "harness/runner/repeat.h"
 #include "harness/suite/suite.h"
-#include "harness/suite/units.h"
 #include "reports/console_report.h"
 #include "reports/json_report.h"
 #include "reports/junit_report.h"

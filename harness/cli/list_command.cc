@@ -6,13 +6,13 @@
 #include "harness/cli/commands.h"
 #include "harness/core/build_info.h"
 #include "harness/core/json_text.h"
+#include "harness/core/units.h"
 #include "harness/engines/engine.h"
 #include "harness/fs/stale_run_dirs.h"
 #include "harness/fs/target.h"
 #include "harness/gpu/devices.h"
 #include "harness/gpu/pci_topology.h"
 #include "harness/rdma/rdma_sysfs.h"
-#include "harness/suite/units.h"
 
 namespace iofab {
 

@@ -5,6 +5,7 @@
 
 #include "harness/cli/output_paths.h"
 #include "harness/core/json_text.h"
+#include "harness/fs/atomic_file.h"
 #include "reports/compare.h"
 #include "reports/compare_format.h"
 #include "reports/html_report.h"

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "harness/core/units.h"
 #include "harness/engines/io_pump.h"
-#include "harness/suite/units.h"
 
 namespace iofab {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <thread>
 
-#include "workloads/phase.h"
+#include "harness/phase/phase.h"
 
 namespace iofab {
 

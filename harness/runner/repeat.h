@@ -9,8 +9,8 @@
 
 #include "harness/comm/comm.h"
 #include "harness/core/status.h"
+#include "harness/results/report.h"
 #include "harness/runner/runner.h"
-#include "reports/report.h"
 
 namespace iofab {
 

@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/input_file.h"
+#include "harness/fs/atomic_file.h"
 #include "harness/fs/run_dir.h"
 #include "harness/fs/stale_run_dirs.h"
-#include "reports/json_report.h"
 
 namespace iofab {
 namespace {

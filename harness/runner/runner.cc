@@ -11,9 +11,10 @@
 #include <optional>
 #include <thread>
 
+#include "harness/core/build_info.h"
 #include "harness/core/checked_math.h"
 #include "harness/core/json_text.h"
-#include "harness/core/build_info.h"
+#include "harness/core/units.h"
 #include "harness/engines/io_pump.h"
 #include "harness/fs/run_dir.h"
 #include "harness/fs/target.h"
@@ -22,7 +23,6 @@
 #include "harness/runner/signals.h"
 #include "harness/runner/stop_watchdog.h"
 #include "harness/suite/suite.h"
-#include "harness/suite/units.h"
 #include "workloads/rdma/fabric_ceiling.h"
 
 namespace iofab {

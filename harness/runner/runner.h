@@ -11,7 +11,7 @@
 
 #include "harness/comm/comm.h"
 #include "harness/core/status.h"
-#include "reports/report.h"
+#include "harness/results/report.h"
 
 namespace iofab {
 

@@ -3,7 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "reports/json_report.h"
+#include "harness/fs/atomic_file.h"
 
 namespace iofab {
 namespace {

@@ -13,10 +13,11 @@
 #include "harness/core/input_file.h"
 #include "harness/core/json_input.h"
 #include "harness/core/json_text.h"
+#include "harness/core/units.h"
+#include "harness/phase/params.h"
 #include "harness/suite/embedded_suites.h"
-#include "harness/suite/params.h"
 #include "harness/suite/phase_links.h"
-#include "harness/suite/units.h"
+#include "workloads/phase_table.h"
 
 namespace iofab {
 
@@ -240,29 +241,6 @@ std::string sha256_hex(std::string_view data) {
     hex += b;
   }
   return hex;
-}
-
-const char* check_op_text(CheckOp op) {
-  switch (op) {
-    case CheckOp::kGe: return ">=";
-    case CheckOp::kLe: return "<=";
-    case CheckOp::kGt: return ">";
-    case CheckOp::kLt: return "<";
-    case CheckOp::kEq: return "==";
-  }
-  return "?";
-}
-
-bool check_passes(CheckOp op, double value, double threshold) {
-  if (std::isnan(value)) return false;
-  switch (op) {
-    case CheckOp::kGe: return value >= threshold;
-    case CheckOp::kLe: return value <= threshold;
-    case CheckOp::kGt: return value > threshold;
-    case CheckOp::kLt: return value < threshold;
-    case CheckOp::kEq: return value == threshold;
-  }
-  return false;
 }
 
 Status parse_suite(std::string_view text, std::string_view source, const std::vector<std::string>& sets,

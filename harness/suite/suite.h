@@ -11,11 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/status.h"
-#include "workloads/phase.h"
+#include "harness/phase/phase.h"
+#include "harness/results/check_op.h"
 
 namespace iofab {
-
-enum class CheckOp { kGe, kLe, kGt, kLt, kEq };
 
 struct CheckSpec {
   std::string name;       // given, or "<metric> <op> <threshold text>"
@@ -49,9 +48,6 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
                    Suite* out);
 // Reads a suite from a file path, or "builtin:NAME" / a bare embedded name.
 Status load_suite(const std::string& path_or_name, const std::vector<std::string>& sets, Suite* out);
-
-const char* check_op_text(CheckOp op);
-bool check_passes(CheckOp op, double value, double threshold);
 
 std::string sha256_hex(std::string_view data);
 

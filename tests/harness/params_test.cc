@@ -1,4 +1,4 @@
-#include "harness/suite/params.h"
+#include "harness/phase/params.h"
 
 #include <cstdint>
 #include <string>

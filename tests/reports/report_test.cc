@@ -11,9 +11,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "harness/fs/atomic_file.h"
+#include "harness/results/report.h"
 #include "reports/console_report.h"
 #include "reports/json_report.h"
-#include "reports/report.h"
 #include "test_util.h"
 
 namespace iofab {

@@ -7,7 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "harness/suite/units.h"
+#include "harness/core/units.h"
 
 namespace iofab {
 namespace {

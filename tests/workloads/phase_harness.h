@@ -13,9 +13,10 @@
 
 #include "harness/comm/comm.h"
 #include "harness/fs/target.h"
-#include "harness/suite/params.h"
+#include "harness/phase/params.h"
 #include "test_util.h"
-#include "workloads/phase.h"
+#include "harness/phase/phase.h"
+#include "workloads/phase_table.h"
 
 namespace iofab::testing {
 

@@ -1,8 +1,9 @@
 // The rdma phase's parameters: defaults, units, and errors that name the field.
 #include <gtest/gtest.h>
 
-#include "harness/suite/params.h"
-#include "workloads/phase.h"
+#include "harness/phase/params.h"
+#include "harness/phase/phase.h"
+#include "workloads/phase_table.h"
 #include "workloads/rdma_phase.h"
 
 namespace iofab {

@@ -10,9 +10,9 @@
 #include <thread>
 
 #include "harness/engines/engine.h"
-#include "harness/forwarding_engine.h"
 #include "harness/engines/io_pump.h"
-#include "workloads/phase.h"
+#include "harness/forwarding_engine.h"
+#include "harness/phase/phase.h"
 
 namespace iofab::testing {
 

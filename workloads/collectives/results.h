@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/phase/phase.h"
 #include "workloads/collectives/step_schedule.h"
 #include "workloads/collectives/sweep.h"
-#include "workloads/phase.h"
 
 namespace iofab {
 

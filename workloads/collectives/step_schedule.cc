@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "harness/suite/units.h"
+#include "harness/core/units.h"
 
 namespace iofab {
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <string>
 
+#include "harness/phase/phase.h"
 #include "workloads/collectives/agreement.h"
 #include "workloads/collectives/coll_ops.h"
-#include "workloads/phase.h"
 
 namespace iofab {
 

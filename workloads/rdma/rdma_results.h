@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "harness/phase/phase.h"
 #include "harness/stats/histogram.h"
-#include "workloads/phase.h"
 #include "workloads/rdma/pairing.h"
 #include "workloads/rdma/rdma_loops.h"
 

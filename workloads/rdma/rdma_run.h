@@ -12,8 +12,8 @@
 #include <memory>
 
 #include "harness/comm/comm.h"
+#include "harness/phase/phase.h"
 #include "harness/rdma/fabric.h"
-#include "workloads/phase.h"
 #include "workloads/rdma/rdma_spec.h"
 
 namespace iofab {

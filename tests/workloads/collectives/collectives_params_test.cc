@@ -1,9 +1,10 @@
 // The collectives phase's parameters: defaults, units and errors that name the field.
 #include <gtest/gtest.h>
 
-#include "harness/suite/params.h"
+#include "harness/phase/params.h"
+#include "harness/phase/phase.h"
 #include "workloads/collectives_phase.h"
-#include "workloads/phase.h"
+#include "workloads/phase_table.h"
 
 namespace iofab {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/runner/worker_group.h"
+#include "harness/phase/worker_group.h"
 
 #include <latch>
 #include <thread>

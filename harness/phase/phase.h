@@ -1,4 +1,6 @@
-// Phase: one I/O phase of training (ingest, train_read, checkpoint, ...).
+// Phase: the contract every phase of training (ingest, train_read, checkpoint, ...)
+// keeps with the runner. The phases themselves and their table live in
+// workloads/ (workloads/phase_table.h), above this layer.
 // A phase kind parses its params from the suite, says how many bytes it
 // will put on the target (for the free-space preflight), and runs on every
 // rank. Measuring code fills a plain PhaseResult; reporters read it later.
@@ -101,9 +103,6 @@ struct PhaseKind {
   const std::vector<MetricInfo>& (*metrics)();
 };
 
-// The phase table: the one place that lists phases.
-const std::vector<PhaseKind>& phase_table();
-const PhaseKind* find_phase_kind(std::string_view name);
 // The metric's info for a phase kind, matching families ("busbw.*"); nullptr if unknown.
 const MetricInfo* find_metric(const PhaseKind& kind, std::string_view metric);
 

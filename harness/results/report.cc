@@ -1,4 +1,4 @@
-#include "reports/report.h"
+#include "harness/results/report.h"
 
 namespace iofab {
 

@@ -1,11 +1,11 @@
-#include "harness/suite/params.h"
+#include "harness/phase/params.h"
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
 #include "harness/core/json_text.h"
-#include "harness/suite/units.h"
+#include "harness/core/units.h"
 
 namespace iofab {
 

@@ -1,4 +1,4 @@
-#include "harness/suite/units.h"
+#include "harness/core/units.h"
 
 #include <algorithm>
 #include <charconv>
