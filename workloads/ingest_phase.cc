@@ -1,8 +1,5 @@
 #include "workloads/ingest_phase.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <mutex>
 
@@ -13,7 +10,6 @@
 #include "harness/engines/engine_choice.h"
 #include "harness/engines/io_buffers.h"
 #include "harness/engines/io_pump.h"
-#include "harness/fs/run_dir.h"
 #include "harness/phase/params.h"
 #include "harness/phase/worker_group.h"
 #include "harness/stats/io_tally.h"
@@ -48,15 +44,15 @@ class IngestPhase final : public Phase {
 
  private:
   struct Worker {
+    std::vector<StoreFile> files;  // declared first: destroyed after the engine that uses them
     std::unique_ptr<Engine> engine;
     IoBuffers bufs;
-    std::vector<int> fds;
     std::vector<int> handles;
     IoTally tally;
     uint64_t fsync_ns = 0;
   };
 
-  Status setup(unsigned w, int dir_fd, int rank, Worker* out) const;
+  Status setup(unsigned w, Store& store, const std::string& folder, int rank, Worker* out) const;
   Status body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseContext& ctx) const;
 
   IngestParams p_;
@@ -66,7 +62,7 @@ std::string file_name(int rank, unsigned worker, uint64_t file) {
   return "r" + std::to_string(rank) + "-w" + std::to_string(worker) + "-f" + std::to_string(file);
 }
 
-Status IngestPhase::setup(unsigned w, int dir_fd, int rank, Worker* wk) const {
+Status IngestPhase::setup(unsigned w, Store& store, const std::string& folder, int rank, Worker* wk) const {
   EngineOptions eo;
   eo.queue_depth = p_.queue_depth;
   eo.direct = p_.direct;
@@ -79,19 +75,20 @@ Status IngestPhase::setup(unsigned w, int dir_fd, int rank, Worker* wk) const {
   for (size_t i = 0; i < wk->bufs.count(); ++i) filler.fill(wk->bufs.at(i), wk->bufs.size());
   s = wk->engine->register_buffers(wk->bufs.iovecs());
   if (!s.ok()) return s;
-  const int flags = O_WRONLY | (p_.direct ? O_DIRECT : 0);
+  OpenOptions open_opts;
+  open_opts.direct = p_.direct;
   for (uint64_t f = 0; f < p_.files_per_worker; ++f) {
-    int fd = -1;
-    s = open_file_at(dir_fd, file_name(rank, w, f), flags, &fd);
+    StoreFile file;
+    s = store.create(join_store_path(folder, file_name(rank, w, f)), open_opts, &file);
     if (!s.ok()) {
       if (p_.direct && s.message().find("Invalid argument") != std::string::npos) {
         return Status::IoError(s.message() + " (this filesystem does not support O_DIRECT; set direct: false)");
       }
       return s;
     }
-    wk->fds.push_back(fd);
     int h = -1;
-    s = wk->engine->add_file(fd, &h);
+    s = wk->engine->add_file(file.fd(), &h);
+    wk->files.push_back(std::move(file));
     if (!s.ok()) return s;
     wk->handles.push_back(h);
   }
@@ -135,15 +132,14 @@ Status IngestPhase::body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseCont
 
 Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
   const int rank = ctx.comm.rank();
-  int dir_fd = -1;
-  Status dir_status = make_dir_at(ctx.run_dir_fd, ctx.phase_name, &dir_fd);
+  Status dir_status = ctx.store->make_folder(ctx.phase_name);
   std::vector<Worker> workers(p_.workers);
   for (auto& w : workers) w.tally = IoTally(p_.series_interval_ns);
   ctx.progress.total_bytes.store(p_.workers * p_.files_per_worker * p_.file_size);
   WorkerRun run;
   Status barrier = run_workers(
       ctx.comm, p_.workers,
-      [&](unsigned w) { return dir_status.ok() ? setup(w, dir_fd, rank, &workers[w]) : dir_status; },
+      [&](unsigned w) { return dir_status.ok() ? setup(w, *ctx.store, ctx.phase_name, rank, &workers[w]) : dir_status; },
       [&](unsigned w, uint64_t t0) {
         return body(&workers[w], t0, p_.seed * 1000003 + static_cast<uint64_t>(rank) * 4099 + w + 17, ctx);
       },
@@ -155,13 +151,12 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
     mine.merge(w.tally);
     fsync_ns = std::max(fsync_ns, w.fsync_ns);
     w.engine.reset();
-    for (int fd : w.fds) close(fd);
+    w.files.clear();
   }
   Status st = barrier.ok() ? run.first_error() : barrier;
-  if (dir_fd >= 0) close(dir_fd);
   // When stopping, the run folder's removal after the report takes the files: results go out first.
   if (!ctx.keep && !ctx.stop.load()) {
-    Status rm = remove_tree_at(ctx.run_dir_fd, ctx.phase_name);
+    Status rm = ctx.store->remove_tree(ctx.phase_name);
     if (st.ok() && !rm.ok()) st = rm;
   }
 

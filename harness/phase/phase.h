@@ -22,6 +22,7 @@
 #include "harness/core/status.h"
 #include "harness/engines/engine.h"
 #include "harness/fs/target.h"
+#include "harness/store/store.h"
 
 namespace iofab {
 
@@ -58,6 +59,9 @@ struct PhaseContext {
   std::string phase_name;             // unique in the suite; use it to name the phase's folder
   bool keep = false;                  // --keep: leave the phase's files
   const EngineMaker* engines = nullptr;  // null: the engine table (make_engine)
+  // The run folder as a Store: every namespace operation of a phase goes through it (folders,
+  // create, open, commit, sync, list, remove); the engines move the bytes on its handles.
+  Store* store = nullptr;
 };
 
 // The engine named name (already resolved from "auto"), from ctx's factory or the engine table.

@@ -22,6 +22,7 @@
 #include "harness/runner/progress_line.h"
 #include "harness/runner/signals.h"
 #include "harness/runner/stop_watchdog.h"
+#include "harness/store/posix_store.h"
 #include "harness/suite/suite.h"
 #include "workloads/rdma/fabric_ceiling.h"
 
@@ -157,6 +158,8 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   Status made = comm.rank() == 0 ? run_dir.open(target.path, run_id, true) : Status::Ok();
   comm.barrier();
   if (comm.rank() != 0 && made.ok()) made = run_dir.open(target.path, run_id, false);
+  std::unique_ptr<Store> run_store;
+  if (made.ok()) made = posix_store_at(run_dir.fd(), run_dir.path(), &run_store);
   st = agree_status(comm, made);
   if (!st.ok()) return Status::Invalid("run folder: " + st.message());
 
@@ -302,6 +305,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     leave_fallback();
     Progress progress;
     PhaseContext ctx{comm, run_dir.fd(), run_dir.path(), target, stop, progress, spec.name, opts.keep};
+    ctx.store = run_store.get();
     PhaseResult result;
     const auto t0 = std::chrono::steady_clock::now();
     Status ps;

@@ -14,6 +14,7 @@
 #include "harness/comm/comm.h"
 #include "harness/fs/target.h"
 #include "harness/phase/params.h"
+#include "harness/store/posix_store.h"
 #include "test_util.h"
 #include "harness/phase/phase.h"
 #include "workloads/phase_table.h"
@@ -59,6 +60,9 @@ class PhaseHarness {
     if (phase == nullptr) return Status::Invalid(errors);
     Progress progress;
     PhaseContext ctx{comm_, fd_, dir_.path(), target_, stop, progress, name, keep, engines};
+    std::unique_ptr<Store> store;
+    if (Status s = posix_store_at(fd_, dir_.path(), &store); !s.ok()) return s;
+    ctx.store = store.get();
     return phase->run(ctx, result);
   }
 

@@ -15,6 +15,7 @@
 #include "harness/engines/io_pump.h"
 #include "harness/forwarding_engine.h"
 #include "harness/fs/target.h"
+#include "harness/store/posix_store.h"
 #include "test_util.h"
 
 namespace iofab {
@@ -82,6 +83,9 @@ class PhaseRun {
 
   Status run(Phase& phase, PhaseResult* result, bool keep = false) {
     PhaseContext ctx{comm_, fd_, dir_.path(), target_, stop, progress_, "train", keep};
+    std::unique_ptr<Store> store;
+    if (Status s = posix_store_at(fd_, dir_.path(), &store); !s.ok()) return s;
+    ctx.store = store.get();
     const auto t0 = std::chrono::steady_clock::now();
     Status s = phase.run(ctx, result);
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

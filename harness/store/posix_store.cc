@@ -1,0 +1,253 @@
+#include "harness/store/posix_store.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "harness/core/input_file.h"
+#include "harness/fs/run_dir.h"
+
+namespace iofab {
+namespace {
+
+// A descriptor closed when it goes out of scope.
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  explicit Fd(int f) : fd(f) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+// Opens path below root without following a symlink or leaving root at any component.
+int open_beneath(int root, const std::string& path, int flags, mode_t mode) {
+  open_how how{};
+  how.flags = static_cast<uint64_t>(flags | O_CLOEXEC);
+  how.mode = (flags & O_CREAT) != 0 ? mode : 0;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  for (;;) {
+    const long fd = syscall(SYS_openat2, root, path.c_str(), &how, sizeof how);
+    if (fd >= 0) return static_cast<int>(fd);
+    if (errno == EINTR || errno == EAGAIN) continue;  // EAGAIN: a rename raced the lookup
+    if (errno != ENOSYS) return -1;
+    break;
+  }
+  // Before Linux 5.6: one component at a time, never following a symlink (check_store_path already
+  // refused "..", ".", empty names and absolute paths).
+  int dir = root;
+  Fd held;
+  size_t start = 0;
+  for (;;) {
+    const size_t slash = path.find('/', start);
+    const std::string part =
+        path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (slash == std::string::npos) return openat(dir, part.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);
+    const int next = openat(dir, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (next < 0) return -1;
+    if (held.fd >= 0) close(held.fd);
+    held.fd = next;
+    dir = next;
+    start = slash + 1;
+  }
+}
+
+class PosixStore final : public Store {
+ public:
+  PosixStore(int root_fd, std::string location) : root_(root_fd), location_(std::move(location)) {}
+  ~PosixStore() override { close(root_); }
+
+  std::string_view name() const override { return "posix"; }
+  StoreCaps caps() const override { return {}; }
+  const std::string& location() const override { return location_; }
+
+  Status make_folder(std::string_view path) override {
+    std::string leaf;
+    Fd parent;
+    if (Status s = open_parent(path, "mkdir", &parent, &leaf); !s.ok()) return s;
+    if (mkdirat(parent.fd, leaf.c_str(), 0755) != 0 && errno != EEXIST) {
+      return Status::FromErrno("mkdir " + std::string(path), errno);
+    }
+    struct stat st {};
+    if (fstatat(parent.fd, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) {
+      return Status::IoError("mkdir " + std::string(path) + ": exists and is not a folder");
+    }
+    return Status::Ok();
+  }
+
+  Status create(std::string_view path, const OpenOptions& opts, StoreFile* out) override {
+    if (Status s = check_store_path(path); !s.ok()) return s;
+    const std::string p(path);
+    const int fd = open_beneath(root_, p, O_RDWR | O_CREAT | O_EXCL | (opts.direct ? O_DIRECT : 0), 0644);
+    if (fd < 0) return Status::FromErrno("open " + p, errno);
+    *out = StoreFile(fd, p);
+    return Status::Ok();
+  }
+
+  Status open(std::string_view path, const OpenOptions& opts, StoreFile* out) override {
+    std::string leaf;
+    Fd parent;
+    if (Status s = open_parent(path, "open", &parent, &leaf); !s.ok()) return s;
+    int fd = -1;
+    Status s = open_regular_file_at(parent.fd, leaf, O_NOFOLLOW | (opts.direct ? O_DIRECT : 0), &fd);
+    if (!s.ok()) return Status::FromCode(s.code(), "open " + with_folder(path, s.message()));
+    *out = StoreFile(fd, std::string(path));
+    return Status::Ok();
+  }
+
+  Status commit(std::string_view from, std::string_view to) override {
+    std::string from_leaf, to_leaf;
+    Fd from_parent, to_parent;
+    if (Status s = open_parent(from, "rename", &from_parent, &from_leaf); !s.ok()) return s;
+    if (Status s = open_parent(to, "rename", &to_parent, &to_leaf); !s.ok()) return s;
+    if (renameat(from_parent.fd, from_leaf.c_str(), to_parent.fd, to_leaf.c_str()) != 0) {
+      return Status::FromErrno("rename " + std::string(from) + " to " + std::string(to), errno);
+    }
+    return Status::Ok();
+  }
+
+  Status sync(const StoreFile& file) override {
+    if (fsync(file.fd()) != 0) return Status::FromErrno("fsync " + file.path(), errno);
+    return Status::Ok();
+  }
+
+  Status sync_folder(std::string_view path) override {
+    Fd dir;
+    if (Status s = open_folder(path, &dir); !s.ok()) return s;
+    if (fsync(dir.fd) != 0) return Status::FromErrno("fsync folder " + shown(path), errno);
+    return Status::Ok();
+  }
+
+  Status list(std::string_view path, std::vector<std::string>* names) override {
+    names->clear();
+    Fd dir;
+    if (Status s = open_folder(path, &dir); !s.ok()) return s;
+    DIR* d = fdopendir(dir.fd);
+    if (d == nullptr) return Status::FromErrno("list " + shown(path), errno);
+    dir.fd = -1;  // closedir closes it
+    errno = 0;
+    while (dirent* e = readdir(d)) {
+      const std::string n = e->d_name;
+      if (n != "." && n != "..") names->push_back(n);
+    }
+    const int e = errno;
+    closedir(d);
+    if (e != 0) return Status::FromErrno("list " + shown(path), e);
+    std::sort(names->begin(), names->end());
+    return Status::Ok();
+  }
+
+  Status stat(std::string_view path, EntryInfo* info) override {
+    *info = {};
+    std::string leaf;
+    Fd parent;
+    bool missing = false;
+    Status s = open_parent(path, "stat", &parent, &leaf, &missing);
+    if (!s.ok()) return missing ? Status::Ok() : s;
+    struct stat st {};
+    if (fstatat(parent.fd, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      return errno == ENOENT ? Status::Ok() : Status::FromErrno("stat " + std::string(path), errno);
+    }
+    info->kind = S_ISREG(st.st_mode)   ? EntryKind::kFile
+                 : S_ISDIR(st.st_mode) ? EntryKind::kFolder
+                                       : EntryKind::kOther;
+    info->size = S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
+    return Status::Ok();
+  }
+
+  Status remove(std::string_view path) override {
+    std::string leaf;
+    Fd parent;
+    bool missing = false;
+    Status s = open_parent(path, "remove", &parent, &leaf, &missing);
+    if (!s.ok()) return missing ? Status::Ok() : s;
+    if (unlinkat(parent.fd, leaf.c_str(), 0) == 0 || errno == ENOENT) return Status::Ok();
+    if (errno == EISDIR && (unlinkat(parent.fd, leaf.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT)) {
+      return Status::Ok();
+    }
+    return Status::FromErrno("remove " + std::string(path), errno);
+  }
+
+  Status remove_tree(std::string_view path) override {
+    std::string leaf;
+    Fd parent;
+    bool missing = false;
+    Status s = open_parent(path, "remove", &parent, &leaf, &missing);
+    if (!s.ok()) return missing ? Status::Ok() : s;
+    return remove_tree_at(parent.fd, leaf);
+  }
+
+  Status free_space(uint64_t* bytes) override {
+    struct statvfs sv {};
+    if (fstatvfs(root_, &sv) != 0) return Status::FromErrno("statvfs " + location_, errno);
+    *bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
+    return Status::Ok();
+  }
+
+ private:
+  static std::string shown(std::string_view path) { return path.empty() ? "." : std::string(path); }
+  // "NAME: <why>" from open_regular_file_at names the leaf only; say the whole path.
+  static std::string with_folder(std::string_view path, const std::string& message) {
+    const auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? message : std::string(path.substr(0, slash + 1)) + message;
+  }
+
+  Status open_folder(std::string_view path, Fd* out) {
+    if (Status s = check_store_path(path, true); !s.ok()) return s;
+    out->fd = path.empty() ? dup(root_) : open_beneath(root_, std::string(path), O_RDONLY | O_DIRECTORY, 0);
+    if (out->fd < 0) return Status::FromErrno("open folder " + shown(path), errno);
+    return Status::Ok();
+  }
+
+  // The folder holding path, and path's last name. *missing (optional): the parent does not exist,
+  // which for stat and remove means path does not either.
+  Status open_parent(std::string_view path, const char* what, Fd* parent, std::string* leaf,
+                     bool* missing = nullptr) {
+    if (Status s = check_store_path(path); !s.ok()) return s;
+    const auto slash = path.rfind('/');
+    *leaf = std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+    if (slash == std::string_view::npos) {
+      parent->fd = dup(root_);
+    } else {
+      parent->fd = open_beneath(root_, std::string(path.substr(0, slash)), O_RDONLY | O_DIRECTORY, 0);
+    }
+    if (parent->fd < 0) {
+      const int e = errno;
+      if (missing != nullptr) *missing = e == ENOENT;
+      return Status::FromErrno(std::string(what) + " " + std::string(path), e);
+    }
+    return Status::Ok();
+  }
+
+  int root_;
+  std::string location_;
+};
+
+}  // namespace
+
+Status posix_store_at(int root_fd, const std::string& location, std::unique_ptr<Store>* out) {
+  const int fd = fcntl(root_fd, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0) return Status::FromErrno("store " + location, errno);
+  out->reset(new PosixStore(fd, location));
+  return Status::Ok();
+}
+
+Status open_posix_store(const std::string& path, bool create, std::unique_ptr<Store>* out) {
+  if (create && mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+    return Status::FromErrno("mkdir " + path, errno);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno("open folder " + path, errno);
+  out->reset(new PosixStore(fd, path));
+  return Status::Ok();
+}
+
+}  // namespace iofab

@@ -1,0 +1,113 @@
+// Store: the namespace and durability of a place phases write to, as
+// LevelDB's Env is for LevelDB. Phases make folders, create, open, commit,
+// sync, list and remove through a Store; the bytes themselves move through an
+// Engine, on the handles a Store gives (StoreFile::fd()).
+//
+// A Store is rooted: every path is relative to its root, '/'-separated, and
+// can never leave it (no "..", no absolute path, no symlink followed at any
+// component). The POSIX store roots at a folder (the run folder, a
+// dataset_dir); the memory store is a fake for tests. An object store (S3)
+// is one more implementation: folders become prefixes, commit a copy or a
+// conditional put, caps() says which guarantees hold.
+//
+// Thread-safety: every method may be called from several threads at once on
+// distinct paths; a StoreFile is used by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/core/status.h"
+
+namespace iofab {
+
+// What a store guarantees, declared so phases never test a store's type.
+struct StoreCaps {
+  bool folders = true;        // real folders; false: prefixes that exist once something is below them
+  bool atomic_commit = true;  // commit() is atomic: a reader sees the old name or the new, never half
+  bool durable_sync = true;   // sync() and sync_folder() reach stable storage
+  bool direct_io = true;      // OpenOptions::direct bypasses the page cache
+};
+
+struct OpenOptions {
+  bool direct = false;  // O_DIRECT where the store has it (caps().direct_io)
+};
+
+enum class EntryKind { kMissing, kFile, kFolder, kOther };
+
+struct EntryInfo {
+  EntryKind kind = EntryKind::kMissing;
+  uint64_t size = 0;  // files only
+};
+
+// An open file. The store's descriptor is closed when the handle goes.
+class StoreFile {
+ public:
+  StoreFile() = default;
+  StoreFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  StoreFile(StoreFile&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  StoreFile& operator=(StoreFile&& o) noexcept;
+  StoreFile(const StoreFile&) = delete;
+  StoreFile& operator=(const StoreFile&) = delete;
+  ~StoreFile();
+
+  // The descriptor engines use (Engine::add_file); -1 when not open.
+  int fd() const { return fd_; }
+  // The path below the store's root, for messages.
+  const std::string& path() const { return path_; }
+  bool is_open() const { return fd_ >= 0; }
+  // Hands the descriptor over to the caller, who closes it.
+  int release();
+
+ private:
+  int fd_ = -1;
+  std::string path_;
+};
+
+class Store {
+ public:
+  Store() = default;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  virtual ~Store() = default;
+
+  virtual std::string_view name() const = 0;  // "posix", "memory"
+  virtual StoreCaps caps() const = 0;
+  // Where the root is, for messages ("/mnt/fs/iofab-<run id>").
+  virtual const std::string& location() const = 0;
+
+  // Makes the folder path; one that exists already is fine. Its parent must exist.
+  virtual Status make_folder(std::string_view path) = 0;
+  // Creates path for writing (and reading back). Never replaces: an existing path is an error.
+  virtual Status create(std::string_view path, const OpenOptions& opts, StoreFile* out) = 0;
+  // Opens the regular file path for reading. Anything else (a folder, a FIFO) is refused, naming it.
+  virtual Status open(std::string_view path, const OpenOptions& opts, StoreFile* out) = 0;
+  // Moves from to to in one step, replacing a file (or an empty folder) at to: the commit of a
+  // checkpoint step, a manifest written last.
+  virtual Status commit(std::string_view from, std::string_view to) = 0;
+  // Makes the file's data durable.
+  virtual Status sync(const StoreFile& file) = 0;
+  // Makes creations, removals and commits in the folder durable ("" is the root).
+  virtual Status sync_folder(std::string_view path) = 0;
+  // The names directly below the folder path ("" is the root), sorted.
+  virtual Status list(std::string_view path, std::vector<std::string>* names) = 0;
+  // What is at path; kMissing is not an error.
+  virtual Status stat(std::string_view path, EntryInfo* info) = 0;
+  // Removes the file or empty folder at path; missing is not an error.
+  virtual Status remove(std::string_view path) = 0;
+  // Removes path and everything below it; missing is not an error.
+  virtual Status remove_tree(std::string_view path) = 0;
+  // Bytes a new write may still use.
+  virtual Status free_space(uint64_t* bytes) = 0;
+};
+
+// Checks a path handed to a Store: relative, '/'-separated names, none empty,
+// "." or "..", each at most 255 bytes. "" is the root (allowed_root).
+Status check_store_path(std::string_view path, bool allowed_root = false);
+// "a/b" + "c" -> "a/b/c"; either side may be "".
+std::string join_store_path(std::string_view folder, std::string_view name);
+
+}  // namespace iofab

@@ -1,0 +1,205 @@
+// Every Store keeps the same contract: these run on each implementation (the
+// POSIX store on a real folder, the memory store), as the engine conformance
+// suite does for engines. POSIX-only safety (symlinks) is at the end.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "harness/store/memory_store.h"
+#include "harness/store/posix_store.h"
+#include "test_util.h"
+
+namespace iofab::testing {
+namespace {
+
+struct StoreParam {
+  std::string name;
+  bool posix;
+};
+
+class StoreConformance : public ::testing::TestWithParam<StoreParam> {
+ protected:
+  void SetUp() override {
+    if (GetParam().posix) {
+      dir_ = std::make_unique<TempDir>();
+      ASSERT_TRUE(open_posix_store(dir_->path() + "/root", true, &store_).ok());
+    } else {
+      store_ = std::make_unique<MemoryStore>(1ULL << 30);
+    }
+  }
+
+  // Writes text into a new file at path through the handle the store gives.
+  Status put(const std::string& path, const std::string& text) {
+    StoreFile f;
+    if (Status s = store_->create(path, {}, &f); !s.ok()) return s;
+    if (pwrite(f.fd(), text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
+      return Status::IoError("short write");
+    }
+    return store_->sync(f);
+  }
+
+  std::string get(const std::string& path) {
+    StoreFile f;
+    Status s = store_->open(path, {}, &f);
+    if (!s.ok()) return "<" + s.message() + ">";
+    std::string out(4096, '\0');
+    const ssize_t n = pread(f.fd(), out.data(), out.size(), 0);
+    out.resize(n < 0 ? 0 : static_cast<size_t>(n));
+    return out;
+  }
+
+  std::unique_ptr<TempDir> dir_;
+  std::unique_ptr<Store> store_;
+};
+
+TEST_P(StoreConformance, CreateNeverReplacesAFile) {
+  ASSERT_TRUE(put("a", "first").ok());
+  Status again = put("a", "second");
+  EXPECT_FALSE(again.ok());
+  EXPECT_NE(again.message().find("a"), std::string::npos) << again.message();
+  EXPECT_EQ(get("a"), "first");
+}
+
+TEST_P(StoreConformance, FoldersMustExistBeforeTheirFiles) {
+  EXPECT_FALSE(put("missing/a", "x").ok());
+  ASSERT_TRUE(store_->make_folder("f").ok());
+  ASSERT_TRUE(store_->make_folder("f").ok()) << "an existing folder is fine";
+  ASSERT_TRUE(put("f/a", "x").ok());
+  EXPECT_EQ(get("f/a"), "x");
+  EXPECT_FALSE(store_->make_folder("f/a").ok()) << "a file is not a folder";
+  EXPECT_FALSE(put("f/a/b", "x").ok());
+}
+
+TEST_P(StoreConformance, OpenTakesOnlyAnExistingFile) {
+  ASSERT_TRUE(store_->make_folder("f").ok());
+  StoreFile f;
+  Status folder = store_->open("f", {}, &f);
+  EXPECT_FALSE(folder.ok());
+  EXPECT_NE(folder.message().find("folder"), std::string::npos) << folder.message();
+  EXPECT_FALSE(store_->open("nothing", {}, &f).ok());
+  EXPECT_FALSE(f.is_open());
+}
+
+TEST_P(StoreConformance, CommitMovesAFolderWithItsFilesAndReplacesAFile) {
+  ASSERT_TRUE(store_->make_folder("tmp").ok());
+  ASSERT_TRUE(put("tmp/shard", "bytes").ok());
+  ASSERT_TRUE(store_->commit("tmp", "step-1").ok());
+  EXPECT_EQ(get("step-1/shard"), "bytes");
+  EntryInfo info;
+  ASSERT_TRUE(store_->stat("tmp", &info).ok());
+  EXPECT_EQ(info.kind, EntryKind::kMissing);
+
+  ASSERT_TRUE(put("manifest.tmp", "new").ok());
+  ASSERT_TRUE(put("manifest", "old").ok());
+  ASSERT_TRUE(store_->commit("manifest.tmp", "manifest").ok());
+  EXPECT_EQ(get("manifest"), "new");
+  ASSERT_TRUE(store_->sync_folder("").ok());
+  ASSERT_TRUE(store_->sync_folder("step-1").ok());
+}
+
+TEST_P(StoreConformance, ListNamesTheEntriesDirectlyBelowSorted) {
+  ASSERT_TRUE(store_->make_folder("d").ok());
+  ASSERT_TRUE(store_->make_folder("d/sub").ok());
+  ASSERT_TRUE(put("d/b", "x").ok());
+  ASSERT_TRUE(put("d/a", "x").ok());
+  ASSERT_TRUE(put("d/sub/deep", "x").ok());
+  std::vector<std::string> names;
+  ASSERT_TRUE(store_->list("d", &names).ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "sub"}));
+  ASSERT_TRUE(store_->list("", &names).ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"d"}));
+  EXPECT_FALSE(store_->list("d/a", &names).ok()) << "a file has no entries";
+}
+
+TEST_P(StoreConformance, StatTellsKindAndSize) {
+  ASSERT_TRUE(store_->make_folder("d").ok());
+  ASSERT_TRUE(put("d/f", "12345").ok());
+  EntryInfo info;
+  ASSERT_TRUE(store_->stat("d/f", &info).ok());
+  EXPECT_EQ(info.kind, EntryKind::kFile);
+  EXPECT_EQ(info.size, 5u);
+  ASSERT_TRUE(store_->stat("d", &info).ok());
+  EXPECT_EQ(info.kind, EntryKind::kFolder);
+  ASSERT_TRUE(store_->stat("d/none", &info).ok());
+  EXPECT_EQ(info.kind, EntryKind::kMissing);
+  ASSERT_TRUE(store_->stat("none/none", &info).ok());
+  EXPECT_EQ(info.kind, EntryKind::kMissing);
+}
+
+TEST_P(StoreConformance, RemoveTakesAFileOrAnEmptyFolderAndRemoveTreeTakesAll) {
+  ASSERT_TRUE(store_->make_folder("d").ok());
+  ASSERT_TRUE(store_->make_folder("d/sub").ok());
+  ASSERT_TRUE(put("d/sub/f", "x").ok());
+  ASSERT_TRUE(put("keep", "x").ok());
+  EXPECT_FALSE(store_->remove("d/sub").ok()) << "not empty";
+  ASSERT_TRUE(store_->remove("d/sub/f").ok());
+  ASSERT_TRUE(store_->remove("d/sub/f").ok()) << "missing is fine";
+  ASSERT_TRUE(store_->remove("d/sub").ok());
+  ASSERT_TRUE(put("d/g", "x").ok());
+  ASSERT_TRUE(store_->remove_tree("d").ok());
+  ASSERT_TRUE(store_->remove_tree("d").ok());
+  std::vector<std::string> names;
+  ASSERT_TRUE(store_->list("", &names).ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"keep"}));
+}
+
+TEST_P(StoreConformance, PathsThatCouldLeaveTheRootAreRefusedNamingThePath) {
+  for (const std::string bad : {"../x", "/etc/passwd", "a//b", "./a", "a/..", ""}) {
+    StoreFile f;
+    Status s = store_->create(bad, {}, &f);
+    EXPECT_FALSE(s.ok()) << bad;
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << bad;
+    EXPECT_NE(s.message().find("store path"), std::string::npos) << s.message();
+    EXPECT_FALSE(store_->make_folder(bad).ok()) << bad;
+    EXPECT_FALSE(store_->remove_tree(bad).ok()) << bad;
+  }
+}
+
+TEST_P(StoreConformance, FreeSpaceIsReported) {
+  uint64_t free_bytes = 0;
+  ASSERT_TRUE(store_->free_space(&free_bytes).ok());
+  EXPECT_GT(free_bytes, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, StoreConformance,
+                         ::testing::Values(StoreParam{"posix", true}, StoreParam{"memory", false}),
+                         [](const ::testing::TestParamInfo<StoreParam>& p) { return p.param.name; });
+
+TEST(PosixStore, NeverFollowsASymlinkAtAnyComponent) {
+  TempDir dir;
+  const std::string outside = dir.path() + "/outside";
+  ASSERT_EQ(mkdir(outside.c_str(), 0755), 0);
+  write_file(outside + "/precious", "keep");
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(open_posix_store(dir.path() + "/root", true, &store).ok());
+  ASSERT_EQ(symlink(outside.c_str(), (dir.path() + "/root/link").c_str()), 0);
+
+  StoreFile f;
+  EXPECT_FALSE(store->create("link/new", {}, &f).ok());
+  EXPECT_FALSE(std::filesystem::exists(outside + "/new"));
+  EXPECT_FALSE(store->open("link/precious", {}, &f).ok());
+  EXPECT_FALSE(store->open("link", {}, &f).ok());
+  std::vector<std::string> names;
+  EXPECT_FALSE(store->list("link", &names).ok());
+  ASSERT_TRUE(store->remove_tree("link").ok()) << "the link goes, not what it points at";
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/root/link"));
+  EXPECT_EQ(read_file(outside + "/precious"), "keep");
+}
+
+TEST(MemoryStore, AnArmedFaultFailsTheNextOperationOnThatPathOnce) {
+  MemoryStore store;
+  store.fail_next("f", ENOSPC);
+  StoreFile f;
+  Status s = store.create("f", {}, &f);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("No space"), std::string::npos) << s.message();
+  EXPECT_TRUE(store.create("f", {}, &f).ok());
+}
+
+}  // namespace
+}  // namespace iofab::testing
