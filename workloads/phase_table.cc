@@ -3,6 +3,7 @@
 #include "workloads/checkpoint_phase.h"
 #include "workloads/collectives_phase.h"
 #include "workloads/ingest_phase.h"
+#include "workloads/rdma/fabric_ceiling.h"
 #include "workloads/rdma_phase.h"
 #include "workloads/restore_phase.h"
 #include "workloads/train_read_phase.h"
@@ -21,7 +22,7 @@ const std::vector<PhaseKind>& phase_table() {
       {"collectives", "nccl-tests-style sweeps; a DDP step vs an FSDP step, over MPI or NCCL", &parse_collectives,
        &collectives_metrics},
       {"rdma", "verbs RDMA write/read/send between rank pairs: bytes/s, message rate, latency percentiles",
-       &parse_rdma, &rdma_metrics},
+       &parse_rdma, &rdma_metrics, &join_collectives_and_verbs},
   };
   return kTable;
 }

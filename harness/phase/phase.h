@@ -22,6 +22,7 @@
 #include "harness/core/status.h"
 #include "harness/engines/engine.h"
 #include "harness/fs/target.h"
+#include "harness/results/report.h"
 #include "harness/store/store.h"
 
 namespace iofab {
@@ -105,6 +106,10 @@ struct PhaseKind {
   // Reads every param with r; on success stores the phase (errors go to r).
   std::unique_ptr<Phase> (*parse)(ParamReader& r);
   const std::vector<MetricInfo>& (*metrics)();
+  // Optional: called once on the report's writer after every phase of the suite has finished, when the
+  // suite holds a phase of this kind, with every phase's report: to join figures across phases (the
+  // rdma phase puts the collectives' busbw beside its verbs ceiling). The runner knows no such join.
+  void (*after_all)(std::vector<PhaseReport>* phases) = nullptr;
 };
 
 // The metric's info for a phase kind, matching families ("busbw.*"); nullptr if unknown.

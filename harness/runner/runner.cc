@@ -24,7 +24,6 @@
 #include "harness/runner/stop_watchdog.h"
 #include "harness/store/posix_store.h"
 #include "harness/suite/suite.h"
-#include "workloads/rdma/fabric_ceiling.h"
 
 namespace iofab {
 
@@ -375,7 +374,14 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
 
   fill_header(report, hosts, comm.lost_ranks());
   if (comm.failed()) report->warnings.push_back(comm_failure);
-  add_collectives_vs_verbs(report->phases);
+  // Joins across phases, declared by the phase kinds in the suite (each kind once).
+  std::vector<const PhaseKind*> kinds;
+  for (const auto& spec : suite.phases) {
+    if (std::find(kinds.begin(), kinds.end(), spec.kind) == kinds.end()) kinds.push_back(spec.kind);
+  }
+  for (const PhaseKind* k : kinds) {
+    if (k->after_all != nullptr) k->after_all(&report->phases);
+  }
   finalize_verdict(report);
   // The report goes out before the cleanup: removing big files can take long, and a launcher
   // that lost a rank kills the survivors about a second after asking them to stop.

@@ -1,6 +1,7 @@
 // busbw of each collective over the verbs WRITE ceiling, placed in the rdma phase's details.
 #include <gtest/gtest.h>
 
+#include "workloads/phase_table.h"
 #include "workloads/rdma/fabric_ceiling.h"
 
 namespace iofab {
@@ -53,6 +54,24 @@ TEST(RdmaFabricCeiling, RunnerHookFillsRdmaDetailsOnly) {
   EXPECT_DOUBLE_EQ(phases[1].details["collectives_vs_verbs"][0]["ratio"].get<double>(), 0.5);
   EXPECT_FALSE(phases[0].details.contains("collectives_vs_verbs"));
   EXPECT_FALSE(phases[2].details.contains("collectives_vs_verbs"));
+}
+
+}  // namespace
+}  // namespace iofab
+
+namespace iofab {
+namespace {
+
+// The runner joins across phases only through the kinds' after_all: the rdma row must declare it,
+// and no other kind does (a join the runner would run for every suite).
+TEST(RdmaFabricCeiling, TheRdmaRowDeclaresTheJoinAndNoOtherRowDoes) {
+  for (const auto& k : phase_table()) {
+    if (k.name == "rdma") {
+      EXPECT_EQ(k.after_all, &join_collectives_and_verbs);
+    } else {
+      EXPECT_EQ(k.after_all, nullptr) << k.name;
+    }
+  }
 }
 
 }  // namespace

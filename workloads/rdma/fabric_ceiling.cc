@@ -31,4 +31,6 @@ nlohmann::json collectives_vs_verbs(const std::vector<PhaseFigures>& phases, con
   return out;
 }
 
+void join_collectives_and_verbs(std::vector<PhaseReport>* phases) { add_collectives_vs_verbs(*phases); }
+
 }  // namespace iofab

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/results/report.h"
+
 namespace iofab {
 
 struct PhaseFigures {
@@ -43,5 +45,8 @@ void add_collectives_vs_verbs(PhaseReports& phases) {
     if (!records.empty()) p.details["collectives_vs_verbs"] = std::move(records);
   }
 }
+
+// The rdma row's PhaseKind::after_all.
+void join_collectives_and_verbs(std::vector<PhaseReport>* phases);
 
 }  // namespace iofab
