@@ -224,4 +224,18 @@ SmallTmpfs::~SmallTmpfs() {
   if (mounted_) umount2(path_.c_str(), MNT_DETACH);
 }
 
+bool wait_until_ranks_in_run(const std::vector<int>& ranks, const std::string& marker, const std::string& target,
+                             uint64_t min_rss) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    bool all = true;
+    for (int r : ranks) {
+      all = all && rank_holds_open(r, marker, target + "/iofab-") && (min_rss == 0 || rank_rss(r, marker) > min_rss);
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
 }  // namespace iofab::testing

@@ -58,6 +58,11 @@ void kill_every_process(const std::string& marker);
 // True when that process holds a file descriptor open on a path that starts with prefix
 // (its run folder, say: the runner holds it open from before the first phase to the end).
 bool rank_holds_open(int rank, const std::string& marker, const std::string& prefix);
+// Polls (up to 30 s) until each of ranks holds a file open under target's run folder (so it is in the
+// run, its stop handlers set) and, when min_rss is given, holds more than min_rss bytes resident
+// (its buffers allocated; under ASan a rank holds more than a small buffer from the start).
+bool wait_until_ranks_in_run(const std::vector<int>& ranks, const std::string& marker, const std::string& target,
+                             uint64_t min_rss = 0);
 // That process's resident memory in bytes; 0 when there is none.
 uint64_t rank_rss(int rank, const std::string& marker);
 

@@ -27,14 +27,7 @@ TEST(MpiInterrupt, CtrlCOnMpirunMidSweepWritesAnInterruptedReport) {
   const pid_t launcher = start_mpirun_iofab(2, {"run", suite, "--target", target, "--out", report, "--quiet"}, log);
   ASSERT_GT(launcher, 0);
   // Both ranks hold their 64 MiB send and receive buffers once the sweep runs.
-  bool sweeping = false;
-  for (int i = 0; i < 600 && !sweeping; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    // In the run (the run folder open, so the stop handlers are set) with the 64 MiB buffers
-    // allocated; RSS alone is not enough: under ASan a rank holds more than that from the start.
-    sweeping = rank_holds_open(0, report, target + "/iofab-") && rank_holds_open(1, report, target + "/iofab-") &&
-               rank_rss(0, report) > (128ULL << 20) && rank_rss(1, report) > (128ULL << 20);
-  }
+  const bool sweeping = wait_until_ranks_in_run({0, 1}, report, target, 128ULL << 20);
   ASSERT_TRUE(sweeping) << read_file(log);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   ASSERT_EQ(kill(launcher, SIGINT), 0);
@@ -63,11 +56,7 @@ TEST(MpiInterrupt, RanksKilledMidPhaseLeaveTheCouriersFallbackReport) {
       "min_bytes": "16MiB", "max_bytes": "16MiB", "iters": 100000, "warmup": 1, "ops": ["all_reduce"]}]})");
   const pid_t launcher = start_mpirun_iofab(2, {"run", suite, "--target", target, "--out", report, "--quiet"}, log);
   ASSERT_GT(launcher, 0);
-  bool running = false;
-  for (int i = 0; i < 600 && !running; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    running = rank_holds_open(0, report, target + "/iofab-") && rank_holds_open(1, report, target + "/iofab-");
-  }
+  const bool running = wait_until_ranks_in_run({0, 1}, report, target);
   ASSERT_TRUE(running) << read_file(log);
   const pid_t r0 = find_rank_pid(0, report), r1 = find_rank_pid(1, report);
   ASSERT_GT(r0, 0);

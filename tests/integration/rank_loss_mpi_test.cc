@@ -100,14 +100,8 @@ TEST(RankLoss, KilledRankInsideACollectiveStillLeavesAReport) {
       "min_bytes": "64MiB", "max_bytes": "64MiB", "iters": 100000, "warmup": 1, "ops": ["all_reduce"]}]})");
   const pid_t launcher = start_mpirun_iofab(3, {"run", suite, "--target", target, "--out", report, "--quiet"}, log);
   ASSERT_GT(launcher, 0);
-  bool sweeping = false;
-  for (int i = 0; i < 600 && !sweeping; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    // In the run (the run folder open, so the stop handlers are set) with the 64 MiB buffers
-    // allocated; RSS alone is not enough: under ASan a rank holds more than that from the start.
-    sweeping = rank_holds_open(2, report, target + "/iofab-") && rank_holds_open(0, report, target + "/iofab-") &&
-               rank_rss(2, report) > (128ULL << 20) && rank_rss(0, report) > (128ULL << 20);
-  }
+  // In the run (the run folder open, so the stop handlers are set) with the 64 MiB buffers allocated.
+  const bool sweeping = wait_until_ranks_in_run({2, 0}, report, target, 128ULL << 20);
   ASSERT_TRUE(sweeping) << read_file(log);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   const pid_t victim = find_rank_pid(2, report);
