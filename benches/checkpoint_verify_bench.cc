@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "harness/engines/data_fill.h"
-#include "workloads/checkpoint_manifest.h"
+#include "workloads/checkpoint/xxh3.h"
 
 namespace iofab {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "workloads/checkpoint_manifest.h"
+#include "workloads/checkpoint/manifest.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,11 +1,11 @@
 #include "workloads/phase_table.h"
 
-#include "workloads/checkpoint_phase.h"
+#include "workloads/checkpoint/checkpoint_phase.h"
 #include "workloads/collectives_phase.h"
 #include "workloads/ingest_phase.h"
 #include "workloads/rdma/fabric_ceiling.h"
 #include "workloads/rdma_phase.h"
-#include "workloads/restore_phase.h"
+#include "workloads/restore/restore_phase.h"
 #include "workloads/train_read_phase.h"
 
 namespace iofab {

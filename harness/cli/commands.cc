@@ -20,7 +20,7 @@
 #include "reports/json_report.h"
 #include "reports/junit_report.h"
 #include "reports/repeat_console.h"
-#include "workloads/checkpoint_budget.h"
+#include "workloads/checkpoint/budget.h"
 
 namespace iofab {
 

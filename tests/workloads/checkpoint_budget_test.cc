@@ -1,5 +1,5 @@
 // The worked numbers of DESIGN.md ("The numbers it checks against"), to the digit.
-#include "workloads/checkpoint_budget.h"
+#include "workloads/checkpoint/budget.h"
 
 #include <gtest/gtest.h>
 

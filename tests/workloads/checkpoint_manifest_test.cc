@@ -1,4 +1,4 @@
-#include "workloads/checkpoint_manifest.h"
+#include "workloads/checkpoint/manifest.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -11,6 +11,10 @@
 #include <vector>
 
 #include "test_util.h"
+#include "workloads/checkpoint/folder_layout.h"
+#include "workloads/checkpoint/phase_folder.h"
+#include "workloads/checkpoint/xxh3.h"
+#include "workloads/restore/checkpoint_source.h"
 
 namespace iofab {
 namespace {

@@ -1,4 +1,4 @@
-#include "workloads/checkpoint_phase.h"
+#include "workloads/checkpoint/checkpoint_phase.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -9,8 +9,11 @@
 
 #include "phase_harness.h"
 #include "slow_write_engine.h"
-#include "workloads/checkpoint_budget.h"
-#include "workloads/checkpoint_manifest.h"
+#include "workloads/checkpoint/budget.h"
+#include "workloads/checkpoint/folder_layout.h"
+#include "workloads/checkpoint/manifest.h"
+#include "workloads/checkpoint/shard_layout.h"
+#include "workloads/checkpoint/xxh3.h"
 
 namespace iofab::testing {
 namespace {

@@ -1,4 +1,4 @@
-#include "workloads/restore_phase.h"
+#include "workloads/restore/restore_phase.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "phase_harness.h"
-#include "workloads/checkpoint_manifest.h"
+#include "workloads/checkpoint/manifest.h"
 
 namespace iofab::testing {
 namespace {

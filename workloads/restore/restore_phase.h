@@ -5,6 +5,12 @@
 // it streams in. A missing, short or corrupt shard fails the phase by name.
 // The checkpoint is an earlier checkpoint phase's in this run, or `from`, a
 // step-N/ folder another run left (read only, never written or removed).
+//
+// The phase's parts, one file each in this folder:
+//   checkpoint_source  finding the checkpoint and opening its files (every namespace call)
+//   read_plan          who reads what (fanout over ranks and workers)
+//   reader             reading and verifying the shards
+//   results            the report
 #pragma once
 
 #include <memory>

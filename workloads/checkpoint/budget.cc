@@ -1,4 +1,4 @@
-#include "workloads/checkpoint_budget.h"
+#include "workloads/checkpoint/budget.h"
 
 #include <algorithm>
 #include <cmath>

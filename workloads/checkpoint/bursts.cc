@@ -1,0 +1,157 @@
+#include "workloads/checkpoint/bursts.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "harness/engines/io_pump.h"
+#include "harness/phase/worker_group.h"
+
+namespace iofab {
+namespace {
+
+// Emulated compute between bursts: sleeps seconds, waking early on stop.
+void idle_for(double seconds, const std::atomic<bool>& stop) {
+  const uint64_t until = now_ns() + static_cast<uint64_t>(seconds * 1e9);
+  while (!stop.load(std::memory_order_relaxed)) {
+    const uint64_t now = now_ns();
+    if (now >= until) break;
+    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(until - now, 20'000'000)));
+  }
+}
+
+bool all_ones(const std::vector<double>& v) {
+  return std::all_of(v.begin(), v.end(), [](double x) { return x == 1.0; });
+}
+
+}  // namespace
+
+CheckpointBursts::~CheckpointBursts() {
+  for (auto& wk : writers_) {
+    if (wk.drain.joinable()) wk.drain.join();
+  }
+}
+
+void CheckpointBursts::run(uint64_t base_step) {
+  for (unsigned k = 0; k < p_.count; ++k) {
+    const uint64_t step = base_step + 1 + k;
+    if (p_.async && pending_ && !commit_due()) break;
+    LocalCheckpoint cp;
+    Status mine;
+    const uint64_t t0 = burst(step, &cp, &mine);
+    if (!p_.async) {
+      if (!commit_now(step, t0, mine, cp)) break;
+      if (k + 1 < p_.count) idle_for(p_.gap_s, ctx_.stop);
+      continue;
+    }
+    if (!start_drains(step, t0, mine, cp)) break;
+    idle_for(p_.gap_s, ctx_.stop);
+  }
+  if (pending_) {
+    Status c = finish_pending(false);
+    keep_worst(worst_, c);
+  }
+}
+
+uint64_t CheckpointBursts::burst(uint64_t step, LocalCheckpoint* cp, Status* mine) {
+  for (auto& wk : writers_) wk.status = Status::Ok();
+  WorkerRun burst;
+  Status bb = run_workers(
+      ctx_.comm, p_.workers, [](unsigned) { return Status::Ok(); },
+      [&](unsigned w, uint64_t) {
+        Writer& wk = writers_[w];
+        if (!wk.active) return Status::Ok();
+        if (ctx_.stop.load()) return Status::Interrupted();
+        if (!p_.async) return write_shard(wc_, step, &wk);
+        snapshot_shard(p_, wc_.layout, &wk);
+        return Status::Ok();
+      },
+      &burst);
+  const uint64_t t0 = burst.t0_ns;
+  *mine = bb.ok() ? burst.first_error() : bb;
+  for (const auto& wk : writers_) {
+    if (!wk.active || wk.end_ns < t0) continue;
+    cp->write_start_ns = std::min(cp->write_start_ns, wk.start_ns - t0);
+    cp->write_end_ns = std::max(cp->write_end_ns, wk.end_ns - t0);
+  }
+  return t0;
+}
+
+bool CheckpointBursts::commit_now(uint64_t step, uint64_t t0, const Status& mine, LocalCheckpoint cp) {
+  for (const auto& wk : writers_) cp.bytes += wk.active ? wk.bytes : 0;
+  CommitRecord rec;
+  Status c = collect_and_commit(ctx_, p_, wc_.phase_fd, step, wc_.layout, writers_, mine, &rec);
+  cp.stall_ns = now_ns() - t0;
+  if (!c.ok()) {
+    keep_worst(worst_, c);
+    return false;
+  }
+  done_.push_back(cp);
+  record_commit(rec);
+  return true;
+}
+
+bool CheckpointBursts::start_drains(uint64_t step, uint64_t t0, const Status& mine, LocalCheckpoint cp) {
+  // Async: the stall ends when every writer's copy is in host memory.
+  cp.stall_ns = cp.write_end_ns == 0 ? now_ns() - t0 : cp.write_end_ns;
+  std::vector<double> all;
+  Status a = ctx_.comm.all_gather(mine.ok() ? 1.0 : 0.0, &all);
+  if (!a.ok() || !all_ones(all)) {
+    keep_worst(worst_, mine.ok() ? (a.ok() ? Status::IoError("another rank's snapshot failed") : a) : mine);
+    return false;
+  }
+  pending_ = true;
+  pending_step_ = step;
+  pending_cp_ = cp;
+  for (auto& wk : writers_) {
+    if (wk.active) start_drain(wc_, step, &wk);
+  }
+  return true;
+}
+
+bool CheckpointBursts::commit_due() {
+  // A new checkpoint is due: the previous one must have drained by now.
+  bool drained = true;
+  for (const auto& wk : writers_) drained = drained && wk.drained.load();
+  std::vector<double> all;
+  Status a = ctx_.comm.all_gather(drained ? 1.0 : 0.0, &all);
+  // A drain cut short by Ctrl-C is an interruption, not storage falling behind.
+  const bool overran = !ctx_.stop.load() && a.ok() && !all_ones(all);
+  if (overran) ++overruns_;
+  Status c = a.ok() ? finish_pending(overran) : a;
+  if (!c.ok()) {
+    keep_worst(worst_, c);
+    return false;
+  }
+  return true;
+}
+
+Status CheckpointBursts::finish_pending(bool overran) {
+  Status s;
+  for (auto& wk : writers_) {
+    if (wk.drain.joinable()) wk.drain.join();
+    if (wk.active) {
+      keep_worst(&s, wk.status);
+      pending_cp_.bytes += wk.bytes;
+      pending_cp_.drain_ns = std::max(pending_cp_.drain_ns, wk.end_ns - wk.start_ns);
+    }
+  }
+  CommitRecord rec;
+  rec.overran = overran;
+  Status c = collect_and_commit(ctx_, p_, wc_.phase_fd, pending_step_, wc_.layout, writers_, s, &rec);
+  pending_ = false;
+  if (c.ok()) {
+    done_.push_back(pending_cp_);
+    record_commit(rec);
+  }
+  return c;
+}
+
+void CheckpointBursts::record_commit(CommitRecord rec) {
+  if (ctx_.comm.rank() != 0) return;
+  // Reported, never a reason to stop: the checkpoints themselves are whole, and only rank 0 knows.
+  keep_worst(worst_, rotate_after_commit(wc_.phase_fd, p_.keep, &rec));
+  commits_.push_back(rec);
+}
+
+}  // namespace iofab

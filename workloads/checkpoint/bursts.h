@@ -1,0 +1,80 @@
+// The checkpoints of one run of the phase: `count` bursts with emulated
+// compute (`gap`) between them, each burst a step that every rank writes and
+// that commits (commit.h) before it counts.
+//
+// Sync: the stall is the write and fsync of every shard plus the commit.
+// Async: the stall is the copy of every shard into host staging memory; the
+// writes drain in the background during the gap, and the step commits when
+// the next burst is due (or at the end). A drain still running then is an
+// overrun: storage falls behind the checkpoint interval.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "harness/core/status.h"
+#include "harness/phase/phase.h"
+#include "workloads/checkpoint/commit.h"
+#include "workloads/checkpoint/writer.h"
+
+namespace iofab {
+
+// One committed checkpoint as one rank saw it; times in ns since that
+// checkpoint's start, which every rank takes right after the same barrier.
+struct LocalCheckpoint {
+  uint64_t stall_ns = 0;
+  uint64_t write_start_ns = UINT64_MAX;  // first write's start
+  uint64_t write_end_ns = 0;             // last fsync's end
+  uint64_t drain_ns = 0;                 // async: the longest writer's drain
+  uint64_t bytes = 0;
+};
+
+// Collective: every rank runs the same bursts. Not thread-safe; the drain
+// threads it starts are joined before it is destroyed.
+class CheckpointBursts {
+ public:
+  // worst collects every failure; wc and writers outlive this object.
+  CheckpointBursts(PhaseContext& ctx, const WriteContext& wc, std::vector<Writer>& writers, Status* worst)
+      : ctx_(ctx), wc_(wc), p_(wc.p), writers_(writers), worst_(worst) {}
+  ~CheckpointBursts();
+  CheckpointBursts(const CheckpointBursts&) = delete;
+  CheckpointBursts& operator=(const CheckpointBursts&) = delete;
+
+  // Checkpoints steps base_step + 1 .. base_step + count; stops at the first
+  // one that fails to commit.
+  void run(uint64_t base_step);
+
+  const std::vector<LocalCheckpoint>& done() const { return done_; }     // committed, this rank's view
+  const std::vector<CommitRecord>& commits() const { return commits_; }  // rank 0
+  uint64_t overruns() const { return overruns_; }
+
+ private:
+  // Every writer's part of step: the write (sync) or the snapshot (async).
+  // Returns the burst's start; cp gets the writes' span, *mine their outcome.
+  uint64_t burst(uint64_t step, LocalCheckpoint* cp, Status* mine);
+  // Sync: commits step inside the stall. False: stop.
+  bool commit_now(uint64_t step, uint64_t t0, const Status& mine, LocalCheckpoint cp);
+  // Async: agrees that every snapshot succeeded and starts the drains. False: stop.
+  bool start_drains(uint64_t step, uint64_t t0, const Status& mine, LocalCheckpoint cp);
+  // Async, when the next step is due: notes an overrun, commits the pending step. False: stop.
+  bool commit_due();
+  // Waits for the drains, then commits the pending step on every rank.
+  Status finish_pending(bool overran);
+  // Rank 0, after a commit: rotation, and the record for the report.
+  void record_commit(CommitRecord rec);
+
+  PhaseContext& ctx_;
+  const WriteContext& wc_;
+  const CheckpointParams& p_;
+  std::vector<Writer>& writers_;
+  Status* worst_;
+  std::vector<LocalCheckpoint> done_;
+  std::vector<CommitRecord> commits_;
+  uint64_t overruns_ = 0;
+  // Async: the checkpoint that is draining in the background, not yet committed.
+  bool pending_ = false;
+  uint64_t pending_step_ = 0;
+  LocalCheckpoint pending_cp_;
+};
+
+}  // namespace iofab

@@ -1,0 +1,226 @@
+#include "workloads/checkpoint/checkpoint_phase.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "harness/core/checked_math.h"
+#include "harness/phase/params.h"
+#include "harness/phase/worker_group.h"
+#include "workloads/checkpoint/bursts.h"
+#include "workloads/checkpoint/folder_layout.h"
+#include "workloads/checkpoint/params.h"
+#include "workloads/checkpoint/phase_folder.h"
+#include "workloads/checkpoint/placement.h"
+#include "workloads/checkpoint/results.h"
+#include "workloads/checkpoint/shard_layout.h"
+#include "workloads/checkpoint/writer.h"
+
+namespace iofab {
+namespace {
+
+class CheckpointPhase final : public Phase {
+ public:
+  explicit CheckpointPhase(CheckpointParams p) : p_(std::move(p)) {}
+
+  std::optional<uint64_t> planned_bytes(int ranks) const override {
+    // At the peak, `keep` committed checkpoints and the one being written.
+    const ShardLayout l = layout(ranks);
+    return checked_product({static_cast<uint64_t>(p_.keep) + 1, l.shards, l.shard_bytes});
+  }
+  // The newest `keep` checkpoints stay for a restore phase until the run ends.
+  std::optional<uint64_t> retained_bytes(int ranks) const override {
+    const ShardLayout l = layout(ranks);
+    return checked_product({static_cast<uint64_t>(p_.keep), l.shards, l.shard_bytes});
+  }
+
+  Status run(PhaseContext& ctx, PhaseResult* result) override;
+
+ private:
+  ShardLayout layout(int ranks) const {
+    return shard_layout(p_.full_bytes, p_.scale, ranks, p_.workers, p_.writer_fraction);
+  }
+  // This rank's writers, one per worker, placed on their shards.
+  std::vector<Writer> place_writers(PhaseContext& ctx, const ShardLayout& l) const;
+  // Rank 0 clears what an interrupted run left and numbers the steps after
+  // any committed one; *st gets its folder's failure. Returns the collective's outcome.
+  Status prepare_folder(PhaseContext& ctx, int phase_fd, Status* st, uint64_t* stale_removed,
+                        uint64_t* base_step) const;
+  // Untimed setup: engines, buffers filled once. Every rank agrees before the
+  // first burst; false when one failed (*worst says why).
+  bool setup_writers(PhaseContext& ctx, const ShardLayout& l, std::vector<Writer>& writers, const Status& st,
+                     const Status& comm, uint64_t* phase_t0, Status* worst) const;
+
+  CheckpointParams p_;
+};
+
+std::vector<Writer> CheckpointPhase::place_writers(PhaseContext& ctx, const ShardLayout& l) const {
+  const int rank = ctx.comm.rank();
+  std::vector<Writer> writers(p_.workers);
+  uint64_t my_bytes = 0;
+  for (unsigned w = 0; w < p_.workers; ++w) {
+    Writer& wk = writers[w];
+    const WriterSlot slot = writer_slot(rank, ctx.comm.size(), w, l);
+    wk.rank = rank;
+    wk.worker = w;
+    wk.tally = IoTally(p_.series_interval_ns);
+    wk.shard = slot.shard;
+    wk.active = slot.active;
+    wk.file = shard_file_name(wk.shard, l.shards);
+    if (wk.active) my_bytes += l.shard_bytes;
+  }
+  ctx.progress.total_bytes.store(my_bytes * p_.count);
+  return writers;
+}
+
+Status CheckpointPhase::prepare_folder(PhaseContext& ctx, int phase_fd, Status* st, uint64_t* stale_removed,
+                                       uint64_t* base_step) const {
+  std::string start;
+  if (ctx.comm.rank() == 0) {
+    uint64_t base = 0;
+    if (st->ok()) *st = remove_stale_steps(phase_fd, stale_removed, &base);
+    start = std::to_string(base);
+  }
+  Status b = ctx.comm.broadcast(&start, 0);
+  if (b.ok()) b = ctx.comm.barrier();  // rank 0's cleanup is done before anyone writes
+  *base_step = std::strtoull(start.c_str(), nullptr, 10);
+  return b;
+}
+
+bool CheckpointPhase::setup_writers(PhaseContext& ctx, const ShardLayout& l, std::vector<Writer>& writers,
+                                    const Status& st, const Status& comm, uint64_t* phase_t0,
+                                    Status* worst) const {
+  WorkerRun setup_run;
+  Status sb = run_workers(
+      ctx.comm, p_.workers, [&](unsigned w) { return st.ok() ? setup_writer(p_, ctx, l, &writers[w]) : st; },
+      [](unsigned, uint64_t) { return Status::Ok(); }, &setup_run);
+  *phase_t0 = setup_run.t0_ns;
+  Status local = comm.ok() ? (sb.ok() ? setup_run.first_error() : sb) : comm;
+  std::vector<double> oks;
+  Status ag = ctx.comm.all_gather(local.ok() ? 1.0 : 0.0, &oks);
+  bool go = ag.ok() && std::all_of(oks.begin(), oks.end(), [](double v) { return v == 1.0; });
+  *worst = local;
+  if (!go && worst->ok()) *worst = ag.ok() ? Status::IoError("another rank failed to set up") : ag;
+  return go;
+}
+
+Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
+  const ShardLayout l = layout(ctx.comm.size());
+  std::vector<Writer> writers = place_writers(ctx, l);
+  CheckpointRun mine;
+  mine.tally = IoTally(p_.series_interval_ns);
+  int phase_fd = -1;
+  Status st = open_phase_folder(ctx.run_dir_fd, ctx.phase_name, &phase_fd);
+  uint64_t base_step = 0;
+  const Status b = prepare_folder(ctx, phase_fd, &st, &mine.stale_removed, &base_step);
+  if (st.ok() && p_.async) st = check_staging_memory(writers, l);
+  uint64_t phase_t0 = 0;
+  const bool go = setup_writers(ctx, l, writers, st, b, &phase_t0, &mine.worst);
+
+  const WriteContext wc{p_, ctx, l, phase_fd, phase_t0};
+  {
+    CheckpointBursts bursts(ctx, wc, writers, &mine.worst);
+    if (go) bursts.run(base_step);
+    mine.done = bursts.done();
+    mine.commits = bursts.commits();
+    mine.overruns = bursts.overruns();
+  }
+  for (auto& wk : writers) {
+    wk.engine.reset();
+    mine.tally.merge(wk.tally);
+  }
+  // A step that did not commit leaves only its .tmp; without --keep it goes now.
+  if (ctx.comm.rank() == 0 && phase_fd >= 0 && !ctx.keep) remove_uncommitted_steps(phase_fd);
+  close_phase_folder(phase_fd);
+  return report_checkpoints(ctx, p_, l, mine, result);
+}
+
+}  // namespace
+
+std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
+  CheckpointParams p;
+  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "cufile", "null"});
+  p.direct = r.boolean("direct", false);
+  p.workers = static_cast<unsigned>(r.integer("workers", 1, 1, 1024));
+  p.writer_fraction = r.fraction("writer_fraction", 1, kMinWriterFraction, 1);
+  const bool has_params = r.raw("params") != nullptr;
+  const bool has_bpp = r.raw("bytes_per_param") != nullptr;
+  const bool has_size = r.raw("checkpoint_size") != nullptr;
+  if (has_params) {
+    p.params = r.count("params", 0, kMinParams, kMaxParams);
+    p.bytes_per_param =
+        r.count("bytes_per_param", kDefaultBytesPerParam, kMinBytesPerParam, kMaxBytesPerParam);
+    p.full_bytes = checkpoint_bytes(p.params, p.bytes_per_param);
+  }
+  if (has_bpp && !has_params)
+    r.fail("bytes_per_param", "applies only with params; give params too, or checkpoint_size alone");
+  if (has_size && has_params) {
+    r.fail("checkpoint_size", "give either params (with bytes_per_param) or checkpoint_size, not both");
+  } else if (!has_params) {
+    p.full_bytes = static_cast<double>(r.size("checkpoint_size", 1ULL << 30, kShardAlign));
+  }
+  p.scale = r.count("scale", 1, 1, 1e12);
+  p.count = static_cast<unsigned>(r.integer("count", 3, 1, 100000));
+  p.interval_s = r.duration("interval", 3600, kMinIntervalSeconds, kMaxIntervalSeconds);
+  p.gap_s = r.duration("gap", 2, 0, 24 * 3600);
+  p.async = r.choice("mode", "sync", {"sync", "async"}) == "async";
+  p.keep = static_cast<unsigned>(r.integer("keep", 1, 1, 1000));
+  p.budget_fraction = r.fraction("budget_fraction", kDefaultBudgetFraction, kMinBudgetFraction, 1);
+  p.block_size = r.size("block_size", 1ULL << 20, 512, 256ULL << 20);
+  p.queue_depth = static_cast<unsigned>(r.integer("queue_depth", 16, 1, 4096));
+  p.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
+  p.series_interval_ns = static_cast<uint64_t>(r.duration("series_interval", 0.1, 0.001, 3600) * 1e9);
+  if (p.direct && p.block_size % kShardAlign != 0) {
+    r.fail("block_size", "must be a multiple of 4KiB when direct is true (O_DIRECT alignment)");
+  }
+  if (p.full_bytes / p.scale > 1e18) {
+    r.fail("scale", "the written checkpoint (full size / scale) must be below 1e18 bytes");
+  } else if (p.full_bytes / p.scale * (p.keep + 1.0) >= 0x1p64) {
+    r.fail("keep",
+           "(keep + 1) x the written checkpoint (full size / scale) exceeds 2^64 bytes; lower keep or "
+           "raise scale");
+  }
+  return std::make_unique<CheckpointPhase>(std::move(p));
+}
+
+const std::vector<MetricInfo>& checkpoint_metrics() {
+  static const std::vector<MetricInfo> kMetrics = {
+      {"budget_margin", Unit::kRatio, Better::kHigher,
+       "allowed stall / projected stall at full size, worst checkpoint; >= 1 passes the budget"},
+      {"stall_seconds_max", Unit::kSeconds, Better::kLower,
+       "longest stall of training by one checkpoint (as run)"},
+      {"projected_stall_seconds", Unit::kSeconds, Better::kLower,
+       "full-size checkpoint bytes / measured aggregate bytes/s of the slowest checkpoint"},
+      {"write_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+       "bytes written / time writing (bursts only; sync: writes + fsyncs, async: drains)"},
+      {"checkpoint_bytes", Unit::kBytes, Better::kNeither,
+       "bytes of one checkpoint as written (full size / scale)"},
+      {"full_checkpoint_bytes", Unit::kBytes, Better::kNeither,
+       "bytes of one full-size checkpoint (params x bytes_per_param)"},
+      {"stall_seconds_mean", Unit::kSeconds, Better::kLower, "mean stall per checkpoint"},
+      {"drain_seconds_max", Unit::kSeconds, Better::kLower,
+       "async: longest background write + fsync; 0 for sync"},
+      {"allowed_stall_seconds", Unit::kSeconds, Better::kNeither, "budget_fraction x interval"},
+      {"required_bytes_per_s", Unit::kBytesPerSecond, Better::kNeither,
+       "full-size checkpoint bytes / allowed stall: what storage must sustain"},
+      {"stall_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+       "checkpoint bytes / stall of the slowest checkpoint: the measured aggregate rate the projection uses"},
+      {"commit_seconds_max", Unit::kSeconds, Better::kLower, "manifest write, fsyncs and rename, longest"},
+      {"delete_seconds_max", Unit::kSeconds, Better::kLower, "removal of checkpoints beyond keep, longest"},
+      {"checkpoints", Unit::kCount, Better::kNeither, "checkpoints committed"},
+      {"shards", Unit::kCount, Better::kNeither, "shard files per checkpoint (writers)"},
+      {"write_bytes", Unit::kBytes, Better::kNeither, "bytes written by all ranks, all checkpoints"},
+      {"drain_overruns", Unit::kCount, Better::kLower,
+       "async: checkpoints due while the previous one still drained"},
+      {"projected_drain_seconds", Unit::kSeconds, Better::kLower, "async: longest drain scaled to full size"},
+      {"drain_margin", Unit::kRatio, Better::kHigher,
+       "async: (interval - projected stall) / projected drain; >= 1: a full-size drain ends before the next "
+       "checkpoint"},
+      {"latency_p50_s", Unit::kSeconds, Better::kLower, "per-write latency, median"},
+      {"latency_p99_s", Unit::kSeconds, Better::kLower, "per-write latency, 99th percentile"},
+      {"latency_max_s", Unit::kSeconds, Better::kLower, "per-write latency, max"},
+  };
+  return kMetrics;
+}
+
+}  // namespace iofab

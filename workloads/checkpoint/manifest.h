@@ -1,0 +1,52 @@
+// The checkpoint manifest: what a committed step-N/ folder holds, written
+// last (before the rename that commits the step) as frameworks write theirs.
+// It lists every shard file with its size and XXH3-64 of its bytes
+// (xxh3.h), so a restore, on this host or another, can verify every byte it
+// reads and name the shard that is missing, short or corrupt.
+//
+// The format only: text to and from a Manifest. Writing and reading the file
+// are in checkpoint/phase_folder.h and restore/checkpoint_source.h.
+//
+// Thread-safety: free functions are reentrant.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/core/status.h"
+
+namespace iofab {
+
+inline constexpr std::string_view kManifestFormat = "iofab-checkpoint";
+inline constexpr int kManifestVersion = 1;
+
+struct ShardEntry {
+  std::string name;  // a plain file name in the step folder
+  uint64_t bytes = 0;
+  uint64_t xxh3 = 0;  // XXH3-64 of the file's bytes
+  int rank = -1;      // the writer, for people reading the manifest; -1 unknown
+  int worker = -1;
+};
+
+struct Manifest {
+  uint64_t step = 0;
+  std::string phase;                 // the checkpoint phase that wrote it
+  std::string created;               // RFC 3339, UTC
+  uint64_t committed_unix_ns = 0;    // orders checkpoints of one run: the newest is the nearest earlier phase
+  double full_checkpoint_bytes = 0;  // the full-size model's checkpoint (before scale); 0: the shards' total
+  double scale = 1;                  // full size / written size, as the checkpoint phase ran
+  std::vector<ShardEntry> shards;
+
+  uint64_t total_bytes() const;
+  // full_checkpoint_bytes, or the shards' total when it was not recorded.
+  double full_bytes() const;
+};
+
+std::string manifest_to_json_text(const Manifest& m);
+// Validates everything a restore relies on; an error names the field,
+// e.g. "shards[3].xxh3: expected 16 hex digits, got \"xyz\"".
+Status parse_manifest(std::string_view text, Manifest* out);
+
+}  // namespace iofab

@@ -1,0 +1,248 @@
+#include "workloads/checkpoint/results.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "harness/core/units.h"
+#include "harness/engines/cufile_engine.h"
+#include "harness/engines/engine_choice.h"
+#include "workloads/checkpoint/budget.h"
+
+namespace iofab {
+namespace {
+
+using nlohmann::json;
+
+double finite_or_zero(double v) { return std::isfinite(v) ? v : 0; }
+
+json local_result(int rank, const CheckpointRun& mine) {
+  json cps = json::array();
+  for (const auto& c : mine.done) {
+    cps.push_back({{"stall_ns", c.stall_ns},
+                   {"write_start_ns", c.write_start_ns == UINT64_MAX ? 0 : c.write_start_ns},
+                   {"write_end_ns", c.write_end_ns},
+                   {"drain_ns", c.drain_ns},
+                   {"bytes", c.bytes},
+                   {"wrote", c.write_start_ns != UINT64_MAX}});
+  }
+  return {{"rank", rank},
+          {"tally", mine.tally.to_json()},
+          {"checkpoints", cps},
+          {"error", mine.worst.ok() ? "" : mine.worst.message()},
+          {"code", static_cast<int>(mine.worst.code())}};
+}
+
+// Every rank's results, as rank 0 merges them.
+struct AllRanks {
+  explicit AllRanks(uint64_t series_interval_ns) : total(series_interval_ns) {}
+  IoTally total;
+  json per_rank = json::array();
+  std::vector<json> checkpoints;  // per rank, its LocalCheckpoints as sent
+};
+
+Status merge_ranks(const std::vector<std::string>& gathered, uint64_t series_interval_ns, AllRanks* all,
+                   Status* worst) {
+  for (size_t r = 0; r < gathered.size(); ++r) {
+    json j = json::parse(gathered[r], nullptr, false);
+    IoTally t(series_interval_ns);
+    if (j.is_discarded() || !t.from_json(j["tally"]) || !j["checkpoints"].is_array()) {
+      return Status::Internal("rank " + std::to_string(r) + " sent a bad result");
+    }
+    all->total.merge(t);
+    all->checkpoints.push_back(j["checkpoints"]);
+    all->per_rank.push_back({{"rank", r}, {"bytes", t.bytes}, {"error", j["error"]}});
+    if (!j["error"].get<std::string>().empty()) {
+      keep_worst(worst, Status::FromCode(static_cast<Status::Code>(j["code"].get<int>()),
+                                         (gathered.size() > 1 ? "rank " + std::to_string(r) + ": " : "") +
+                                             j["error"].get<std::string>()));
+    }
+  }
+  return Status::Ok();
+}
+
+// The checkpoints as all ranks saw them, judged against the budget.
+struct Judged {
+  json per_cp = json::array();
+  double stall_max = 0, stall_sum = 0, drain_max = 0, commit_max = 0, delete_max = 0;
+  double write_bytes_sum = 0, write_seconds_sum = 0, bytes_per_cp = 0;
+  double worst_projected = 0;
+  uint64_t committed = 0;
+};
+
+// Per checkpoint: the slowest rank's stall, the span of all ranks' writes.
+Judged judge_checkpoints(const CheckpointParams& p, const CheckpointRun& mine, const AllRanks& all,
+                         double allowed) {
+  const double full = p.full_bytes;
+  Judged jd;
+  for (size_t i = 0; i < mine.done.size() && i < mine.commits.size(); ++i) {
+    double stall = 0, drain = 0, bytes = 0;
+    uint64_t ws = UINT64_MAX, we = 0;
+    for (const auto& rc : all.checkpoints) {
+      if (i >= rc.size()) continue;
+      const json& c = rc[i];
+      stall = std::max(stall, c["stall_ns"].get<uint64_t>() * 1e-9);
+      drain = std::max(drain, c["drain_ns"].get<uint64_t>() * 1e-9);
+      bytes += c["bytes"].get<double>();
+      if (c["wrote"].get<bool>()) {
+        ws = std::min(ws, c["write_start_ns"].get<uint64_t>());
+        we = std::max(we, c["write_end_ns"].get<uint64_t>());
+      }
+    }
+    const CommitRecord& rec = mine.commits[i];
+    // Sync: the burst's writes and fsyncs; async: the longest drain (writes and fsyncs in the background).
+    const double write_s = p.async ? drain : (ws == UINT64_MAX || we < ws ? 0.0 : (we - ws) * 1e-9);
+    const BudgetVerdict v = evaluate_budget(allowed, stall, bytes, full);
+    ++jd.committed;
+    jd.bytes_per_cp = bytes;
+    jd.stall_max = std::max(jd.stall_max, stall);
+    jd.stall_sum += stall;
+    jd.drain_max = std::max(jd.drain_max, drain);
+    jd.commit_max = std::max(jd.commit_max, rec.commit_ns * 1e-9);
+    jd.delete_max = std::max(jd.delete_max, rec.delete_ns * 1e-9);
+    jd.write_bytes_sum += bytes;
+    jd.write_seconds_sum += write_s;
+    jd.worst_projected = std::max(jd.worst_projected, v.projected_seconds);
+    json cpj = {{"step", rec.step},
+                {"bytes", bytes},
+                {"stall_seconds", stall},
+                {"write_seconds", write_s},
+                {"write_bytes_per_s", write_s > 0 ? bytes / write_s : 0.0},
+                {"commit_seconds", rec.commit_ns * 1e-9},
+                {"delete_seconds", rec.delete_ns * 1e-9},
+                {"deleted_checkpoints", rec.deleted},
+                {"budget", to_json(v)}};
+    if (p.async) {
+      cpj["drain_seconds"] = drain;
+      cpj["drained_before_next"] = !rec.overran;
+      if (rec.overran) cpj["budget"]["passed"] = false;
+    }
+    jd.per_cp.push_back(cpj);
+  }
+  return jd;
+}
+
+void fill_metrics(const CheckpointParams& p, const ShardLayout& l, const CheckpointRun& mine,
+                  const AllRanks& all, const Judged& jd, double allowed, const BudgetVerdict& overall,
+                  PhaseResult* result) {
+  const double full = p.full_bytes;
+  const IoTally& total = all.total;
+  auto& m = result->metrics;
+  m["checkpoints"] = static_cast<double>(jd.committed);
+  m["checkpoint_bytes"] = static_cast<double>(l.checkpoint_bytes());
+  m["full_checkpoint_bytes"] = full;
+  m["shards"] = static_cast<double>(l.shards);
+  m["write_bytes"] = static_cast<double>(total.bytes);
+  m["write_bytes_per_s"] = jd.write_seconds_sum > 0 ? jd.write_bytes_sum / jd.write_seconds_sum : 0.0;
+  m["stall_seconds_max"] = jd.stall_max;
+  m["stall_seconds_mean"] = jd.committed > 0 ? jd.stall_sum / static_cast<double>(jd.committed) : 0.0;
+  m["drain_seconds_max"] = jd.drain_max;
+  m["commit_seconds_max"] = jd.commit_max;
+  m["delete_seconds_max"] = jd.delete_max;
+  m["allowed_stall_seconds"] = allowed;
+  m["required_bytes_per_s"] = finite_or_zero(overall.required_bytes_per_s);
+  m["stall_bytes_per_s"] = overall.measured_bytes_per_s;
+  m["projected_stall_seconds"] = finite_or_zero(overall.projected_seconds);
+  m["budget_margin"] = finite_or_zero(overall.margin);
+  m["latency_p50_s"] = total.latency.percentile(0.50) * 1e-9;
+  m["latency_p99_s"] = total.latency.percentile(0.99) * 1e-9;
+  m["latency_max_s"] = total.latency.max() * 1e-9;
+  if (p.async) {
+    m["drain_overruns"] = static_cast<double>(mine.overruns);
+    const double projected_drain = jd.bytes_per_cp > 0 ? jd.drain_max * full / jd.bytes_per_cp : 0.0;
+    m["projected_drain_seconds"] = projected_drain;
+    // The background write of a full-size checkpoint must end before the next one is due.
+    m["drain_margin"] =
+        projected_drain > 0 ? std::max(0.0, p.interval_s - overall.projected_seconds) / projected_drain : 0.0;
+  }
+}
+
+void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const ShardLayout& l,
+                  const CheckpointRun& mine, const AllRanks& all, const Judged& jd,
+                  const BudgetVerdict& overall, PhaseResult* result) {
+  const IoTally& total = all.total;
+  json budget = to_json(overall);
+  budget["rule"] = "stall <= budget_fraction x interval";
+  budget["budget_fraction"] = p.budget_fraction;
+  budget["interval_seconds"] = p.interval_s;
+  budget["scale"] = p.scale;
+  budget["assumption"] =
+      "projected stall = full-size checkpoint bytes / the aggregate bytes/s measured on the slowest "
+      "checkpoint "
+      "of this run (" +
+      std::to_string(l.shards) + " writers): it assumes that bandwidth holds at full scale";
+  budget["worst_checkpoint_projected_seconds"] = finite_or_zero(jd.worst_projected);
+  result->details["budget"] = budget;
+  result->details["checkpoints"] = jd.per_cp;
+  result->details["mode"] = p.async ? "async" : "sync";
+  result->details["stall_definition"] =
+      p.async
+          ? "copy of every shard into host staging memory; the write and its fsync drain in the background"
+          : "write + fsync of every shard + commit (manifest, fsyncs, rename)";
+  result->details["layout"] = {{"ranks", ctx.comm.size()},
+                               {"workers", p.workers},
+                               {"writer_fraction", p.writer_fraction},
+                               {"shards", l.shards},
+                               {"shard_bytes", l.shard_bytes},
+                               {"checkpoint_bytes", l.checkpoint_bytes()},
+                               {"full_checkpoint_bytes", p.full_bytes},
+                               {"scale", p.scale},
+                               {"folder", ctx.run_dir_path + "/" + ctx.phase_name},
+                               {"kept_checkpoints", p.keep}};
+  if (p.params > 0) {
+    result->details["model"] = {{"params", p.params}, {"bytes_per_param", p.bytes_per_param}};
+  }
+  result->details["timing"] = {{"interval_seconds", p.interval_s},
+                               {"gap_seconds", p.gap_s},
+                               {"note",
+                                "interval is the training job's checkpoint interval (the budget); gap is "
+                                "how long this run computed between checkpoints"}};
+  result->details["stale_tmp_removed"] = mine.stale_removed;
+  result->details["latency"] = latency_summary_json(total.latency);
+  result->details["latency_histogram"] = total.latency.to_json();
+  result->details["series"] = total.series.to_json();
+  result->details["per_rank"] = all.per_rank;
+  result->details["engine"] = resolve_engine_name(p.engine);
+  if (result->details["engine"] == "cufile") result->details["engine_mode"] = cufile_mode_text();
+}
+
+}  // namespace
+
+Status report_checkpoints(PhaseContext& ctx, const CheckpointParams& p, const ShardLayout& l,
+                          const CheckpointRun& mine, PhaseResult* result) {
+  std::vector<std::string> gathered;
+  Status g = ctx.comm.gather(local_result(ctx.comm.rank(), mine).dump(), &gathered, 0);
+  if (!g.ok()) return g;
+  Status worst = mine.worst;
+  if (ctx.comm.rank() != 0) return worst;
+
+  AllRanks all(p.series_interval_ns);
+  Status m = merge_ranks(gathered, p.series_interval_ns, &all, &worst);
+  if (!m.ok()) return m;
+  const double allowed = allowed_stall_seconds(p.interval_s, p.budget_fraction);
+  const Judged jd = judge_checkpoints(p, mine, all, allowed);
+  // The overall verdict is the worst checkpoint's: every checkpoint must fit the budget.
+  const BudgetVerdict overall = evaluate_budget(allowed, jd.stall_max, jd.bytes_per_cp, p.full_bytes);
+  fill_metrics(p, l, mine, all, jd, allowed, overall, result);
+  fill_details(ctx, p, l, mine, all, jd, overall, result);
+  if (!p.direct) {
+    result->warnings.push_back(
+        "buffered writes (direct: false): the page cache absorbs writes until each shard's "
+        "fsync, which is inside the measured time");
+  }
+  if (p.async && mine.overruns > 0) {
+    const std::string msg = std::to_string(mine.overruns) +
+                            " checkpoint(s) started before the previous one had drained "
+                            "(longest drain " +
+                            units::format_duration(jd.drain_max) + ", gap " +
+                            units::format_duration(p.gap_s) +
+                            "): storage cannot keep up with asynchronous "
+                            "checkpoints at this gap";
+    result->warnings.push_back(msg);
+    keep_worst(&worst, Status::IoError(msg));
+  }
+  return worst;
+}
+
+}  // namespace iofab

@@ -1,0 +1,77 @@
+// How a checkpoint's bytes get out: each writer (one worker of one rank)
+// writes its shard of a step through its own Engine into step-N.tmp/ and
+// fsyncs it, hashing every block as it goes (the manifest's xxh3).
+//
+// Sync mode writes from a small ring of blocks, stamped per step so every
+// checkpoint's data differs. Async mode first copies the whole shard from
+// the emulated accelerator state into host staging memory (the stall, as
+// torch.distributed.checkpoint's async_save copies to pinned memory), then
+// a drain thread writes the staging copy while training goes on.
+//
+// Thread-safety: one Writer is used by one thread at a time (its worker, or
+// its drain thread once start_drain ran until the drain is joined).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness/core/status.h"
+#include "harness/engines/engine.h"
+#include "harness/engines/io_buffers.h"
+#include "harness/phase/phase.h"
+#include "harness/stats/io_tally.h"
+#include "workloads/checkpoint/params.h"
+#include "workloads/checkpoint/shard_layout.h"
+
+namespace iofab {
+
+struct Writer {
+  int rank = 0;
+  unsigned worker = 0;
+  bool active = false;  // writer_fraction < 1 leaves some workers idle
+  uint64_t shard = 0;
+  std::string file;
+  std::unique_ptr<Engine> engine;
+  IoBuffers ring;     // sync: queue_depth blocks, filled once, stamped before each write
+  IoBuffers staging;  // async: the host copy of the shard, one buffer per block
+  IoBuffers source;   // async: the emulated accelerator state
+  IoTally tally;
+  // The checkpoint in progress, in ns of CLOCK_MONOTONIC.
+  Status status;
+  uint64_t bytes = 0;
+  uint64_t xxh3 = 0;
+  uint64_t start_ns = 0;
+  uint64_t end_ns = 0;
+  std::thread drain;
+  std::atomic<bool> drained{true};
+};
+
+// What every write of one run of the phase shares; it outlives the drains.
+struct WriteContext {
+  const CheckpointParams& p;
+  const PhaseContext& ctx;
+  const ShardLayout& layout;
+  int phase_fd = -1;
+  uint64_t phase_t0 = 0;  // series and spans count from here
+};
+
+// Async mode holds a host copy of every shard: fails when this rank's
+// active writers need more than 90% of the memory available.
+Status check_staging_memory(const std::vector<Writer>& writers, const ShardLayout& l);
+// Untimed: the engine, and the ring (sync) or staging and source buffers
+// (async), filled once. An inactive writer needs nothing.
+Status setup_writer(const CheckpointParams& p, const PhaseContext& ctx, const ShardLayout& l, Writer* wk);
+// Async stall: the copy of the shard from accelerator state to host staging, timed.
+void snapshot_shard(const CheckpointParams& p, const ShardLayout& l, Writer* wk);
+// Writes wk's shard of step into phase/step-N.tmp/ and fsyncs it, from the
+// ring (sync) or the staging copy (async); sets wk's bytes, xxh3 and span.
+Status write_shard(const WriteContext& wc, uint64_t step, Writer* wk);
+// Async: write_shard of step on wk's drain thread; wk->status holds its
+// outcome and wk->drained turns true when it ends.
+void start_drain(const WriteContext& wc, uint64_t step, Writer* wk);
+
+}  // namespace iofab

@@ -1,0 +1,167 @@
+#include "workloads/restore/restore_phase.h"
+
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "harness/fs/diskstats.h"
+#include "harness/phase/params.h"
+#include "harness/phase/worker_group.h"
+#include "workloads/checkpoint/shard_layout.h"
+#include "workloads/restore/checkpoint_source.h"
+#include "workloads/restore/params.h"
+#include "workloads/restore/read_plan.h"
+#include "workloads/restore/reader.h"
+#include "workloads/restore/results.h"
+
+namespace iofab {
+namespace {
+
+using nlohmann::json;
+
+class RestorePhase final : public Phase {
+ public:
+  explicit RestorePhase(RestoreParams p) : p_(std::move(p)) {}
+
+  std::optional<uint64_t> planned_bytes(int) const override { return 0; }  // reads only
+  Status run(PhaseContext& ctx, PhaseResult* result) override;
+
+ private:
+  // Rank 0 finds the checkpoint and its manifest; every rank reads the same one.
+  Status locate(PhaseContext& ctx, LocatedCheckpoint* cp) const;
+
+  RestoreParams p_;
+};
+
+Status RestorePhase::locate(PhaseContext& ctx, LocatedCheckpoint* cp) const {
+  std::string msg;
+  if (ctx.comm.rank() == 0) {
+    Source src = find_checkpoint(p_, ctx);
+    msg =
+        json({{"error", src.error}, {"external", src.external}, {"dir", src.dir}, {"manifest", src.manifest}})
+            .dump();
+  }
+  Status st = ctx.comm.broadcast(&msg, 0);
+  json src = json::parse(msg, nullptr, false);
+  if (st.ok() && (src.is_discarded() || !src.is_object()))
+    st = Status::Internal("bad checkpoint location from rank 0");
+  if (st.ok() && !src["error"].get<std::string>().empty())
+    st = Status::IoError(src["error"].get<std::string>());
+  if (st.ok()) st = parse_manifest(src["manifest"].get<std::string>(), &cp->manifest);
+  if (st.ok()) {
+    cp->external = src["external"].get<bool>();
+    cp->dir = src["dir"].get<std::string>();
+  }
+  return st;
+}
+
+Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
+  const int rank = ctx.comm.rank();
+  const int ranks = ctx.comm.size();
+  LocatedCheckpoint cp;
+  Status st = locate(ctx, &cp);
+  const Manifest& m = cp.manifest;
+  int step_fd = -1;
+  if (st.ok()) st = open_step_folder(ctx.run_dir_fd, cp.external, cp.dir, &step_fd);
+
+  const uint64_t readers = static_cast<uint64_t>(ranks) * p_.workers;
+  std::vector<Reader> rds(p_.workers);
+  for (auto& rd : rds) rd.tally = IoTally(p_.series_interval_ns);
+  uint64_t my_bytes = 0;
+  if (st.ok()) {
+    ReadPlan plan = plan_reads(m, p_.fanout, rank, ranks, p_.workers);
+    for (unsigned w = 0; w < p_.workers; ++w) rds[w].tasks = std::move(plan.tasks[w]);
+    my_bytes = plan.bytes;
+  }
+  ctx.progress.total_bytes.store(my_bytes);
+
+  // Device counters: the bytes the disk really read, beside the bytes asked for.
+  const std::string block_device = cp.external ? block_device_of(cp.dir) : ctx.target.block_device;
+  std::optional<DiskCounters> before;
+  if (!block_device.empty()) before = read_disk_counters(block_device);
+
+  WorkerRun run;
+  Status barrier = run_workers(
+      ctx.comm, p_.workers, [&](unsigned w) { return st.ok() ? setup_reader(p_, step_fd, m, &rds[w]) : st; },
+      [&](unsigned w, uint64_t t0) { return read_shards(p_, ctx, step_fd, m, t0, &rds[w]); }, &run);
+  Status local = st.ok() ? (barrier.ok() ? run.first_error() : barrier) : st;
+
+  std::optional<DiskCounters> after;
+  if (before) after = read_disk_counters(block_device);
+  for (auto& rd : rds) rd.engine.reset();
+  close_step_folder(step_fd);
+  std::optional<uint64_t> device_read;
+  if (after && before) device_read = (*after - *before).read_bytes;
+  return report_restore(ctx, p_, cp, readers, rds, device_read, local, result);
+}
+
+}  // namespace
+
+std::unique_ptr<Phase> parse_restore(ParamReader& r) {
+  RestoreParams p;
+  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "cufile", "null"});
+  p.direct = r.boolean("direct", false);
+  p.workers = static_cast<unsigned>(r.integer("workers", 1, 1, 1024));
+  p.fanout = static_cast<unsigned>(r.integer("fanout", kDefaultFanout, 1, kMaxFanout));
+  p.checkpoint = r.string("checkpoint", "");
+  p.from = r.string("from", "");
+  p.restore_budget_s = r.duration("restore_budget", 0, 0, kMaxIntervalSeconds);
+  p.drop_cache = r.boolean("drop_cache", true);
+  p.block_size = r.size("block_size", 1ULL << 20, 512, 256ULL << 20);
+  p.queue_depth = static_cast<unsigned>(r.integer("queue_depth", 16, 1, 4096));
+  p.series_interval_ns = static_cast<uint64_t>(r.duration("series_interval", 0.1, 0.001, 3600) * 1e9);
+  if (!p.checkpoint.empty() && !p.from.empty()) {
+    r.fail("from", "give either checkpoint (a checkpoint phase of this run) or from (a folder), not both");
+  }
+  if (!p.from.empty() && p.from.front() != '/') {
+    r.fail("from",
+           "expected an absolute folder path like \"/data/iofab-20260101T000000Z-abc123/checkpoint/step-3\"");
+  }
+  for (char c : p.checkpoint) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) {
+      r.fail("checkpoint", "expected the name of a checkpoint phase (letters, digits, '_' and '-')");
+      break;
+    }
+  }
+  if (p.direct && p.block_size % kShardAlign != 0) {
+    r.fail("block_size", "must be a multiple of 4KiB when direct is true (O_DIRECT alignment)");
+  }
+  return std::make_unique<RestorePhase>(std::move(p));
+}
+
+const std::vector<MetricInfo>& restore_metrics() {
+  static const std::vector<MetricInfo> kMetrics = {
+      {"read_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+       "aggregate: bytes read / (last end - first start)"},
+      {"restore_seconds", Unit::kSeconds, Better::kLower,
+       "first read's start to last reader's end, verification included"},
+      {"read_write_ratio", Unit::kRatio, Better::kNeither,
+       "bytes read / checkpoint bytes (fanout when every shard is read)"},
+      {"corrupt_shards", Unit::kCount, Better::kLower,
+       "shards missing, of the wrong size, unreadable or failing xxh3"},
+      {"read_bytes", Unit::kBytes, Better::kNeither, "bytes read by all ranks"},
+      {"verify_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+       "xxh3 bytes hashed per second of hashing, per core"},
+      {"verified_bytes", Unit::kBytes, Better::kNeither, "bytes checked against the manifest"},
+      {"checkpoint_bytes", Unit::kBytes, Better::kNeither, "bytes of the checkpoint (the manifest's shards)"},
+      {"shards", Unit::kCount, Better::kNeither, "shard files in the checkpoint"},
+      {"full_read_bytes", Unit::kBytes, Better::kNeither, "fanout x full-size checkpoint bytes"},
+      {"projected_restore_seconds", Unit::kSeconds, Better::kLower, "full_read_bytes / read_bytes_per_s"},
+      {"allowed_restore_seconds", Unit::kSeconds, Better::kNeither, "restore_budget (when set)"},
+      {"required_read_bytes_per_s", Unit::kBytesPerSecond, Better::kNeither,
+       "full_read_bytes / restore_budget (when set)"},
+      {"restore_budget_margin", Unit::kRatio, Better::kHigher,
+       "restore_budget / projected restore seconds (when set); >= 1 passes"},
+      {"cache_resident_fraction", Unit::kFraction, Better::kLower,
+       "buffered reads: fraction of the checkpoint in the page cache after dropping it, before reading"},
+      {"device_read_bytes", Unit::kBytes, Better::kNeither,
+       "bytes the block device read (/proc/diskstats), per host"},
+      {"latency_p50_s", Unit::kSeconds, Better::kLower, "per-read latency, median"},
+      {"latency_p99_s", Unit::kSeconds, Better::kLower, "per-read latency, 99th percentile"},
+      {"latency_max_s", Unit::kSeconds, Better::kLower, "per-read latency, max"},
+  };
+  return kMetrics;
+}
+
+}  // namespace iofab

@@ -1,0 +1,241 @@
+#include "workloads/restore/results.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "harness/core/units.h"
+#include "harness/engines/cufile_engine.h"
+#include "harness/engines/engine_choice.h"
+#include "workloads/checkpoint/budget.h"
+
+namespace iofab {
+namespace {
+
+using nlohmann::json;
+
+double finite_or_zero(double v) { return std::isfinite(v) ? v : 0; }
+
+// This rank's readers, merged, as rank 0 receives them; *drop_problem gets the first reader's.
+json local_result(int rank, const RestoreParams& p, const std::vector<Reader>& rds,
+                  std::optional<uint64_t> device_read_bytes, const Status& local, std::string* drop_problem) {
+  IoTally mine(p.series_interval_ns);
+  uint64_t verify_ns = 0, verified = 0, checked = 0, resident = 0;
+  json bad = json::array();
+  for (const auto& rd : rds) {
+    mine.merge(rd.tally);
+    verify_ns += rd.verify_ns;
+    verified += rd.verified_bytes;
+    checked += rd.checked_bytes;
+    resident += rd.resident_bytes;
+    if (drop_problem->empty()) *drop_problem = rd.drop_problem;
+    for (const auto& b : rd.bad) bad.push_back({{"name", b.name}, {"reason", b.reason}, {"io", b.io}});
+  }
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return {{"rank", rank},
+          {"host", host},
+          {"tally", mine.to_json()},
+          {"verify_ns", verify_ns},
+          {"verified_bytes", verified},
+          {"checked_bytes", checked},
+          {"resident_bytes", resident},
+          {"drop_problem", *drop_problem},
+          {"bad", bad},
+          {"device_read_bytes", device_read_bytes ? json(*device_read_bytes) : json(nullptr)},
+          {"error", local.ok() ? "" : local.message()},
+          {"code", static_cast<int>(local.code())}};
+}
+
+// Every rank's results, as rank 0 merges them.
+struct AllRanks {
+  explicit AllRanks(uint64_t series_interval_ns) : total(series_interval_ns) {}
+  IoTally total;
+  json per_rank = json::array();
+  std::map<std::string, std::string> bad_shards;  // name -> first reason
+  bool unreadable = false;                        // a shard could not be read: an error, not a verdict
+  double device_bytes = 0;
+  bool have_device = false;
+  uint64_t verify_ns = 0, verified = 0, checked = 0, resident = 0;
+  std::string drop_problem;
+};
+
+Status merge_ranks(const std::vector<std::string>& gathered, uint64_t series_interval_ns, AllRanks* all,
+                   Status* worst) {
+  std::set<std::string> hosts_counted;
+  for (size_t r = 0; r < gathered.size(); ++r) {
+    json j = json::parse(gathered[r], nullptr, false);
+    IoTally t(series_interval_ns);
+    if (j.is_discarded() || !t.from_json(j["tally"]))
+      return Status::Internal("rank " + std::to_string(r) + " sent a bad result");
+    all->total.merge(t);
+    all->verify_ns += j["verify_ns"].get<uint64_t>();
+    all->verified += j["verified_bytes"].get<uint64_t>();
+    all->checked += j["checked_bytes"].get<uint64_t>();
+    all->resident += j["resident_bytes"].get<uint64_t>();
+    if (all->drop_problem.empty()) all->drop_problem = j["drop_problem"].get<std::string>();
+    all->per_rank.push_back({{"rank", r},
+                             {"bytes", t.bytes},
+                             {"seconds", t.seconds()},
+                             {"bytes_per_s", t.bytes_per_s()},
+                             {"error", j["error"]}});
+    if (!j["error"].get<std::string>().empty() && r != 0) {
+      keep_worst(worst, Status::FromCode(static_cast<Status::Code>(j["code"].get<int>()),
+                                         "rank " + std::to_string(r) + ": " + j["error"].get<std::string>()));
+    }
+    for (const auto& b : j["bad"]) {
+      all->bad_shards.emplace(b["name"].get<std::string>(), b["reason"].get<std::string>());
+      all->unreadable = all->unreadable || b["io"].get<bool>();
+    }
+    // One figure per host: ranks on one host share its disk counters.
+    if (!j["device_read_bytes"].is_null() && hosts_counted.insert(j["host"].get<std::string>()).second) {
+      all->device_bytes += j["device_read_bytes"].get<double>();
+      all->have_device = true;
+    }
+  }
+  return Status::Ok();
+}
+
+void fill_metrics(const RestoreParams& p, const Manifest& m, const AllRanks& all, PhaseResult* result) {
+  const IoTally& total = all.total;
+  const double ckpt_bytes = static_cast<double>(m.total_bytes());
+  const double restore_s = total.seconds();
+  const double read_bps = total.bytes_per_s();
+  const double full_read = restore_read_bytes(m.full_bytes(), p.fanout);
+  auto& mt = result->metrics;
+  mt["read_bytes"] = static_cast<double>(total.bytes);
+  mt["restore_seconds"] = restore_s;
+  mt["read_bytes_per_s"] = read_bps;
+  mt["read_write_ratio"] = ckpt_bytes > 0 ? static_cast<double>(total.bytes) / ckpt_bytes : 0.0;
+  mt["verify_bytes_per_s"] =
+      all.verify_ns > 0 ? static_cast<double>(all.verified) / (all.verify_ns * 1e-9) : 0.0;
+  mt["verified_bytes"] = static_cast<double>(all.verified);
+  mt["corrupt_shards"] = static_cast<double>(all.bad_shards.size());
+  mt["checkpoint_bytes"] = ckpt_bytes;
+  mt["shards"] = static_cast<double>(m.shards.size());
+  mt["full_read_bytes"] = full_read;
+  mt["projected_restore_seconds"] = finite_or_zero(projected_seconds(full_read, read_bps));
+  mt["latency_p50_s"] = total.latency.percentile(0.50) * 1e-9;
+  mt["latency_p99_s"] = total.latency.percentile(0.99) * 1e-9;
+  mt["latency_max_s"] = total.latency.max() * 1e-9;
+  if (!p.direct) {
+    mt["cache_resident_fraction"] =
+        all.checked > 0 ? static_cast<double>(all.resident) / static_cast<double>(all.checked) : 0.0;
+  }
+  if (all.have_device) mt["device_read_bytes"] = all.device_bytes;
+  if (p.restore_budget_s > 0) {
+    const BudgetVerdict v =
+        evaluate_budget(p.restore_budget_s, restore_s, static_cast<double>(total.bytes), full_read);
+    mt["allowed_restore_seconds"] = v.allowed_seconds;
+    mt["required_read_bytes_per_s"] = finite_or_zero(v.required_bytes_per_s);
+    mt["restore_budget_margin"] = finite_or_zero(v.margin);
+    json b = to_json(v);
+    b["assumption"] =
+        "projected restore = fanout x full-size checkpoint bytes / the read bytes/s measured here: "
+        "it assumes that bandwidth holds at full scale";
+    result->details["restore_budget"] = b;
+  }
+}
+
+void fill_details(const PhaseContext& ctx, const RestoreParams& p, const LocatedCheckpoint& cp,
+                  uint64_t readers, const AllRanks& all, PhaseResult* result) {
+  const Manifest& m = cp.manifest;
+  const IoTally& total = all.total;
+  result->details["checkpoint"] = {{"folder", cp.external ? cp.dir : ctx.run_dir_path + "/" + cp.dir},
+                                   {"from_another_run", cp.external},
+                                   {"step", m.step},
+                                   {"written_by_phase", m.phase},
+                                   {"created", m.created},
+                                   {"shards", m.shards.size()},
+                                   {"bytes", m.total_bytes()},
+                                   {"full_checkpoint_bytes", m.full_bytes()},
+                                   {"scale", m.scale}};
+  result->details["fanout"] = p.fanout;
+  result->details["readers"] = readers;
+  result->details["verify_seconds"] = all.verify_ns * 1e-9;
+  json bad_list = json::array();
+  for (const auto& [name, reason] : all.bad_shards) bad_list.push_back({{"name", name}, {"reason", reason}});
+  result->details["bad_shards"] = bad_list;
+  result->details["latency"] = latency_summary_json(total.latency);
+  result->details["latency_histogram"] = total.latency.to_json();
+  result->details["series"] = total.series.to_json();
+  result->details["per_rank"] = all.per_rank;
+  result->details["engine"] = resolve_engine_name(p.engine);
+  if (result->details["engine"] == "cufile") result->details["engine_mode"] = cufile_mode_text();
+}
+
+void add_warnings(const RestoreParams& p, const AllRanks& all, PhaseResult* result) {
+  if (!p.direct) {
+    result->warnings.push_back(
+        "buffered reads (direct: false): readers of one shard on one host share the page "
+        "cache, so only the first read of each shard there comes from storage");
+    if (!p.drop_cache) {
+      result->warnings.push_back(
+          "drop_cache: false: cached pages of the checkpoint were kept; the restore may be warm");
+    } else if (!all.drop_problem.empty()) {
+      result->warnings.push_back("could not drop cached pages (" + all.drop_problem +
+                                 "): the restore may be partly warm");
+    }
+    if (all.checked > 0 && all.resident > all.checked / 100) {
+      result->warnings.push_back(
+          units::format_bytes(static_cast<double>(all.resident)) + " of " +
+          units::format_bytes(static_cast<double>(all.checked)) +
+          " stayed in the page cache after dropping it: restore figures partly measure memory");
+    }
+  }
+  if (resolve_engine_name(p.engine) == "null") {
+    result->warnings.push_back("engine null moves no data: nothing was verified");
+  }
+}
+
+// Bad shards: the phase fails verification, or errs when one could not be read.
+void judge_shards(const Manifest& m, const AllRanks& all, Status* worst, PhaseResult* result) {
+  if (all.bad_shards.empty() || worst->code() == Status::Code::kInterrupted) return;
+  std::string text = "restore failed verification: " + std::to_string(all.bad_shards.size()) + " of " +
+                     std::to_string(m.shards.size()) + " shards bad:";
+  size_t n = 0;
+  for (const auto& [name, reason] : all.bad_shards) {
+    if (n++ == 8) {
+      text += " ... (" + std::to_string(all.bad_shards.size() - 8) + " more in details.bad_shards)";
+      break;
+    }
+    text += " " + name + ": " + reason + ";";
+  }
+  if (text.back() == ';') text.pop_back();
+  // A checkpoint that reads back wrong is what the phase is there to catch: a failed phase with its
+  // metrics (corrupt_shards) and checks, exit 1. Only a shard it could not read makes it an error.
+  if (worst->ok() && !all.unreadable)
+    result->failure = text;
+  else if (worst->ok())
+    *worst = Status::IoError(text);
+  else
+    *worst = Status::IoError(worst->message() + "; " + text);
+}
+
+}  // namespace
+
+Status report_restore(PhaseContext& ctx, const RestoreParams& p, const LocatedCheckpoint& cp,
+                      uint64_t readers, const std::vector<Reader>& rds,
+                      std::optional<uint64_t> device_read_bytes, const Status& local, PhaseResult* result) {
+  AllRanks all(p.series_interval_ns);
+  const json mine = local_result(ctx.comm.rank(), p, rds, device_read_bytes, local, &all.drop_problem);
+  std::vector<std::string> gathered;
+  Status g = ctx.comm.gather(mine.dump(), &gathered, 0);
+  if (!g.ok()) return g;
+  if (ctx.comm.rank() != 0) return local;
+
+  Status worst = local;
+  Status s = merge_ranks(gathered, p.series_interval_ns, &all, &worst);
+  if (!s.ok()) return s;
+  fill_metrics(p, cp.manifest, all, result);
+  fill_details(ctx, p, cp, readers, all, result);
+  add_warnings(p, all, result);
+  judge_shards(cp.manifest, all, &worst, result);
+  return worst;
+}
+
+}  // namespace iofab

@@ -1,0 +1,27 @@
+// The restore phase's result: every rank sends rank 0 what its readers
+// measured and found; rank 0 merges it (disk counters once per host), judges
+// the restore against restore_budget at full size and fills the metrics,
+// details and warnings. A bad shard fails the phase by name: `failed` when
+// the checkpoint is wrong, an error when a shard could not be read.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "harness/core/status.h"
+#include "harness/phase/phase.h"
+#include "workloads/restore/checkpoint_source.h"
+#include "workloads/restore/params.h"
+#include "workloads/restore/reader.h"
+
+namespace iofab {
+
+// Collective. readers: ranks x workers; device_read_bytes: what this host's
+// disk read during the restore, when known; local: this rank's outcome.
+// Returns local on ranks other than 0; on rank 0 the phase's outcome.
+Status report_restore(PhaseContext& ctx, const RestoreParams& p, const LocatedCheckpoint& cp,
+                      uint64_t readers, const std::vector<Reader>& rds,
+                      std::optional<uint64_t> device_read_bytes, const Status& local, PhaseResult* result);
+
+}  // namespace iofab
