@@ -8,23 +8,25 @@
 // second read. A ring larger than the queue depth (2x is plenty) keeps
 // `depth` reads in flight while early blocks wait for a late one.
 //
-// Short transfers are resubmitted for the rest, kBusy answers are retried,
-// an error stops submission, drains what is in flight (the kernel may still
-// be writing into the ring) and is returned with the errno text. Latency is
-// per block, from its first queue() to its completion being reaped.
+// The I/O itself (short transfers, kBusy answers, errors and the drain
+// after one: the kernel may still be writing into the ring) is IoDriver's,
+// shared with IoPump; an error stops submission and is returned with the
+// errno text and the failed read's file offset. Latency is per block, from
+// its first queue() to its completion being reaped.
 //
 // Thread-safety: one reader per worker thread, like the Engine it drives.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
 #include "harness/engines/engine.h"
 #include "harness/engines/io_buffers.h"
-#include "harness/engines/io_pump.h"
+#include "harness/engines/io_driver.h"
+#include "harness/engines/io_pump.h"  // readers back what IoPump wrote; their tests use both
 #include "harness/stats/histogram.h"
 #include "harness/stats/time_series.h"
 
@@ -43,12 +45,10 @@ class InOrderReader {
         ring_(ring),
         depth_(depth),
         fixed_(fixed_buffers),
-        latency_(latency),
-        series_(series),
-        t0_ns_(t0_ns),
-        progress_(progress),
         stop_(stop),
-        slots_(ring.count()) {}
+        driver_(engine, static_cast<unsigned>(ring.count()), "returned 0 bytes: the file ends early", latency,
+                series, t0_ns, progress),
+        ready_(ring.count()) {}
 
   // Reads [0, size) of file (an Engine::add_file index) in blocks of block
   // bytes (the last may be shorter); consume(const void* data, uint32_t len,
@@ -58,90 +58,20 @@ class InOrderReader {
   Status read(int file, uint64_t size, uint32_t block, Consume&& consume);
 
   // Totals over every read() so far.
-  const IoPumpStats& stats() const { return stats_; }
+  const IoPumpStats& stats() const { return driver_.stats(); }
 
  private:
-  struct Slot {
-    IoRequest req;  // the whole block, as first queued
-    uint64_t start_ns = 0;
-    uint32_t moved = 0;  // bytes done so far
-    bool done = false;   // the whole block is in the buffer, not yet consumed
-  };
-
-  // Queues the rest of slot's block; a kBusy answer goes on the retry list.
-  void submit(unsigned slot);
-  // Handles one completion; false (with error_ set) on failure.
-  bool complete(const IoCompletion& c);
+  bool stop_requested() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
 
   Engine& engine_;
   const IoBuffers& ring_;
   unsigned depth_;
   bool fixed_;
-  Histogram* latency_;
-  TimeSeries* series_;
-  uint64_t t0_ns_;
-  std::atomic<uint64_t>* progress_;
   const std::atomic<bool>* stop_;
-  std::vector<Slot> slots_;
-  std::deque<unsigned> retry_;
-  std::vector<IoCompletion> sync_done_;
-  IoPumpStats stats_;
-  Status error_;
-  unsigned in_flight_blocks_ = 0;  // issued and not yet complete
+  IoDriver driver_;
+  // Per ring slot: the whole block is in the buffer and not yet consumed.
+  std::vector<char> ready_;
 };
-
-inline void InOrderReader::submit(unsigned slot) {
-  Slot& s = slots_[slot];
-  IoRequest req = s.req;
-  if (s.moved > 0) {
-    req.buf = static_cast<char*>(s.req.buf) + s.moved;
-    req.offset += s.moved;
-    req.len -= s.moved;
-    req.buf_index = -1;  // a fixed buffer must be addressed from its start in some kernels
-  }
-  IoCompletion c;
-  switch (engine_.queue(req, &c)) {
-    case QueueResult::kQueued:
-      break;
-    case QueueResult::kCompleted:
-      c.tag = slot;
-      sync_done_.push_back(c);
-      break;
-    case QueueResult::kBusy:
-      retry_.push_back(slot);
-      break;
-  }
-}
-
-inline bool InOrderReader::complete(const IoCompletion& c) {
-  const auto slot = static_cast<unsigned>(c.tag);
-  Slot& s = slots_[slot];
-  if (c.result < 0) {
-    error_ = Status::FromErrno(
-        "read of " + std::to_string(s.req.len) + " bytes at offset " + std::to_string(s.req.offset + s.moved),
-        static_cast<int>(-c.result));
-    return false;
-  }
-  if (c.result == 0) {
-    error_ = Status::IoError("read at offset " + std::to_string(s.req.offset + s.moved) +
-                             " returned 0 bytes: the file ends early");
-    return false;
-  }
-  s.moved += static_cast<uint32_t>(c.result);
-  if (s.moved < s.req.len) {
-    submit(slot);
-    return true;
-  }
-  --in_flight_blocks_;
-  const uint64_t end = now_ns();
-  if (latency_ != nullptr) latency_->record(end - s.start_ns);
-  if (series_ != nullptr) series_->add(end - t0_ns_, s.req.len);
-  if (progress_ != nullptr) progress_->fetch_add(s.req.len, std::memory_order_relaxed);
-  stats_.ios++;
-  stats_.bytes += s.req.len;
-  s.done = true;
-  return true;
-}
 
 template <class Consume>
 Status InOrderReader::read(int file, uint64_t size, uint32_t block, Consume&& consume) {
@@ -150,86 +80,61 @@ Status InOrderReader::read(int file, uint64_t size, uint32_t block, Consume&& co
                             std::to_string(block) + " bytes");
   }
   const uint64_t blocks = (size + block - 1) / block;
-  const uint64_t window = slots_.size();
+  const uint64_t window = ready_.size();
   uint64_t next_issue = 0;
   uint64_t next_retire = 0;
-  bool failed = false;
-  error_ = Status::Ok();
-  retry_.clear();
-  sync_done_.clear();
-  in_flight_blocks_ = 0;
-  for (auto& s : slots_) s = Slot{};
-  std::vector<IoCompletion> reaped(depth_);
+  driver_.restart();
+  std::fill(ready_.begin(), ready_.end(), 0);
+  std::vector<unsigned> finished;
+  finished.reserve(window);
+  auto mark_ready = [&] {
+    for (unsigned slot : finished) ready_[slot] = 1;
+    finished.clear();
+  };
 
   while (next_retire < blocks) {
-    const bool stopping = failed || (stop_ != nullptr && stop_->load(std::memory_order_relaxed));
+    const bool stopping = driver_.failed() || stop_requested();
     // What the engine was too busy for goes first, in order.
-    while (!stopping && !retry_.empty() && sync_done_.empty()) {
-      const size_t before = retry_.size();
-      const unsigned slot = retry_.front();
-      retry_.pop_front();
-      submit(slot);
-      if (retry_.size() >= before) break;  // still busy: reap first
-    }
-    while (!stopping && retry_.empty() && next_issue < blocks && next_issue - next_retire < window &&
-           in_flight_blocks_ < depth_) {
+    if (!stopping) driver_.retry_busy();
+    while (!stopping && !driver_.busy() && next_issue < blocks && next_issue - next_retire < window &&
+           driver_.active() < depth_) {
       const auto slot = static_cast<unsigned>(next_issue % window);
-      Slot& s = slots_[slot];
-      s.req = IoRequest{};
-      s.req.file = file;
-      s.req.op = IoOp::kRead;
-      s.req.buf = ring_.at(slot);
-      s.req.buf_index = fixed_ ? static_cast<int>(slot) : -1;
-      s.req.offset = next_issue * block;
-      s.req.len = static_cast<uint32_t>(std::min<uint64_t>(block, size - s.req.offset));
-      s.req.tag = slot;
-      s.moved = 0;
-      s.done = false;
-      s.start_ns = now_ns();
+      IoRequest req;
+      req.file = file;
+      req.op = IoOp::kRead;
+      req.buf = ring_.at(slot);
+      req.buf_index = fixed_ ? static_cast<int>(slot) : -1;
+      req.offset = next_issue * block;
+      req.len = static_cast<uint32_t>(std::min<uint64_t>(block, size - req.offset));
+      req.tag = slot;
+      ready_[slot] = 0;
       ++next_issue;
-      ++in_flight_blocks_;
-      submit(slot);
+      driver_.issue(slot, req);
     }
     // Hand the new reads to the device before consuming (hashing) what arrived, not after.
-    if (!failed) {
-      Status cs = engine_.commit();
-      if (!cs.ok()) {
-        error_ = cs;
-        failed = true;
-      }
-    }
+    if (!driver_.failed()) driver_.commit();
     // Synchronous completions may resubmit (short reads), which may complete synchronously again.
-    while (!sync_done_.empty()) {
-      IoCompletion c = sync_done_.back();
-      sync_done_.pop_back();
-      if (!failed && !complete(c)) failed = true;
-    }
+    driver_.complete_synchronous(&finished);
+    mark_ready();
     // Hand over every block that is complete and next in file order.
-    while (!failed && next_retire < next_issue) {
-      Slot& s = slots_[next_retire % window];
-      if (!s.done) break;
-      consume(static_cast<const void*>(s.req.buf), s.req.len, s.req.offset);
-      s.done = false;
+    while (!driver_.failed() && next_retire < next_issue) {
+      const auto slot = static_cast<unsigned>(next_retire % window);
+      if (!ready_[slot]) break;
+      const IoRequest& req = driver_.request(slot);
+      consume(static_cast<const void*>(req.buf), req.len, req.offset);
+      ready_[slot] = 0;
       ++next_retire;
     }
     if (next_retire == blocks) break;
     if (engine_.in_flight() == 0) {
-      if (failed || stopping) break;
+      if (driver_.failed() || stopping) break;
       continue;  // busy with nothing in flight, or more to issue
     }
-    Status st = engine_.commit();
-    if (!st.ok() && !failed) {
-      error_ = st;
-      failed = true;
-    }
-    unsigned n = 0;
-    st = engine_.reap(1, reaped, &n);
+    Status st = driver_.reap(&finished);
     if (!st.ok()) return st;  // the engine cannot tell us about its I/O any more
-    for (unsigned i = 0; i < n; ++i) {
-      if (!failed && !complete(reaped[i])) failed = true;
-    }
+    mark_ready();
   }
-  if (failed) return error_;
+  if (driver_.failed()) return driver_.error();
   if (next_retire < blocks) return Status::Interrupted();
   return Status::Ok();
 }
