@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include "harness/core/json_text.h"
@@ -60,40 +63,6 @@ void ParamReader::fail(std::string_view key, std::string_view message) {
   errors_.push_back(path_of(key) + ": " + std::string(message));
 }
 
-uint64_t ParamReader::size(std::string_view key, uint64_t def, uint64_t min, uint64_t max) {
-  const json* v = lookup(key);
-  uint64_t out = def;
-  if (v != nullptr) {
-    std::optional<uint64_t> parsed;
-    if (v->is_number_integer() && v->get<int64_t>() >= 0) {
-      parsed = v->get<uint64_t>();
-    } else if (v->is_number_unsigned()) {
-      parsed = v->get<uint64_t>();
-    } else if (v->is_number_float()) {
-      const double d = v->get<double>();
-      if (std::isfinite(d) && d >= 0 && d < 1.8e19 && std::floor(d) == d) parsed = static_cast<uint64_t>(d);
-    } else if (v->is_string()) {
-      parsed = units::parse_size(v->get<std::string>());
-    }
-    if (!parsed) {
-      bad(key, "a size like \"1MiB\" or \"4KiB\"", *v);
-      resolved_[std::string(key)] = def;
-      return def;
-    }
-    max = std::min(max, kMaxSizeBytes);
-    if (*parsed < min || *parsed > max) {
-      const std::string range = "a size from " + std::to_string(min) + " to " + std::to_string(max) + " bytes (" +
-                                units::format_bytes(static_cast<double>(max)) + ")";
-      bad(key, range, *v);
-      resolved_[std::string(key)] = def;
-      return def;
-    }
-    out = *parsed;
-  }
-  resolved_[std::string(key)] = out;
-  return out;
-}
-
 static std::string range_text(double min, double max) {
   auto fmt = [](double x) {
     json j = x;
@@ -104,90 +73,100 @@ static std::string range_text(double min, double max) {
   return "in [" + fmt(min) + ", " + fmt(max) + "]";
 }
 
-double ParamReader::duration(std::string_view key, double def, double min, double max) {
+template <class T>
+struct ParamReader::Unit {
+  std::optional<T> (*read)(const json& v);  // the value in base units; nullopt when not of the unit's form
+  const char* form;                         // the expected form, with examples
+  std::string (*range)(T min, T max);       // the expected form when out of [min, max]
+};
+
+template <class T>
+T ParamReader::quantity(std::string_view key, T def, T min, T max, const Unit<T>& unit) {
   const json* v = lookup(key);
-  double out = def;
+  T out = def;
   if (v != nullptr) {
-    std::optional<double> parsed;
-    if (v->is_number()) {
-      parsed = v->get<double>();
-    } else if (v->is_string()) {
-      parsed = units::parse_duration(v->get<std::string>());
-    }
-    if (!parsed || !std::isfinite(*parsed) || *parsed < 0) {
-      bad(key, "a duration like \"500ms\", \"90s\" or \"1h\"", *v);
+    const std::optional<T> parsed = unit.read(*v);
+    if (!parsed) {
+      bad(key, unit.form, *v);
     } else if (*parsed < min || *parsed > max) {
-      bad(key, "a duration " + range_text(min, max) + " seconds", *v);
+      bad(key, unit.range(min, max), *v);
     } else {
       out = *parsed;
     }
   }
   resolved_[std::string(key)] = out;
   return out;
+}
+
+namespace {
+
+// A JSON number as is, or a string read by parse (a number with its unit).
+std::optional<double> number_or_text(const json& v, std::optional<double> (*parse)(std::string_view)) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) return parse(v.get<std::string>());
+  return std::nullopt;
+}
+
+std::optional<double> finite(std::optional<double> x) { return x && std::isfinite(*x) ? x : std::nullopt; }
+
+std::optional<double> finite_non_negative(std::optional<double> x) {
+  return x && std::isfinite(*x) && *x >= 0 ? x : std::nullopt;
+}
+
+// A byte count: a whole JSON number >= 0, or a string with a unit.
+std::optional<uint64_t> read_size(const json& v) {
+  if (v.is_number_integer() && v.get<int64_t>() >= 0) return v.get<uint64_t>();
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d >= 0 && d < 1.8e19 && std::floor(d) == d) return static_cast<uint64_t>(d);
+    return std::nullopt;
+  }
+  if (v.is_string()) return units::parse_size(v.get<std::string>());
+  return std::nullopt;
+}
+
+std::string size_range_text(uint64_t min, uint64_t max) {
+  return "a size from " + std::to_string(min) + " to " + std::to_string(max) + " bytes (" +
+         units::format_bytes(static_cast<double>(max)) + ")";
+}
+
+}  // namespace
+
+uint64_t ParamReader::size(std::string_view key, uint64_t def, uint64_t min, uint64_t max) {
+  static const Unit<uint64_t> kSize{read_size, "a size like \"1MiB\" or \"4KiB\"", size_range_text};
+  return quantity(key, def, min, std::min(max, kMaxSizeBytes), kSize);
+}
+
+double ParamReader::duration(std::string_view key, double def, double min, double max) {
+  static const Unit<double> kDuration{
+      [](const json& v) { return finite_non_negative(number_or_text(v, units::parse_duration)); },
+      "a duration like \"500ms\", \"90s\" or \"1h\"",
+      [](double lo, double hi) { return "a duration " + range_text(lo, hi) + " seconds"; }};
+  return quantity(key, def, min, max, kDuration);
 }
 
 double ParamReader::rate(std::string_view key, double def) {
-  const json* v = lookup(key);
-  double out = def;
-  if (v != nullptr) {
-    std::optional<double> parsed;
-    if (v->is_number()) {
-      parsed = v->get<double>();
-    } else if (v->is_string()) {
-      parsed = units::parse_rate(v->get<std::string>());
-    }
-    if (!parsed || !std::isfinite(*parsed) || *parsed < 0) {
-      bad(key, "a rate like \"2GB/s\"", *v);
-    } else {
-      out = *parsed;
-    }
-  }
-  resolved_[std::string(key)] = out;
-  return out;
+  // Any finite rate >= 0 is in range, so the range text is never shown.
+  static const Unit<double> kRate{
+      [](const json& v) { return finite_non_negative(number_or_text(v, units::parse_rate)); },
+      "a rate like \"2GB/s\"", [](double lo, double hi) { return "a rate " + range_text(lo, hi); }};
+  return quantity(key, def, 0.0, std::numeric_limits<double>::max(), kRate);
 }
 
 double ParamReader::count(std::string_view key, double def, double min, double max) {
-  const json* v = lookup(key);
-  double out = def;
-  if (v != nullptr) {
-    std::optional<double> parsed;
-    if (v->is_number()) {
-      parsed = v->get<double>();
-    } else if (v->is_string()) {
-      parsed = units::parse_count(v->get<std::string>());
-    }
-    if (!parsed || !std::isfinite(*parsed)) {
-      bad(key, "a count like 175e9", *v);
-    } else if (*parsed < min || *parsed > max) {
-      bad(key, "a count " + range_text(min, max), *v);
-    } else {
-      out = *parsed;
-    }
-  }
-  resolved_[std::string(key)] = out;
-  return out;
+  static const Unit<double> kCount{
+      [](const json& v) { return finite(number_or_text(v, units::parse_count)); }, "a count like 175e9",
+      [](double lo, double hi) { return "a count " + range_text(lo, hi); }};
+  return quantity(key, def, min, max, kCount);
 }
 
 double ParamReader::fraction(std::string_view key, double def, double min, double max) {
-  const json* v = lookup(key);
-  double out = def;
-  if (v != nullptr) {
-    std::optional<double> parsed;
-    if (v->is_number()) {
-      parsed = v->get<double>();
-    } else if (v->is_string()) {
-      parsed = units::parse_fraction(v->get<std::string>());
-    }
-    if (!parsed || !std::isfinite(*parsed)) {
-      bad(key, "a fraction like 0.05 or \"5%\"", *v);
-    } else if (*parsed < min || *parsed > max) {
-      bad(key, "a fraction " + range_text(min, max), *v);
-    } else {
-      out = *parsed;
-    }
-  }
-  resolved_[std::string(key)] = out;
-  return out;
+  static const Unit<double> kFraction{
+      [](const json& v) { return finite(number_or_text(v, units::parse_fraction)); },
+      "a fraction like 0.05 or \"5%\"",
+      [](double lo, double hi) { return "a fraction " + range_text(lo, hi); }};
+  return quantity(key, def, min, max, kFraction);
 }
 
 int64_t ParamReader::integer(std::string_view key, int64_t def, int64_t min, int64_t max) {
@@ -223,16 +202,21 @@ bool ParamReader::boolean(std::string_view key, bool def) {
 
 std::string ParamReader::choice(std::string_view key, std::string def,
                                 std::initializer_list<std::string_view> allowed) {
+  return choice(
+      key, std::move(def),
+      [&](std::string_view name) { return std::find(allowed.begin(), allowed.end(), name) != allowed.end(); },
+      [&] { return std::vector<std::string>(allowed.begin(), allowed.end()); });
+}
+
+std::string ParamReader::choice(std::string_view key, std::string def,
+                                const std::function<bool(std::string_view)>& known,
+                                const std::function<std::vector<std::string>()>& names) {
   const json* v = lookup(key);
   std::string out = std::move(def);
   if (v != nullptr) {
-    bool ok = false;
-    if (v->is_string()) {
-      for (auto a : allowed) ok = ok || a == v->get<std::string>();
-    }
-    if (!ok) {
+    if (!v->is_string() || !known(v->get<std::string>())) {
       std::string expected = "one of";
-      for (auto a : allowed) expected += " \"" + std::string(a) + "\"";
+      for (const std::string& name : names()) expected += " \"" + name + "\"";
       bad(key, expected, *v);
     } else {
       out = v->get<std::string>();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <set>
@@ -43,6 +44,11 @@ class ParamReader {
   int64_t integer(std::string_view key, int64_t def, int64_t min, int64_t max);
   bool boolean(std::string_view key, bool def);
   std::string choice(std::string_view key, std::string def, std::initializer_list<std::string_view> allowed);
+  // A choice among names known only at run time (the engine table): known(name) answers for one name,
+  // names() lists them all for the message; it runs only when a value is refused, as listing may be costly.
+  std::string choice(std::string_view key, std::string def,
+                     const std::function<bool(std::string_view)>& known,
+                     const std::function<std::vector<std::string>()>& names);
   std::string string(std::string_view key, std::string def);
   // For nested values a phase reads itself; nullptr when absent.
   const nlohmann::json* raw(std::string_view key);
@@ -64,6 +70,14 @@ class ParamReader {
   const nlohmann::json& resolved() const { return resolved_; }
 
  private:
+  // What sets one unit apart (size, duration, rate, count, fraction): how a
+  // value reads in base units, and how the messages name the unit.
+  template <class T>
+  struct Unit;
+  // One getter for every unit: reads key with unit, checks it against [min, max].
+  template <class T>
+  T quantity(std::string_view key, T def, T min, T max, const Unit<T>& unit);
+
   const nlohmann::json* lookup(std::string_view key);
   void bad(std::string_view key, std::string_view expected, const nlohmann::json& got);
 
