@@ -10,6 +10,7 @@
 #include "harness/engines/engine_choice.h"
 #include "harness/engines/io_buffers.h"
 #include "harness/engines/io_pump.h"
+#include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
 #include "harness/phase/worker_group.h"
 #include "harness/stats/io_tally.h"
@@ -218,23 +219,21 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
 
 std::unique_ptr<Phase> parse_ingest(ParamReader& r) {
   IngestParams p;
-  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "cufile", "null"});
-  p.direct = r.boolean("direct", false);
-  p.workers = static_cast<unsigned>(r.integer("workers", 1, 1, 1024));
+  const IoParams io = read_io_params(r, {.queue_depth = 1});
+  p.engine = io.engine;
+  p.direct = io.direct;
+  p.workers = io.workers;
+  p.block_size = io.block_size;
+  p.queue_depth = io.queue_depth;
+  p.series_interval_ns = io.series_interval_ns;
   p.files_per_worker = static_cast<uint64_t>(r.integer("files_per_worker", 1, 1, 4096));
   p.file_size = r.size("file_size", 64ULL << 20, 1);
   if (!checked_product({p.file_size, p.files_per_worker, p.workers})) {
     r.fail("file_size", "file_size x files_per_worker x workers exceeds 2^64 bytes; make them smaller");
   }
-  p.block_size = r.size("block_size", 1ULL << 20, 512, 256ULL << 20);
-  p.queue_depth = static_cast<unsigned>(r.integer("queue_depth", 1, 1, 4096));
   p.fsync = r.boolean("fsync", true);
   p.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
-  p.series_interval_ns = static_cast<uint64_t>(r.duration("series_interval", 0.1, 0.001, 3600) * 1e9);
-  if (p.direct && p.block_size % 4096 != 0) {
-    r.fail("block_size", "must be a multiple of 4KiB when direct is true (O_DIRECT alignment)");
-  }
-  if (p.direct && p.file_size % 4096 != 0) {
+  if (p.direct && p.file_size % kDirectAlignment != 0) {
     r.fail("file_size", "must be a multiple of 4KiB when direct is true (O_DIRECT alignment)");
   }
   return std::make_unique<IngestPhase>(std::move(p));

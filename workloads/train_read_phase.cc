@@ -19,6 +19,7 @@
 #include "harness/fs/run_dir.h"
 #include "harness/fs/target.h"
 #include "harness/gpu/batch_copy.h"
+#include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
 #include "harness/stats/io_tally.h"
 #include "workloads/sampler.h"
@@ -644,11 +645,12 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
                                 "parents)");
     }
   }
-  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "cufile", "null"});
-  p.direct = r.boolean("direct", false);
-  const auto workers = r.integer("workers", 1, 1, 1024);
-  p.read_threads = static_cast<unsigned>(r.integer("read_threads", workers, 1, 1024));
-  p.queue_depth = static_cast<unsigned>(r.integer("queue_depth", 8, 1, 4096));
+  const IoParams io = read_io_params(r, {.queue_depth = 8, .has_block_size = false});
+  p.engine = io.engine;
+  p.direct = io.direct;
+  p.read_threads = static_cast<unsigned>(r.integer("read_threads", io.workers, 1, 1024));
+  p.queue_depth = io.queue_depth;
+  p.series_interval_ns = io.series_interval_ns;
   p.prefetch = static_cast<unsigned>(r.integer("prefetch", 2, 0, 65536));
   p.batch_size = static_cast<uint64_t>(r.integer("batch_size", 32, 1, 1'000'000));
   p.epochs = static_cast<uint64_t>(r.integer("epochs", 2, 1, 1'000'000));
@@ -659,7 +661,6 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
                  : drop == "first_epoch" ? DropCache::kFirstEpoch
                                          : DropCache::kEveryEpoch;
   p.to_gpu = r.boolean("to_gpu", false);
-  p.series_interval_ns = static_cast<uint64_t>(r.duration("series_interval", 0.1, 0.001, 3600) * 1e9);
 
   if (p.batch_size > ds.num_samples) {
     r.fail("batch_size", "must be <= num_samples (" + std::to_string(ds.num_samples) +
