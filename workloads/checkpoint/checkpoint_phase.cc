@@ -5,6 +5,7 @@
 #include <string>
 
 #include "harness/core/checked_math.h"
+#include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
 #include "harness/phase/worker_group.h"
 #include "workloads/checkpoint/bursts.h"
@@ -139,9 +140,13 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
 
 std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   CheckpointParams p;
-  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "cufile", "null"});
-  p.direct = r.boolean("direct", false);
-  p.workers = static_cast<unsigned>(r.integer("workers", 1, 1, 1024));
+  const IoParams io = read_io_params(r, {.queue_depth = 16});
+  p.engine = io.engine;
+  p.direct = io.direct;
+  p.workers = io.workers;
+  p.block_size = io.block_size;
+  p.queue_depth = io.queue_depth;
+  p.series_interval_ns = io.series_interval_ns;
   p.writer_fraction = r.fraction("writer_fraction", 1, kMinWriterFraction, 1);
   const bool has_params = r.raw("params") != nullptr;
   const bool has_bpp = r.raw("bytes_per_param") != nullptr;
@@ -166,13 +171,7 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   p.async = r.choice("mode", "sync", {"sync", "async"}) == "async";
   p.keep = static_cast<unsigned>(r.integer("keep", 1, 1, 1000));
   p.budget_fraction = r.fraction("budget_fraction", kDefaultBudgetFraction, kMinBudgetFraction, 1);
-  p.block_size = r.size("block_size", 1ULL << 20, 512, 256ULL << 20);
-  p.queue_depth = static_cast<unsigned>(r.integer("queue_depth", 16, 1, 4096));
   p.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
-  p.series_interval_ns = static_cast<uint64_t>(r.duration("series_interval", 0.1, 0.001, 3600) * 1e9);
-  if (p.direct && p.block_size % kShardAlign != 0) {
-    r.fail("block_size", "must be a multiple of 4KiB when direct is true (O_DIRECT alignment)");
-  }
   if (p.full_bytes / p.scale > 1e18) {
     r.fail("scale", "the written checkpoint (full size / scale) must be below 1e18 bytes");
   } else if (p.full_bytes / p.scale * (p.keep + 1.0) >= 0x1p64) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "harness/fs/diskstats.h"
+#include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
 #include "harness/phase/worker_group.h"
 #include "workloads/checkpoint/shard_layout.h"
@@ -100,17 +101,18 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
 
 std::unique_ptr<Phase> parse_restore(ParamReader& r) {
   RestoreParams p;
-  p.engine = r.choice("engine", "auto", {"auto", "psync", "io_uring", "cufile", "null"});
-  p.direct = r.boolean("direct", false);
-  p.workers = static_cast<unsigned>(r.integer("workers", 1, 1, 1024));
+  const IoParams io = read_io_params(r, {.queue_depth = 16});
+  p.engine = io.engine;
+  p.direct = io.direct;
+  p.workers = io.workers;
+  p.block_size = io.block_size;
+  p.queue_depth = io.queue_depth;
+  p.series_interval_ns = io.series_interval_ns;
   p.fanout = static_cast<unsigned>(r.integer("fanout", kDefaultFanout, 1, kMaxFanout));
   p.checkpoint = r.string("checkpoint", "");
   p.from = r.string("from", "");
   p.restore_budget_s = r.duration("restore_budget", 0, 0, kMaxIntervalSeconds);
   p.drop_cache = r.boolean("drop_cache", true);
-  p.block_size = r.size("block_size", 1ULL << 20, 512, 256ULL << 20);
-  p.queue_depth = static_cast<unsigned>(r.integer("queue_depth", 16, 1, 4096));
-  p.series_interval_ns = static_cast<uint64_t>(r.duration("series_interval", 0.1, 0.001, 3600) * 1e9);
   if (!p.checkpoint.empty() && !p.from.empty()) {
     r.fail("from", "give either checkpoint (a checkpoint phase of this run) or from (a folder), not both");
   }
@@ -123,9 +125,6 @@ std::unique_ptr<Phase> parse_restore(ParamReader& r) {
       r.fail("checkpoint", "expected the name of a checkpoint phase (letters, digits, '_' and '-')");
       break;
     }
-  }
-  if (p.direct && p.block_size % kShardAlign != 0) {
-    r.fail("block_size", "must be a multiple of 4KiB when direct is true (O_DIRECT alignment)");
   }
   return std::make_unique<RestorePhase>(std::move(p));
 }
