@@ -219,13 +219,7 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
 
 std::unique_ptr<Phase> parse_ingest(ParamReader& r) {
   IngestParams p;
-  const IoParams io = read_io_params(r, {.queue_depth = 1});
-  p.engine = io.engine;
-  p.direct = io.direct;
-  p.workers = io.workers;
-  p.block_size = io.block_size;
-  p.queue_depth = io.queue_depth;
-  p.series_interval_ns = io.series_interval_ns;
+  assign_io_params(read_io_params(r, {.queue_depth = 1}), &p);
   p.files_per_worker = static_cast<uint64_t>(r.integer("files_per_worker", 1, 1, 4096));
   p.file_size = r.size("file_size", 64ULL << 20, 1);
   if (!checked_product({p.file_size, p.files_per_worker, p.workers})) {

@@ -35,4 +35,15 @@ struct IoParamsForm {
 // kDirectAlignment.
 IoParams read_io_params(ParamReader& r, const IoParamsForm& form);
 
+// Copies io into a phase's params struct whose fields have the same names.
+template <class PhaseParams>
+void assign_io_params(const IoParams& io, PhaseParams* p) {
+  p->engine = io.engine;
+  p->direct = io.direct;
+  p->workers = io.workers;
+  p->block_size = io.block_size;
+  p->queue_depth = io.queue_depth;
+  p->series_interval_ns = io.series_interval_ns;
+}
+
 }  // namespace iofab

@@ -140,13 +140,7 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
 
 std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   CheckpointParams p;
-  const IoParams io = read_io_params(r, {.queue_depth = 16});
-  p.engine = io.engine;
-  p.direct = io.direct;
-  p.workers = io.workers;
-  p.block_size = io.block_size;
-  p.queue_depth = io.queue_depth;
-  p.series_interval_ns = io.series_interval_ns;
+  assign_io_params(read_io_params(r, {.queue_depth = 16}), &p);
   p.writer_fraction = r.fraction("writer_fraction", 1, kMinWriterFraction, 1);
   const bool has_params = r.raw("params") != nullptr;
   const bool has_bpp = r.raw("bytes_per_param") != nullptr;

@@ -101,13 +101,7 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
 
 std::unique_ptr<Phase> parse_restore(ParamReader& r) {
   RestoreParams p;
-  const IoParams io = read_io_params(r, {.queue_depth = 16});
-  p.engine = io.engine;
-  p.direct = io.direct;
-  p.workers = io.workers;
-  p.block_size = io.block_size;
-  p.queue_depth = io.queue_depth;
-  p.series_interval_ns = io.series_interval_ns;
+  assign_io_params(read_io_params(r, {.queue_depth = 16}), &p);
   p.fanout = static_cast<unsigned>(r.integer("fanout", kDefaultFanout, 1, kMaxFanout));
   p.checkpoint = r.string("checkpoint", "");
   p.from = r.string("from", "");
