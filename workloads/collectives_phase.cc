@@ -8,6 +8,7 @@
 
 #include "harness/comm/collectives.h"
 #include "harness/comm/local_rank.h"
+#include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
 #include "harness/phase/params.h"
 #include "workloads/collectives/agreement.h"
@@ -51,6 +52,30 @@ uint64_t host_memory_available() {
   return 0;
 }
 
+// What a rank sends rank 0 at the end of the phase: what it measured, and how it ended.
+struct RankResults {
+  std::vector<SizeSample> sweep;
+  std::vector<StepTiming> ddp;
+  std::vector<StepTiming> fsdp;
+  Status status;
+};
+
+json to_wire(const RankResults& r) {
+  return {{"sweep", iofab::to_wire(r.sweep)},
+          {"ddp", iofab::to_wire(r.ddp)},
+          {"fsdp", iofab::to_wire(r.fsdp)},
+          {"status", iofab::to_wire(r.status)}};
+}
+
+Status from_wire(const json& j, RankResults* out) {
+  WireReader r(j);
+  r.field("sweep", &out->sweep)
+      .field("ddp", &out->ddp)
+      .field("fsdp", &out->fsdp)
+      .field("status", &out->status);
+  return r.status();
+}
+
 class CollectivesPhase final : public Phase {
  public:
   explicit CollectivesPhase(CollectivesParams p) : p_(std::move(p)) {}
@@ -72,19 +97,11 @@ Status CollectivesPhase::pick_backend(Comm& comm, BackendChoice* choice, int* de
   if (!s.ok()) return s;
   // Only look for GPUs when NCCL may be used: `backend: mpi` never touches the CUDA runtime.
   const std::string gpu = p_.backend == "mpi" ? "" : gpu_for_rank(local->rank, local->size, device);
+  // Every rank sees every rank's GPU and makes the same choice from them.
   std::vector<std::string> all;
-  s = comm.gather(gpu, &all, 0);
+  s = all_gather(comm, gpu, &all);
   if (!s.ok()) return s;
-  std::string wire;
-  if (comm.rank() == 0) {
-    const BackendChoice c = choose_backend(p_.backend, nccl_built(), all);
-    wire = json{c.backend, c.reason, c.skip}.dump();
-  }
-  s = comm.broadcast(&wire, 0);
-  if (!s.ok()) return s;
-  const json j = json::parse(wire, nullptr, false);
-  if (!j.is_array() || j.size() != 3) return Status::Internal("backend choice arrived malformed");
-  *choice = {j[0].get<std::string>(), j[1].get<std::string>(), j[2].get<std::string>()};
+  *choice = choose_backend(p_.backend, nccl_built(), all);
   return Status::Ok();
 }
 
@@ -139,35 +156,26 @@ Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
   st = agree_to_continue(comm, st, ctx.stop);
   if (!st.ok()) return st;
 
-  json mine = {{"rank", comm.rank()}};
+  RankResults mine;
   const StepSchedule ddp = ddp_step(p_.model, p_.ddp);
   const StepSchedule fsdp = fsdp_step(p_.model, p_.fsdp, ranks);
-  std::vector<SizeSample> samples;
   if (p_.runs_sweep()) {
-    st = run_sweep(*coll, comm, p_.sweep, ctx.stop, &ctx.progress, &samples);
-    json arr = json::array();
-    for (const auto& s : samples) arr.push_back(s.to_json());
-    mine["sweep"] = arr;
+    st = run_sweep(*coll, comm, p_.sweep, ctx.stop, &ctx.progress, &mine.sweep);
   }
-  for (const auto& [name, schedule, wanted] :
-       {std::tuple{"ddp", &ddp, p_.runs_ddp()}, std::tuple{"fsdp", &fsdp, p_.runs_fsdp()}}) {
+  for (const auto& [schedule, wanted, timings] :
+       {std::tuple{&ddp, p_.runs_ddp(), &mine.ddp}, std::tuple{&fsdp, p_.runs_fsdp(), &mine.fsdp}}) {
     if (!wanted || !st.ok()) continue;
-    std::vector<StepTiming> timings;
     const double per_step = schedule_bytes_per_rank(*schedule, ranks);
     ctx.progress.total_bytes.fetch_add(static_cast<uint64_t>(per_step) * static_cast<uint64_t>(p_.steps));
-    st = run_steps(*coll, comm, *schedule, p_.warmup_steps, p_.steps, ctx.stop, &timings);
-    ctx.progress.done_bytes.fetch_add(static_cast<uint64_t>(per_step) * timings.size());
-    json arr = json::array();
-    for (const auto& t : timings) arr.push_back(step_timing_to_json(t));
-    mine[name] = arr;
+    st = run_steps(*coll, comm, *schedule, p_.warmup_steps, p_.steps, ctx.stop, timings);
+    ctx.progress.done_bytes.fetch_add(static_cast<uint64_t>(per_step) * timings->size());
   }
-  mine["error"] = st.ok() ? "" : st.message();
-  mine["code"] = static_cast<int>(st.code());
+  mine.status = st;
   const std::string described = coll->describe();
   coll.reset();
 
-  std::vector<std::string> all;
-  Status g = comm.gather(mine.dump(), &all, 0);
+  std::vector<RankResults> all;
+  Status g = gather_to_root(comm, mine, &all);
   if (!g.ok()) return g;
   if (comm.rank() != 0) return st;
 
@@ -178,10 +186,8 @@ Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
   std::vector<std::vector<SizeSample>> sweep_ranks;
   std::vector<std::vector<StepTiming>> ddp_ranks, fsdp_ranks;
   for (size_t r = 0; r < all.size(); ++r) {
-    const json j = json::parse(all[r], nullptr, false);
-    if (j.is_discarded()) return Status::Internal("rank " + std::to_string(r) + " sent a bad result");
-    const std::string err = j.value("error", "");
-    const auto code = static_cast<Status::Code>(j.value("code", 0));
+    const std::string err = all[r].status.ok() ? "" : all[r].status.message();
+    const Status::Code code = all[r].status.code();
     if (!err.empty()) {
       const bool echo = err.starts_with("rank ") && err.ends_with(" failed");
       const int cls = code == Status::Code::kInterrupted ? 1 : echo ? 2 : 0;
@@ -191,16 +197,9 @@ Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
             cls == 1 ? Status::Interrupted(err) : Status::IoError("rank " + std::to_string(r) + ": " + err);
       }
     }
-    auto& samples_r = sweep_ranks.emplace_back();
-    for (const auto& s : j.value("sweep", json::array())) {
-      if (!SizeSample::from_json(s, &samples_r.emplace_back())) return Status::Internal("bad sweep sample");
-    }
-    for (auto [key, dest] : {std::pair{"ddp", &ddp_ranks}, std::pair{"fsdp", &fsdp_ranks}}) {
-      auto& t = dest->emplace_back();
-      for (const auto& x : j.value(key, json::array())) {
-        if (!step_timing_from_json(x, &t.emplace_back())) return Status::Internal("bad step timing");
-      }
-    }
+    sweep_ranks.push_back(std::move(all[r].sweep));
+    ddp_ranks.push_back(std::move(all[r].ddp));
+    fsdp_ranks.push_back(std::move(all[r].fsdp));
   }
 
   result->details["backend"] = {{"name", choice.backend}, {"reason", choice.reason}, {"device", described}};

@@ -19,6 +19,7 @@
 
 #include "harness/core/input_file.h"
 #include "harness/core/json_input.h"
+#include "harness/core/mix.h"
 #include "harness/engines/data_fill.h"
 #include "harness/fs/page_cache.h"
 #include "harness/fs/run_dir.h"
@@ -39,15 +40,6 @@ constexpr int kFormatVersion = 1;
 constexpr uint64_t kFilesPerUnit = 64;
 // Shards are written through a buffer of this size.
 constexpr uint64_t kWriteChunk = 4ULL << 20;
-
-uint64_t fmix64(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  k ^= k >> 33;
-  return k;
-}
 
 uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 

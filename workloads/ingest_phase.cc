@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "harness/comm/rank_gather.h"
 #include "harness/core/checked_math.h"
 #include "harness/engines/cufile_engine.h"
 #include "harness/engines/data_fill.h"
@@ -32,6 +33,23 @@ struct IngestParams {
   uint64_t seed = 1;
   uint64_t series_interval_ns = 0;
 };
+
+// What a rank sends rank 0 at the end of the phase.
+struct RankTally {
+  IoTally tally;
+  uint64_t fsync_ns = 0;  // the slowest worker's fsync time
+  Status status;
+};
+
+json to_wire(const RankTally& r) {
+  return {{"tally", r.tally.to_json()}, {"fsync_ns", r.fsync_ns}, {"status", iofab::to_wire(r.status)}};
+}
+
+Status from_wire(const json& j, RankTally* out) {
+  WireReader r(j);
+  r.field("tally", &out->tally).field("fsync_ns", &out->fsync_ns).field("status", &out->status);
+  return r.status();
+}
 
 class IngestPhase final : public Phase {
  public:
@@ -161,10 +179,8 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
     if (st.ok() && !rm.ok()) st = rm;
   }
 
-  json local = {{"rank", rank}, {"tally", mine.to_json()}, {"fsync_ns", fsync_ns},
-                {"error", st.ok() ? "" : st.message()}, {"code", static_cast<int>(st.code())}};
-  std::vector<std::string> all;
-  Status g = ctx.comm.gather(local.dump(), &all, 0);
+  std::vector<RankTally> all;
+  Status g = gather_to_root(ctx.comm, RankTally{std::move(mine), fsync_ns, st}, &all);
   if (!g.ok()) return g;
   if (rank != 0) return st;
 
@@ -174,20 +190,22 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
   json per_rank = json::array();
   Status worst = st;
   for (size_t r = 0; r < all.size(); ++r) {
-    json j = json::parse(all[r], nullptr, false);
-    IoTally t(p_.series_interval_ns);
-    if (j.is_discarded() || !t.from_json(j["tally"])) return Status::Internal("rank " + std::to_string(r) + " sent a bad result");
+    const IoTally& t = all[r].tally;
+    const Status& rs = all[r].status;
     total.merge(t);
-    fsync_max = std::max(fsync_max, j["fsync_ns"].get<uint64_t>());
+    fsync_max = std::max(fsync_max, all[r].fsync_ns);
     const double bps = t.bytes_per_s();
     rank_min = r == 0 ? bps : std::min(rank_min, bps);
     rank_max = r == 0 ? bps : std::max(rank_max, bps);
-    per_rank.push_back({{"rank", r}, {"bytes", t.bytes}, {"seconds", t.seconds()}, {"bytes_per_s", bps},
-                        {"error", j["error"]}});
-    if (worst.ok() && !j["error"].get<std::string>().empty()) {
-      worst = static_cast<Status::Code>(j["code"].get<int>()) == Status::Code::kInterrupted
-                  ? Status::Interrupted(j["error"].get<std::string>())
-                  : Status::IoError("rank " + std::to_string(r) + ": " + j["error"].get<std::string>());
+    per_rank.push_back({{"rank", r},
+                        {"bytes", t.bytes},
+                        {"seconds", t.seconds()},
+                        {"bytes_per_s", bps},
+                        {"error", rs.ok() ? "" : rs.message()}});
+    if (worst.ok() && !rs.ok() && !rs.message().empty()) {
+      worst = rs.code() == Status::Code::kInterrupted
+                  ? Status::Interrupted(rs.message())
+                  : Status::IoError("rank " + std::to_string(r) + ": " + rs.message());
     }
   }
   auto& m = result->metrics;

@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "harness/core/mix.h"
+
 namespace iofab {
 
 namespace {
@@ -9,15 +11,6 @@ namespace {
 constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
 // 64x64->128 multiplication for unbiased bounded draws (GCC and Clang).
 __extension__ typedef unsigned __int128 Uint128;
-
-uint64_t fmix64(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  k ^= k >> 33;
-  return k;
-}
 
 class SplitMix64 {
  public:

@@ -8,8 +8,10 @@
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
-#include <map>
 
+#include "harness/comm/agree.h"
+#include "harness/comm/local_rank.h"
+#include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
 #include "harness/engines/cufile_engine.h"
 #include "harness/engines/engine.h"
@@ -44,94 +46,90 @@ const char* drop_cache_name(DropCache d) {
   return "every_epoch";
 }
 
-Status status_of(int code, const std::string& msg) {
-  switch (static_cast<Status::Code>(code)) {
-    case Status::Code::kOk:
-      return Status::Ok();
-    case Status::Code::kInvalidArgument:
-      return Status::Invalid(msg);
-    case Status::Code::kIoError:
-      return Status::IoError(msg);
-    case Status::Code::kInterrupted:
-      return Status::Interrupted(msg);
-    case Status::Code::kUnavailable:
-      return Status::Unavailable(msg);
-    case Status::Code::kInternal:
-      return Status::Internal(msg);
-  }
-  return Status::Internal(msg);
-}
-
-// Every rank's status, agreed: the first real error of any rank (an
-// interruption only when there is none), the same on every rank. Every rank
-// must call it at the same points, whatever its own status.
-Status agree(Comm& comm, const Status& mine) {
-  std::vector<std::string> all;
-  Status g =
-      comm.gather(json{{"code", static_cast<int>(mine.code())}, {"msg", mine.message()}}.dump(), &all, 0);
-  std::string verdict;
-  if (comm.rank() == 0) {
-    int code = 0;
-    std::string msg;
-    for (size_t r = 0; r < all.size(); ++r) {
-      json j = json::parse(all[r], nullptr, false);
-      if (j.is_discarded() || !j.contains("code")) continue;
-      const int c = j["code"].get<int>();
-      if (c == 0) continue;
-      const bool interrupt = c == static_cast<int>(Status::Code::kInterrupted);
-      if (code == 0 || (code == static_cast<int>(Status::Code::kInterrupted) && !interrupt)) {
-        code = c;
-        msg = j.value("msg", "");
-        if (comm.size() > 1 && !interrupt) msg = "rank " + std::to_string(r) + ": " + msg;
-      }
-    }
-    verdict = json{{"code", code}, {"msg", msg}}.dump();
-  }
-  Status b = comm.broadcast(&verdict, 0);
-  if (!g.ok()) return g;
-  if (!b.ok()) return b;
-  json v = json::parse(verdict, nullptr, false);
-  if (v.is_discarded()) return Status::Internal("ranks could not agree on a status");
-  return status_of(v["code"].get<int>(), v["msg"].get<std::string>());
-}
-
-// Where this rank sits: its index among the ranks on its host, so work that
-// each host must do once (dropping its page cache, reading its diskstats)
-// is split among that host's ranks, whatever launched them.
-struct Placement {
-  std::string host;
-  int local_rank = 0;
-  int local_size = 1;
-  int hosts = 1;
+// One epoch as a rank saw it, sent to rank 0.
+struct EpochRecord {
+  uint64_t epoch = 0;
+  bool ok = false;
+  EpochStats stats;
+  CacheCounts cache;
+  bool drop = false;
+  uint64_t planned_count = 0;
+  uint64_t planned_sum = 0;
+  bool disk_seen = false;  // the device's counters were read around the epoch
+  DiskCounters disk;
 };
 
-Status place(Comm& comm, Placement* out) {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) std::snprintf(name, sizeof name, "unknown");
-  out->host = name;
-  std::vector<std::string> all;
-  Status g = comm.gather(out->host, &all, 0);
-  std::string table;
-  if (comm.rank() == 0) {
-    std::map<std::string, int> count;
-    json t = json::array();
-    for (const auto& h : all) t.push_back(count[h]++);
-    json sizes = json::array();
-    for (const auto& h : all) sizes.push_back(count[h]);
-    table = json{{"local", t}, {"size", sizes}, {"hosts", count.size()}}.dump();
-  }
-  Status b = comm.broadcast(&table, 0);
-  if (!g.ok()) return g;
-  if (!b.ok()) return b;
-  json j = json::parse(table, nullptr, false);
-  const auto r = static_cast<size_t>(comm.rank());
-  if (j.is_discarded() || j["local"].size() <= r) {
-    return Status::Internal("rank placement table is malformed");
-  }
-  out->local_rank = j["local"][r].get<int>();
-  out->local_size = j["size"][r].get<int>();
-  out->hosts = j["hosts"].get<int>();
-  return Status::Ok();
+// What a rank sends rank 0 at the end of the phase.
+struct RankReport {
+  std::string host;
+  std::string engine;  // empty when the loader was never made
+  bool verified = false;
+  std::string device;
+  std::vector<EpochRecord> epochs;
+  Status status;
+};
+
+// Rank 0's verdict on the dataset folder, sent to every rank.
+struct DatasetDecision {
+  bool generate = false;
+  std::string why;  // why a stale dataset is regenerated; empty otherwise
+};
+
+json to_wire(const DatasetDecision& d) { return {{"generate", d.generate}, {"why", d.why}}; }
+
+Status from_wire(const json& j, DatasetDecision* out) {
+  WireReader r(j);
+  r.field("generate", &out->generate).field("why", &out->why);
+  return r.status();
+}
+
+json to_wire(const EpochRecord& e) {
+  return {{"epoch", e.epoch},
+          {"ok", e.ok},
+          {"stats", e.stats.to_json()},
+          {"cache",
+           {{"files", e.cache.files},
+            {"bytes", e.cache.bytes},
+            {"resident_bytes", e.cache.resident_bytes},
+            {"drop", e.drop},
+            {"drop_error", e.cache.drop_error}}},
+          {"planned_count", e.planned_count},
+          {"planned_sum", e.planned_sum},
+          {"disk",
+           e.disk_seen ? json{{"read_bytes", e.disk.read_bytes}, {"reads", e.disk.reads}} : json(nullptr)}};
+}
+
+Status from_wire(const json& j, EpochRecord* out) {
+  WireReader r(j);
+  r.field("epoch", &out->epoch).field("ok", &out->ok).field("stats", &out->stats);
+  r.field("planned_count", &out->planned_count).field("planned_sum", &out->planned_sum);
+  json cache, disk;
+  r.field("cache", &cache).optional("disk", &disk);
+  if (!r.status().ok()) return r.status();
+  WireReader c(cache);
+  c.field("files", &out->cache.files).field("bytes", &out->cache.bytes);
+  c.field("resident_bytes", &out->cache.resident_bytes).field("drop", &out->drop);
+  c.field("drop_error", &out->cache.drop_error);
+  if (!c.status().ok()) return Status::Internal("cache: " + c.status().message());
+  out->disk_seen = !disk.is_null();
+  if (!out->disk_seen) return Status::Ok();
+  WireReader d(disk);
+  d.field("read_bytes", &out->disk.read_bytes).field("reads", &out->disk.reads);
+  return d.status().ok() ? Status::Ok() : Status::Internal("disk: " + d.status().message());
+}
+
+json to_wire(const RankReport& r) {
+  json epochs = json::array();
+  for (const auto& e : r.epochs) epochs.push_back(to_wire(e));
+  return {{"host", r.host},     {"engine", r.engine}, {"verified", r.verified},
+          {"device", r.device}, {"epochs", epochs},   {"status", iofab::to_wire(r.status)}};
+}
+
+Status from_wire(const json& j, RankReport* out) {
+  WireReader r(j);
+  r.field("host", &out->host).field("engine", &out->engine).field("verified", &out->verified);
+  r.field("device", &out->device).field("epochs", &out->epochs).field("status", &out->status);
+  return r.status();
 }
 
 Status open_folder(const std::string& path, bool create, int* fd) {
@@ -168,7 +166,7 @@ class TrainReadPhase final : public Phase {
   bool drop_before(uint64_t epoch) const {
     return p_.drop_cache == DropCache::kEveryEpoch || (p_.drop_cache == DropCache::kFirstEpoch && epoch == 0);
   }
-  void summarize(const std::vector<std::string>& all, const DatasetLayout& layout, PhaseResult* result,
+  void summarize(const std::vector<RankReport>& ranks, const DatasetLayout& layout, PhaseResult* result,
                  Status* worst) const;
 
   TrainReadParams p_;
@@ -180,11 +178,11 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   const int rank = comm.rank();
   const bool user_dir = !p_.dataset_dir.empty();
   const std::string dataset_path = user_dir ? p_.dataset_dir : ctx.run_dir_path + "/" + ctx.phase_name;
-  json local = {{"rank", rank}, {"epochs", json::array()}};
+  RankReport local;
 
-  Placement where;
-  Status st = agree(comm, place(comm, &where));
-  local["host"] = where.host;
+  LocalRank where;
+  Status st = agree(comm, find_local_rank(comm, &where));
+  local.host = where.host;
 
   // The dataset's folder: the phase's own under the run folder, or the user's dataset_dir.
   const DatasetLayout layout(p_.dataset);
@@ -207,7 +205,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
 
   // Rank 0 decides: reuse, or generate (fresh, or over a stale iofab dataset); a folder with anything else is
   // refused.
-  json decision = {{"generate", false}, {"why", ""}};
+  DatasetDecision decision;
   if (st.ok()) {
     Status mine;
     if (rank == 0) {
@@ -227,22 +225,20 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
         mine = Status::Invalid("dataset_dir " + dataset_path + " " + why +
                                "; iofab generates only into an empty folder or one it made: choose another");
       }
-      decision["generate"] = state == DatasetDirState::kEmpty || state == DatasetDirState::kStale;
-      decision["why"] = state == DatasetDirState::kStale ? why : "";
+      decision.generate = state == DatasetDirState::kEmpty || state == DatasetDirState::kStale;
+      decision.why = state == DatasetDirState::kStale ? why : "";
       uint64_t free_bytes = 0;
-      if (mine.ok() && user_dir && decision["generate"].get<bool>() &&
-          free_bytes_at(root_fd, &free_bytes).ok() && free_bytes < layout.total_bytes() + (64ULL << 20)) {
+      if (mine.ok() && user_dir && decision.generate && free_bytes_at(root_fd, &free_bytes).ok() &&
+          free_bytes < layout.total_bytes() + (64ULL << 20)) {
         mine = Status::Invalid("dataset_dir " + dataset_path + " has " + std::to_string(free_bytes) +
                                " bytes free; the dataset needs " + std::to_string(layout.total_bytes()) +
                                " bytes plus 64 MiB; nothing was written");
       }
     }
     st = agree(comm, mine);
-    std::string text = decision.dump();
-    if (st.ok()) st = agree(comm, comm.broadcast(&text, 0));
-    if (st.ok()) decision = json::parse(text);
+    if (st.ok()) st = agree(comm, broadcast_value(comm, &decision, 0, "dataset decision"));
   }
-  const bool generate = st.ok() && decision["generate"].get<bool>();
+  const bool generate = st.ok() && decision.generate;
   // Progress is per rank: its share of the generation and of every epoch.
   const auto share = static_cast<uint64_t>(comm.size());
   ctx.progress.total_bytes.store((p_.epochs * layout.sample_bytes() + (generate ? layout.total_bytes() : 0)) /
@@ -280,8 +276,8 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   std::unique_ptr<BatchCopier> copier;
   json gpu = {{"requested", p_.to_gpu}, {"used", false}};
   if (p_.to_gpu) {
-    Status cs = BatchCopier::create(p_.prefetch + 1, p_.batch_size * layout.max_sample_size(),
-                                    where.local_rank, &copier);
+    Status cs =
+        BatchCopier::create(p_.prefetch + 1, p_.batch_size * layout.max_sample_size(), where.rank, &copier);
     if (cs.ok()) {
       gpu["used"] = true;
       gpu["device"] = copier->device();
@@ -300,8 +296,8 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     lc.series_interval_ns = p_.series_interval_ns;
     st = agree(comm, TrainLoader::create(lc, layout, data_fd, make_, copier.get(), &loader));
   }
-  if (loader) local["engine"] = loader->engine_name();
-  local["verified"] = loader ? loader->verifies() : false;
+  if (loader) local.engine = loader->engine_name();
+  local.verified = loader ? loader->verifies() : false;
 
   // The device the dataset lives on, for the bytes it really read.
   std::string device = ctx.target.block_device;
@@ -309,15 +305,15 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     TargetInfo info;
     device = describe_target(p_.dataset_dir, &info).ok() ? info.block_device : "";
   }
-  const bool reads_disk = where.local_rank == 0 && !device.empty() && read_disk_counters(device).has_value();
-  local["device"] = device;
+  const bool reads_disk = where.rank == 0 && !device.empty() && read_disk_counters(device).has_value();
+  local.device = device;
 
   for (uint64_t epoch = 0; st.ok() && epoch < p_.epochs; ++epoch) {
     // Untimed: drop the pages meant to be cold, measure what is resident, draw the plan.
     const bool drop = drop_before(epoch);
     CacheCounts cache;
-    Status mine = dataset_cache_pass(data_fd, layout, static_cast<uint64_t>(where.local_rank),
-                                     static_cast<uint64_t>(where.local_size), drop, &cache);
+    Status mine = dataset_cache_pass(data_fd, layout, static_cast<uint64_t>(where.rank),
+                                     static_cast<uint64_t>(where.size), drop, &cache);
     const BatchPlan plan = plan_epoch(layout.num_samples(), p_.dataset.seed, epoch, rank, comm.size(),
                                       p_.batch_size, p_.drop_last);
     uint64_t planned_sum = 0;
@@ -333,23 +329,16 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     Status rs = loader->run_epoch(plan, t0, ctx.stop, &ctx.progress.done_bytes, &stats);
     const auto disk1 = reads_disk ? read_disk_counters(device) : std::nullopt;
 
-    json rec = {{"epoch", epoch},
-                {"ok", rs.ok()},
-                {"stats", stats.to_json()},
-                {"cache",
-                 {{"files", cache.files},
-                  {"bytes", cache.bytes},
-                  {"resident_bytes", cache.resident_bytes},
-                  {"drop", drop},
-                  {"drop_error", cache.drop_error}}},
-                {"planned_count", plan.samples.size()},
-                {"planned_sum", planned_sum},
-                {"disk", nullptr}};
-    if (disk0 && disk1) {
-      const DiskCounters d = *disk1 - *disk0;
-      rec["disk"] = {{"read_bytes", d.read_bytes}, {"reads", d.reads}};
-    }
-    local["epochs"].push_back(std::move(rec));
+    EpochRecord& rec = local.epochs.emplace_back();
+    rec.epoch = epoch;
+    rec.ok = rs.ok();
+    rec.stats = std::move(stats);
+    rec.cache = std::move(cache);
+    rec.drop = drop;
+    rec.planned_count = plan.samples.size();
+    rec.planned_sum = planned_sum;
+    rec.disk_seen = disk0 && disk1;
+    if (rec.disk_seen) rec.disk = *disk1 - *disk0;
     st = agree(comm, rs);
   }
 
@@ -364,19 +353,18 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   if (!user_dir && !ctx.keep && rank == 0) removed = remove_tree_at(ctx.run_dir_fd, ctx.phase_name);
   if (st.ok() && !removed.ok()) st = removed;
 
-  local["error"] = st.ok() ? "" : st.message();
-  local["code"] = static_cast<int>(st.code());
-  std::vector<std::string> all;
-  Status g = comm.gather(local.dump(), &all, 0);
+  local.status = st;
+  std::vector<RankReport> ranks;
+  Status g = gather_to_root(comm, local, &ranks);
   if (!g.ok()) return g;
   if (rank != 0) return st;
 
   Status worst = st;
-  summarize(all, layout, result, &worst);
+  summarize(ranks, layout, result, &worst);
   auto& d = result->details;
   d["dataset"] = {{"path", dataset_path},
                   {"origin", generate ? "generated" : "reused"},
-                  {"regenerated_because", decision.value("why", "")},
+                  {"regenerated_because", decision.why},
                   {"kept", user_dir || ctx.keep},
                   {"layout", layout_name(p_.dataset.layout)},
                   {"files", layout.num_files()},
@@ -405,19 +393,10 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   return worst;
 }
 
-void TrainReadPhase::summarize(const std::vector<std::string>& all, const DatasetLayout& layout,
+void TrainReadPhase::summarize(const std::vector<RankReport>& ranks, const DatasetLayout& layout,
                                PhaseResult* result, Status* worst) const {
-  std::vector<json> ranks;
-  for (size_t r = 0; r < all.size(); ++r) {
-    json j = json::parse(all[r], nullptr, false);
-    if (j.is_discarded() || !j.contains("epochs") || !j["epochs"].is_array()) {
-      if (worst->ok()) *worst = Status::Internal("rank " + std::to_string(r) + " sent a bad result");
-      return;
-    }
-    ranks.push_back(std::move(j));
-  }
   size_t epochs = SIZE_MAX;
-  for (const auto& j : ranks) epochs = std::min(epochs, j["epochs"].size());
+  for (const auto& r : ranks) epochs = std::min(epochs, r.epochs.size());
   if (epochs == SIZE_MAX) epochs = 0;
 
   const uint64_t n = layout.num_samples();
@@ -443,28 +422,23 @@ void TrainReadPhase::summarize(const std::vector<std::string>& all, const Datase
     std::string drop_error;
     double ep_au_min = 1.0;
     for (size_t r = 0; r < ranks.size(); ++r) {
-      const json& rec = ranks[r]["epochs"][e];
-      EpochStats s(p_.series_interval_ns);
-      if (!s.from_json(rec["stats"])) {
-        if (worst->ok()) *worst = Status::Internal("rank " + std::to_string(r) + " sent bad epoch figures");
-        return;
-      }
+      const EpochRecord& rec = ranks[r].epochs[e];
+      const EpochStats& s = rec.stats;
       sum.merge(s);
       if (s.wall_ns > 0) ep_au_min = std::min(ep_au_min, s.au());
       rank_samples[r] += static_cast<double>(s.reads.ios);
       rank_bytes[r] += static_cast<double>(s.reads.bytes);
       rank_compute[r] += static_cast<double>(s.compute_ns);
       rank_wall[r] += static_cast<double>(s.wall_ns);
-      ep_ok = ep_ok && rec["ok"].get<bool>();
-      const json& c = rec["cache"];
-      ep_resident += c["resident_bytes"].get<double>();
-      ep_cached += c["bytes"].get<double>();
-      drop = drop || c["drop"].get<bool>();
-      if (drop_error.empty()) drop_error = c["drop_error"].get<std::string>();
-      planned_count += rec["planned_count"].get<uint64_t>();
-      planned_sum += rec["planned_sum"].get<uint64_t>();
-      if (rec["disk"].is_object()) {
-        ep_device += rec["disk"]["read_bytes"].get<uint64_t>();
+      ep_ok = ep_ok && rec.ok;
+      ep_resident += static_cast<double>(rec.cache.resident_bytes);
+      ep_cached += static_cast<double>(rec.cache.bytes);
+      drop = drop || rec.drop;
+      if (drop_error.empty()) drop_error = rec.cache.drop_error;
+      planned_count += rec.planned_count;
+      planned_sum += rec.planned_sum;
+      if (rec.disk_seen) {
+        ep_device += rec.disk.read_bytes;
         ep_device_seen = true;
       }
     }
@@ -561,9 +535,9 @@ void TrainReadPhase::summarize(const std::vector<std::string>& all, const Datase
   m["corrupt_samples"] = static_cast<double>(total.corrupt);
 
   auto& d = result->details;
-  d["engine"] = ranks.empty() ? json("") : ranks[0].value("engine", json(""));
+  d["engine"] = ranks.empty() ? "" : ranks[0].engine;
   if (d["engine"] == "cufile") d["engine_mode"] = cufile_mode_text();
-  d["verified"] = !ranks.empty() && ranks[0].value("verified", false);
+  d["verified"] = !ranks.empty() && ranks[0].verified;
   d["direct"] = p_.direct;
   d["drop_cache"] = drop_cache_name(p_.drop_cache);
   d["epochs"] = per_epoch;
@@ -572,7 +546,7 @@ void TrainReadPhase::summarize(const std::vector<std::string>& all, const Datase
   d["sample_latency_histogram"] = total.reads.latency.to_json();
   d["batch_wait"] = latency_summary_json(total.batch_wait);
   d["io_bytes"] = total.io_bytes;
-  const std::string device = ranks.empty() ? std::string() : ranks[0].value("device", std::string());
+  const std::string device = ranks.empty() ? std::string() : ranks[0].device;
   d["device"] = device.empty() ? json(nullptr) : json(device);
   if (!device_seen) {
     result->warnings.push_back(
@@ -582,15 +556,12 @@ void TrainReadPhase::summarize(const std::vector<std::string>& all, const Datase
   json per_rank = json::array();
   for (size_t r = 0; r < ranks.size(); ++r) {
     per_rank.push_back({{"rank", r},
-                        {"host", ranks[r].value("host", "")},
+                        {"host", ranks[r].host},
                         {"samples", rank_samples[r]},
                         {"read_bytes", rank_bytes[r]},
                         {"au", ratio(rank_compute[r], rank_wall[r])},
-                        {"error", ranks[r].value("error", "")}});
-    const std::string err = ranks[r].value("error", "");
-    if (worst->ok() && !err.empty()) {
-      *worst = status_of(ranks[r].value("code", static_cast<int>(Status::Code::kIoError)), err);
-    }
+                        {"error", ranks[r].status.ok() ? "" : ranks[r].status.message()}});
+    if (worst->ok() && !ranks[r].status.ok() && !ranks[r].status.message().empty()) *worst = ranks[r].status;
   }
   d["per_rank"] = per_rank;
   if (total.corrupt > 0 && worst->ok()) {

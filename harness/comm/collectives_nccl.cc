@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <vector>
 
+#include "harness/comm/agree.h"
 #include "harness/comm/collectives.h"
 
 namespace iofab {
@@ -59,12 +62,18 @@ class NcclCollectives final : public Collectives {
     if (s.ok() && rank_ == 0) s = nccl_error("ncclGetUniqueId", ncclGetUniqueId(&id), nullptr);
     std::string wire(reinterpret_cast<const char*>(&id), sizeof id);
     if (Status b = world.broadcast(&wire, 0); !b.ok()) return b;
-    std::vector<double> oks;
-    if (Status g = world.all_gather(s.ok() ? 1.0 : 0.0, &oks); !g.ok()) return g;
-    for (size_t r = 0; r < oks.size(); ++r) {
-      if (oks[r] != 1.0 && s.ok())
-        s = Status::IoError("rank " + std::to_string(r) + " could not prepare its GPU");
-    }
+    // A rank whose GPU is not ready stops every rank; its own error stays its own.
+    const AgreeRule first_unready = [](const std::vector<Status>& by_rank) {
+      for (size_t r = 0; r < by_rank.size(); ++r) {
+        if (!by_rank[r].ok()) {
+          return Status::IoError("rank " + std::to_string(r) + " could not prepare its GPU");
+        }
+      }
+      return Status::Ok();
+    };
+    Ballot ready;
+    if (Status g = agree(world, Ballot{s}, first_unready, &ready); !g.ok()) return g;
+    if (s.ok()) s = ready.status;
     if (!s.ok()) return s;
     if (wire.size() != sizeof id) return Status::Internal("NCCL unique id arrived truncated");
     std::memcpy(&id, wire.data(), sizeof id);

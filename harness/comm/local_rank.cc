@@ -3,39 +3,28 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <map>
 #include <string>
 #include <vector>
+
+#include "harness/comm/rank_gather.h"
 
 namespace iofab {
 
 Status find_local_rank(Comm& comm, LocalRank* out) {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) std::snprintf(name, sizeof name, "unknown");
   std::vector<std::string> hosts;
-  Status s = comm.gather(host, &hosts, 0);
+  Status s = all_gather(comm, std::string(name), &hosts);
   if (!s.ok()) return s;
-  // Rank 0 numbers the ranks on each host and sends every rank its "rank size" pair.
-  std::string table;
-  if (comm.rank() == 0) {
-    std::map<std::string, int> per_host;
-    std::vector<int> local(hosts.size());
-    for (size_t r = 0; r < hosts.size(); ++r) local[r] = per_host[hosts[r]]++;
-    for (size_t r = 0; r < hosts.size(); ++r) {
-      table += std::to_string(local[r]) + " " + std::to_string(per_host[hosts[r]]) + "\n";
-    }
+  // Compared as they travelled: a name that is not UTF-8 arrives changed, the same for every rank.
+  const auto me = static_cast<size_t>(comm.rank());
+  LocalRank local{0, 0, name};
+  for (size_t r = 0; r < hosts.size(); ++r) {
+    if (hosts[r] != hosts[me]) continue;
+    if (r < me) ++local.rank;
+    ++local.size;
   }
-  s = comm.broadcast(&table, 0);
-  if (!s.ok()) return s;
-  size_t pos = 0;
-  for (int r = 0; r < comm.rank() && pos != std::string::npos; ++r) {
-    pos = table.find('\n', pos);
-    if (pos != std::string::npos) ++pos;
-  }
-  if (pos == std::string::npos || pos >= table.size()) return Status::Internal("local rank table is short");
-  if (std::sscanf(table.c_str() + pos, "%d %d", &out->rank, &out->size) != 2) {
-    return Status::Internal("local rank table is malformed");
-  }
+  *out = std::move(local);
   return Status::Ok();
 }
 

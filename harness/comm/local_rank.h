@@ -3,14 +3,17 @@
 // it works under any launcher (mpirun, srun) without reading its variables.
 #pragma once
 
+#include <string>
+
 #include "harness/comm/comm.h"
 #include "harness/core/status.h"
 
 namespace iofab {
 
 struct LocalRank {
-  int rank = 0;  // among the ranks on this host, in world-rank order
-  int size = 1;  // ranks on this host
+  int rank = 0;      // among the ranks on this host, in world-rank order
+  int size = 1;      // ranks on this host
+  std::string host;  // this host's name ("unknown" when it has none)
 };
 
 // Collective over comm: every rank must call it.

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "harness/core/mix.h"
+
 namespace iofab {
 
 namespace {
@@ -15,17 +17,6 @@ uint64_t splitmix64(uint64_t* state) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
-}
-
-// murmur3's finaliser: a bijection on 64 bits with full avalanche, which is
-// what makes distinct stamp inputs give distinct stamp outputs.
-uint64_t fmix64(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  k ^= k >> 33;
-  return k;
 }
 
 inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

@@ -11,6 +11,8 @@
 #include <optional>
 #include <thread>
 
+#include "harness/comm/agree.h"
+#include "harness/comm/rank_gather.h"
 #include "harness/core/build_info.h"
 #include "harness/core/checked_math.h"
 #include "harness/core/json_text.h"
@@ -63,24 +65,19 @@ std::string rfc3339_now() {
   return buf;
 }
 
-// Every rank must agree on a yes/no; the answer is yes only if all say yes.
-bool all_agree(Comm& comm, bool mine) {
-  std::vector<double> all;
-  if (!comm.all_gather(mine ? 1.0 : 0.0, &all).ok()) return false;
-  return std::all_of(all.begin(), all.end(), [](double v) { return v == 1.0; });
+// True when any rank saw the stop flag, or the ranks could not agree (one is lost).
+bool any_rank_stopped(Comm& comm, const std::atomic<bool>& stop) {
+  return !agree(comm, stop.load() ? Status::Interrupted() : Status::Ok()).ok();
 }
 
-// The first non-empty failure message across ranks, gathered to every rank.
+// A setup step every rank took: the first rank's failure stops the run before any phase, as a bad
+// target or suite does (exit 2).
 Status agree_status(Comm& comm, const Status& mine) {
-  std::vector<std::string> all;
-  std::string msg = mine.ok() ? "" : mine.message();
-  if (!comm.gather(msg, &all, 0).ok()) return Status::IoError("lost contact with other ranks");
-  std::string first;
-  for (size_t r = 0; r < all.size() && first.empty(); ++r) {
-    if (!all[r].empty()) first = comm.size() > 1 ? "rank " + std::to_string(r) + ": " + all[r] : all[r];
+  Ballot verdict;
+  if (!agree(comm, Ballot{mine}, first_failure, &verdict).ok()) {
+    return Status::IoError("lost contact with other ranks");
   }
-  comm.broadcast(&first, 0);
-  return first.empty() ? Status::Ok() : Status::Invalid(first);
+  return verdict.status.ok() ? Status::Ok() : Status::Invalid(verdict.status.message());
 }
 
 // How long ranks wait for each other after a stop signal before counting the silent ones as lost:
@@ -183,9 +180,11 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     json seen = json::object();
     json rank_hosts = json::array();
     for (const auto& h : hosts) {
+      // Another rank's description: read with checks, a malformed one is left out.
       json j = json::parse(h, nullptr, false);
-      if (j.is_discarded()) continue;
-      const std::string name = j.value("hostname", "");
+      if (!j.is_object()) continue;
+      std::string name;
+      WireReader(j).optional("hostname", &name);
       rank_hosts.push_back(name);
       if (!seen.contains(name)) {
         seen[name] = true;
@@ -281,7 +280,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
       better_map[m.name] = better_name(m.better);
       if (headline.size() < 4 && m.name.find('*') == std::string::npos) headline.push_back(m.name);
     }
-    const bool stopped = comm.failed() || !all_agree(comm, !stop.load());
+    const bool stopped = comm.failed() || any_rank_stopped(comm, stop);
     if (comm.failed() && comm_failure.empty()) {
       // Lost between phases (the agreement to start this one): say who, not an empty reason.
       std::string ranks;
@@ -364,7 +363,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   }
 
   std::vector<std::string> hosts;
-  if (!comm.gather(this_host, &hosts, 0).ok()) hosts = {this_host};
+  if (!gather_to_root(comm, this_host, &hosts).ok()) hosts = {this_host};
   if (comm.rank() != comm.report_rank()) {
     if (!opts.keep) run_dir.remove();
     // After a loss the caller waits for the writer's word before leaving (Comm::await_release).

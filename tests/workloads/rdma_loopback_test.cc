@@ -9,7 +9,7 @@
 
 #include "harness/rdma/loopback_fabric.h"
 #include "phase_harness.h"
-#include "rdma_thread_comm.h"
+#include "thread_comm.h"
 #include "workloads/collectives/sweep.h"
 #include "workloads/rdma/rdma_run.h"
 

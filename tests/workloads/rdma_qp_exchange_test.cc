@@ -4,7 +4,7 @@
 
 #include <mutex>
 
-#include "rdma_thread_comm.h"
+#include "thread_comm.h"
 #include "workloads/rdma/pairing.h"
 #include "workloads/rdma/qp_exchange.h"
 

@@ -48,4 +48,11 @@ bool step_timing_from_json(const json& j, StepTiming* out) {
   return true;
 }
 
+json to_wire(const StepTiming& t) { return step_timing_to_json(t); }
+
+Status from_wire(const json& j, StepTiming* out) {
+  return step_timing_from_json(j, out) ? Status::Ok()
+                                       : Status::Internal("expected [step_s, compute_s, comm_s]");
+}
+
 }  // namespace iofab

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "harness/core/status.h"
 #include "workloads/collectives/step_schedule.h"
 
 namespace iofab {
@@ -28,5 +29,8 @@ StepStats merge_steps(const std::vector<std::vector<StepTiming>>& per_rank);
 
 nlohmann::json step_timing_to_json(const StepTiming& t);
 bool step_timing_from_json(const nlohmann::json& j, StepTiming* out);
+// Its wire form between ranks (harness/comm/wire.h): the same JSON.
+nlohmann::json to_wire(const StepTiming& t);
+Status from_wire(const nlohmann::json& j, StepTiming* out);
 
 }  // namespace iofab

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "harness/comm/rank_gather.h"
+
 namespace iofab {
 
 using nlohmann::json;
@@ -80,21 +82,9 @@ Status exchange_endpoints(Comm& comm, const std::map<int, EndpointInfo>& mine,
                           std::map<int, EndpointInfo>* theirs) {
   json mine_j = json::object();
   for (const auto& [peer, info] : mine) mine_j[std::to_string(peer)] = endpoint_info_to_json(info);
-  std::vector<std::string> all;
-  Status s = comm.gather(mine_j.dump(), &all, 0);
+  std::vector<json> t;
+  Status s = all_gather(comm, mine_j, &t);
   if (!s.ok()) return s;
-  std::string table;
-  if (comm.rank() == 0) {
-    json t = json::array();
-    for (const auto& a : all) t.push_back(json::parse(a, nullptr, false));
-    table = t.dump();
-  }
-  s = comm.broadcast(&table, 0);
-  if (!s.ok()) return s;
-  const json t = json::parse(table, nullptr, false);
-  if (!t.is_array() || t.size() != static_cast<size_t>(comm.size())) {
-    return Status::Internal("endpoint table arrived malformed");
-  }
   theirs->clear();
   const std::string me = std::to_string(comm.rank());
   for (const auto& [peer, info] : mine) {

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "harness/comm/agree.h"
 #include "harness/comm/local_rank.h"
+#include "harness/comm/rank_gather.h"
 #include "workloads/collectives/agreement.h"
 #include "workloads/collectives/sweep.h"
 #include "workloads/rdma/pairing.h"
@@ -17,57 +19,49 @@ namespace iofab {
 
 using nlohmann::json;
 
+namespace {
+
+// The first error that is not Unavailable wins; else every Unavailable rank's reason, in one: the
+// verdict is then Unavailable, its message the reason to skip.
+Status skip_or_error_rule(const std::vector<Status>& by_rank) {
+  std::vector<std::pair<size_t, std::string>> unavailable;
+  for (size_t r = 0; r < by_rank.size(); ++r) {
+    const Status& s = by_rank[r];
+    if (s.code() == Status::Code::kUnavailable) {
+      unavailable.emplace_back(r, s.message());
+    } else if (!s.ok()) {
+      return Status::IoError(by_rank.size() > 1 ? "rank " + std::to_string(r) + ": " + s.message()
+                                                : s.message());
+    }
+  }
+  if (unavailable.empty()) return Status::Ok();
+  const bool same = std::all_of(unavailable.begin(), unavailable.end(),
+                                [&](const auto& u) { return u.second == unavailable[0].second; });
+  if (!same) {
+    return Status::Unavailable("rank " + std::to_string(unavailable[0].first) + ": " + unavailable[0].second);
+  }
+  // Every rank says the same: the reason as is.
+  if (unavailable.size() == by_rank.size()) return Status::Unavailable(unavailable[0].second);
+  return Status::Unavailable(unavailable[0].second + " (on " + std::to_string(unavailable.size()) + " of " +
+                             std::to_string(by_rank.size()) + " ranks, first rank " +
+                             std::to_string(unavailable[0].first) + ")");
+}
+
+}  // namespace
+
 Status agree_skip_or_error(Comm& comm, const Status& mine, std::string* skip) {
   skip->clear();
-  std::vector<std::string> all;
-  const json me = {static_cast<int>(mine.code()), mine.message()};
-  Status s = comm.gather(me.dump(), &all, 0);
+  Ballot verdict;
+  Status s = agree(comm, Ballot{mine}, skip_or_error_rule, &verdict);
   if (!s.ok()) return s;
-  std::string verdict;
-  if (comm.rank() == 0) {
-    std::string error;
-    std::vector<std::pair<size_t, std::string>> unavailable;
-    for (size_t r = 0; r < all.size() && error.empty(); ++r) {
-      const json j = json::parse(all[r], nullptr, false);
-      if (!j.is_array() || j.size() != 2 || !j[0].is_number_integer() || !j[1].is_string()) {
-        error = "rank " + std::to_string(r) + " sent a malformed status";
-        break;
-      }
-      const auto code = static_cast<Status::Code>(j[0].get<int>());
-      const std::string msg = j[1].get<std::string>();
-      if (code == Status::Code::kUnavailable) {
-        unavailable.emplace_back(r, msg);
-      } else if (code != Status::Code::kOk) {
-        error = all.size() > 1 ? "rank " + std::to_string(r) + ": " + msg : msg;
-      }
-    }
-    std::string reason;
-    if (!unavailable.empty()) {
-      const bool same = std::all_of(unavailable.begin(), unavailable.end(),
-                                    [&](const auto& u) { return u.second == unavailable[0].second; });
-      if (!same) {
-        reason = "rank " + std::to_string(unavailable[0].first) + ": " + unavailable[0].second;
-      } else if (unavailable.size() == all.size()) {
-        reason = unavailable[0].second;  // every rank says the same: the reason as is
-      } else {
-        reason = unavailable[0].second + " (on " + std::to_string(unavailable.size()) + " of " +
-                 std::to_string(all.size()) + " ranks, first rank " + std::to_string(unavailable[0].first) +
-                 ")";
-      }
-    }
-    verdict = json{error, reason}.dump();
+  const Status& v = verdict.status;
+  if (v.code() == Status::Code::kUnavailable) {
+    *skip = v.message();
+    return Status::Ok();
   }
-  s = comm.broadcast(&verdict, 0);
-  if (!s.ok()) return s;
-  const json v = json::parse(verdict, nullptr, false);
-  if (!v.is_array() || v.size() != 2) return Status::Internal("skip verdict arrived malformed");
-  if (!v[0].get<std::string>().empty()) {
-    // This rank's own error reads best in its own words.
-    return mine.ok() || mine.code() == Status::Code::kUnavailable ? Status::IoError(v[0].get<std::string>())
-                                                                  : mine;
-  }
-  *skip = v[1].get<std::string>();
-  return Status::Ok();
+  if (v.ok()) return Status::Ok();
+  // This rank's own error reads best in its own words.
+  return mine.ok() || mine.code() == Status::Code::kUnavailable ? Status::IoError(v.message()) : mine;
 }
 
 namespace {
@@ -177,6 +171,26 @@ class Sweeper {
   std::vector<int> peers_;
 };
 
+// What a rank sends rank 0 at the end: its fabric, the samples of the link it initiates, how it ended.
+struct RankSamples {
+  json fabric = json::object();
+  std::vector<RdmaSample> samples;
+  Status status;
+};
+
+json to_wire(const RankSamples& r) {
+  return {{"fabric", r.fabric}, {"samples", iofab::to_wire(r.samples)}, {"status", iofab::to_wire(r.status)}};
+}
+
+Status from_wire(const json& j, RankSamples* out) {
+  WireReader r(j);
+  r.field("fabric", &out->fabric).field("samples", &out->samples).field("status", &out->status);
+  if (r.status().ok() && !out->fabric.is_object() && !out->fabric.is_null()) {
+    return Status::Internal("fabric: expected an object");
+  }
+  return r.status();
+}
+
 json spec_details(const RdmaSpec& spec, int ranks) {
   json tests = json::array();
   for (RdmaTest t : spec.tests) tests.push_back(rdma_test_name(t));
@@ -234,12 +248,8 @@ Status run_rdma(const RdmaSpec& spec, Comm& comm, const FabricOpener& open, cons
   }
   conns.clear();  // endpoints go before their fabric
 
-  json mine = {{"fabric", fabric->describe()}, {"error", st.ok() ? "" : st.message()}};
-  json arr = json::array();
-  for (const auto& s : samples) arr.push_back(s.to_json());
-  mine["samples"] = arr;
-  std::vector<std::string> all;
-  Status g = comm.gather(mine.dump(), &all, 0);
+  std::vector<RankSamples> all;
+  Status g = gather_to_root(comm, RankSamples{fabric->describe(), std::move(samples), st}, &all);
   if (!g.ok()) return g;
   if (comm.rank() != 0) return st;
 
@@ -247,16 +257,14 @@ Status run_rdma(const RdmaSpec& spec, Comm& comm, const FabricOpener& open, cons
   json fabrics = json::array();
   Status worst = st;
   for (size_t r = 0; r < all.size(); ++r) {
-    const json j = json::parse(all[r], nullptr, false);
-    if (j.is_discarded()) return Status::Internal("rank " + std::to_string(r) + " sent a bad result");
-    json f = j.value("fabric", json::object());
+    json f = std::move(all[r].fabric);
     f["rank"] = r;
-    fabrics.push_back(f);
-    const std::string err = j.value("error", "");
-    if (worst.ok() && !err.empty()) worst = Status::IoError("rank " + std::to_string(r) + ": " + err);
-    for (const auto& x : j.value("samples", json::array())) {
-      if (!RdmaSample::from_json(x, &merged.emplace_back())) return Status::Internal("bad rdma sample");
+    fabrics.push_back(std::move(f));
+    const Status& rs = all[r].status;
+    if (worst.ok() && !rs.ok() && !rs.message().empty()) {
+      worst = Status::IoError("rank " + std::to_string(r) + ": " + rs.message());
     }
+    for (auto& x : all[r].samples) merged.push_back(std::move(x));
   }
   result->details["spec"] = spec_details(spec, comm.size());
   result->details["memory"] = rdma_memory_name(spec.memory);

@@ -1,0 +1,85 @@
+// Typed gathers over the control plane: each rank's value travels in its
+// wire form (wire.h) and is read back with checked access, so a malformed
+// answer is an error naming the rank that sent it, never an exception.
+//
+// Like Comm's own calls, every rank must make the same calls in the same
+// order; a failure of the Comm (a lost rank) comes back as the Comm's Status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/comm/comm.h"
+#include "harness/comm/wire.h"
+
+namespace iofab {
+
+// Reads the JSON text that `rank` sent; "rank N sent a bad <what>: why" when it is not JSON.
+Status parse_rank_text(size_t rank, const std::string& text, std::string_view what, nlohmann::json* out);
+// "rank N sent a bad <what>: <why>".
+Status bad_rank_answer(size_t rank, std::string_view what, const Status& why);
+
+// Every rank's text, in rank order, read as a T each. The first that is not
+// gives "rank N sent a bad <what>: why", and *all is left empty.
+template <typename T>
+Status decode_ranks(const std::vector<std::string>& texts, std::vector<T>* all,
+                    std::string_view what = "result") {
+  all->clear();
+  std::vector<T> v(texts.size());
+  for (size_t r = 0; r < texts.size(); ++r) {
+    nlohmann::json j;
+    Status s = parse_rank_text(r, texts[r], what, &j);
+    if (!s.ok()) return s;
+    s = from_wire(j, &v[r]);
+    if (!s.ok()) return bad_rank_answer(r, what, s);
+  }
+  *all = std::move(v);
+  return Status::Ok();
+}
+
+// On root, *all receives every rank's value in rank order; elsewhere it is
+// cleared. Fails with the Comm's failure, or on root alone with the first
+// rank whose answer is not a T ("rank N sent a bad result: why"). Nothing
+// follows on the other ranks, so that error is root's to report.
+template <typename T>
+Status gather_to_root(Comm& comm, const T& mine, std::vector<T>* all, int root = 0) {
+  all->clear();
+  std::vector<std::string> texts;
+  Status s = comm.gather(wire_text(to_wire(mine)), &texts, root);
+  if (!s.ok() || comm.rank() != root) return s;
+  return decode_ranks(texts, all);
+}
+
+// Every rank's texts, from rank 0 to all: one gather and one broadcast.
+// On every rank, *texts holds every rank's text in rank order.
+Status all_gather_texts(Comm& comm, const std::string& mine, std::vector<std::string>* texts);
+
+// Every rank receives every rank's value in rank order. A malformed answer
+// fails on every rank alike ("rank N sent a bad result: why").
+template <typename T>
+Status all_gather(Comm& comm, const T& mine, std::vector<T>* all) {
+  all->clear();
+  std::vector<std::string> texts;
+  Status s = all_gather_texts(comm, wire_text(to_wire(mine)), &texts);
+  if (!s.ok()) return s;
+  return decode_ranks(texts, all);
+}
+
+// root's *value replaces every rank's (root's own too, read back from its
+// wire form, so every rank ends with the same value or the same error).
+template <typename T>
+Status broadcast_value(Comm& comm, T* value, int root = 0, std::string_view what = "result") {
+  std::string text = comm.rank() == root ? wire_text(to_wire(*value)) : std::string();
+  Status s = comm.broadcast(&text, root);
+  if (!s.ok()) return s;
+  nlohmann::json j;
+  s = parse_rank_text(static_cast<size_t>(root), text, what, &j);
+  if (!s.ok()) return s;
+  T v{};
+  s = from_wire(j, &v);
+  if (!s.ok()) return bad_rank_answer(static_cast<size_t>(root), what, s);
+  *value = std::move(v);
+  return Status::Ok();
+}
+
+}  // namespace iofab

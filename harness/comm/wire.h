@@ -1,0 +1,126 @@
+// The wire form of what ranks send each other over the control plane: one
+// JSON value per rank, written so it never throws (json_text) and read with
+// checked access, so that a malformed answer from another rank becomes an
+// error that says what is wrong instead of an exception.
+//
+// A type travels between ranks (rank_gather.h, agree.h) when two functions
+// exist for it, found by ordinary lookup or by argument-dependent lookup in
+// the type's own namespace:
+//   nlohmann::json to_wire(const T& value);
+//   Status from_wire(const nlohmann::json& j, T* out);  // Ok, or why j is not a T
+// They are given here for the plain types, vectors, JSON itself and Status;
+// WireReader reads the fields of an object for a type's own from_wire.
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/core/status.h"
+
+namespace iofab {
+
+// A Status on the wire, the one form every rank uses: {"code": <Status::Code>, "message": "..."}.
+nlohmann::json to_wire(const Status& s);
+Status from_wire(const nlohmann::json& j, Status* out);
+
+nlohmann::json to_wire(const std::string& s);
+nlohmann::json to_wire(const char* s);  // a string, never the bool a pointer would convert to
+Status from_wire(const nlohmann::json& j, std::string* out);
+nlohmann::json to_wire(bool b);
+Status from_wire(const nlohmann::json& j, bool* out);
+nlohmann::json to_wire(uint64_t v);
+Status from_wire(const nlohmann::json& j, uint64_t* out);
+nlohmann::json to_wire(int v);
+Status from_wire(const nlohmann::json& j, int* out);
+// A finite number; JSON has no NaN or infinity (they would arrive as null).
+nlohmann::json to_wire(double v);
+Status from_wire(const nlohmann::json& j, double* out);
+// Any JSON value, as it is.
+nlohmann::json to_wire(const nlohmann::json& j);
+Status from_wire(const nlohmann::json& j, nlohmann::json* out);
+
+template <typename T>
+nlohmann::json to_wire(const std::vector<T>& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& x : v) a.push_back(to_wire(x));
+  return a;
+}
+
+template <typename T>
+Status from_wire(const nlohmann::json& j, std::vector<T>* out) {
+  if (!j.is_array()) return Status::Internal("expected an array, got " + std::string(j.type_name()));
+  std::vector<T> v(j.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    Status s = from_wire(j[i], &v[i]);
+    if (!s.ok()) return Status::Internal("[" + std::to_string(i) + "]: " + s.message());
+  }
+  *out = std::move(v);
+  return Status::Ok();
+}
+
+// Types that write and read themselves travel as they are: a member
+// `to_json()`, and a member `bool from_json(const json&)` or a static
+// `bool from_json(const json&, T*)` (IoTally, EpochStats, SizeSample, ...).
+template <typename T>
+requires requires(const T& t) {
+  { t.to_json() } -> std::convertible_to<nlohmann::json>;
+}
+nlohmann::json to_wire(const T& v) { return v.to_json(); }
+
+template <typename T>
+requires requires(T& t, const nlohmann::json& j) {
+  { t.from_json(j) } -> std::same_as<bool>;
+}
+Status from_wire(const nlohmann::json& j, T* out) {
+  return out->from_json(j) ? Status::Ok() : Status::Internal("malformed");
+}
+
+template <typename T>
+requires requires(const nlohmann::json& j, T* t) {
+  { T::from_json(j, t) } -> std::same_as<bool>;
+}
+Status from_wire(const nlohmann::json& j, T* out) {
+  return T::from_json(j, out) ? Status::Ok() : Status::Internal("malformed");
+}
+
+// Reads the fields of a JSON object, each with its type checked. The first
+// problem is kept and later reads do nothing, so a from_wire reads every
+// field in a row and returns status() once:
+//   WireReader r(j);
+//   r.field("bytes", &out->bytes).field("status", &out->status);
+//   return r.status();
+class WireReader {
+ public:
+  explicit WireReader(const nlohmann::json& j);
+
+  // A field that must be there.
+  template <typename T>
+  WireReader& field(const char* key, T* out) {
+    if (const nlohmann::json* v = find(key, true)) check(key, from_wire(*v, out));
+    return *this;
+  }
+  // A field that may be missing or null; *out keeps its value then.
+  template <typename T>
+  WireReader& optional(const char* key, T* out) {
+    if (const nlohmann::json* v = find(key, false); v != nullptr && !v->is_null())
+      check(key, from_wire(*v, out));
+    return *this;
+  }
+
+  Status status() const { return status_; }
+
+ private:
+  const nlohmann::json* find(const char* key, bool required);
+  void check(const char* key, const Status& s);
+
+  const nlohmann::json& j_;
+  Status status_;
+};
+
+// The text that carries a wire value: JSON that never throws on bytes that are not UTF-8.
+std::string wire_text(const nlohmann::json& j);
+
+}  // namespace iofab
