@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <tuple>
 #include <utility>
 
 #include "harness/comm/collectives.h"
 #include "harness/comm/local_rank.h"
 #include "harness/comm/rank_gather.h"
+#include "harness/core/mem_available.h"
 #include "harness/core/units.h"
 #include "harness/phase/params.h"
 #include "workloads/collectives/agreement.h"
@@ -40,17 +40,6 @@ struct CollectivesParams {
   bool runs_fsdp() const { return mode == "fsdp" || mode == "compare" || mode == "all"; }
 };
 
-// MemAvailable from /proc/meminfo, in bytes; 0 when unknown.
-uint64_t host_memory_available() {
-  std::ifstream f("/proc/meminfo");
-  std::string key;
-  uint64_t kib = 0;
-  std::string unit;
-  while (f >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024;
-  }
-  return 0;
-}
 
 // What a rank sends rank 0 at the end of the phase: what it measured, and how it ended.
 struct RankResults {
@@ -120,7 +109,7 @@ Status CollectivesPhase::check_host_memory(const Collectives& coll, const LocalR
     schedule_buffer_bytes(fsdp_step(p_.model, p_.fsdp, ranks), ranks, &send, &recv);
     need = std::max(need, send + recv);
   }
-  const uint64_t avail = host_memory_available();
+  const uint64_t avail = mem_available_bytes();
   const uint64_t host_need = need * static_cast<uint64_t>(local.size);
   if (avail == 0 || host_need <= avail) return Status::Ok();
   return Status::Invalid("needs " + units::format_bytes(static_cast<double>(need)) +

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
+#include "harness/core/mem_available.h"
 #include "harness/core/units.h"
 #include "harness/engines/data_fill.h"
 #include "harness/engines/engine_choice.h"
@@ -22,17 +22,6 @@ namespace {
 // doubling the host memory a big shard needs.
 constexpr uint64_t kSourceBytes = 64ULL << 20;
 
-// MemAvailable from /proc/meminfo in bytes; 0 when unknown.
-uint64_t mem_available_bytes() {
-  std::ifstream f("/proc/meminfo");
-  std::string key;
-  uint64_t kib = 0;
-  std::string unit;
-  while (f >> key >> kib >> unit) {
-    if (key == "MemAvailable:") return kib * 1024;
-  }
-  return 0;
-}
 
 uint64_t writer_seed(const CheckpointParams& p, const Writer& wk) {
   return p.seed * 1000003 + static_cast<uint64_t>(wk.rank) * 4099 + wk.worker;
