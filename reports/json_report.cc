@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "harness/core/json_text.h"
+
 namespace iofab {
 
 using nlohmann::json;
@@ -51,5 +53,7 @@ json report_to_json(const Report& r) {
           {"warnings", r.warnings},
           {"verdict", {{"status", r.verdict}, {"reasons", r.verdict_reasons}}}};
 }
+
+std::string render_json_report(const Report& report) { return json_text(report_to_json(report), 2) + "\n"; }
 
 }  // namespace iofab

@@ -2,11 +2,14 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "harness/results/report.h"
 
 namespace iofab {
 
 nlohmann::json report_to_json(const Report& report);
+// The report file's text, as `iofab run` writes it: the JSON indented by 2, and a newline.
+std::string render_json_report(const Report& report);
 
 }  // namespace iofab

@@ -38,17 +38,106 @@ std::optional<double> number(const json& j) {
   return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
-std::vector<const PhaseReport*> phases_named(const std::vector<SystemReport>& systems,
-                                             const std::string& name) {
-  std::vector<const PhaseReport*> out;
+// Each system's phase of one name, in report order; nullptr where a report has none.
+using Phases = std::vector<const PhaseReport*>;
+
+Phases phases_named(const std::vector<SystemReport>& systems, const std::string& name) {
+  Phases out;
   for (const auto& s : systems) out.push_back(find_phase(s.loaded.report, name));
   return out;
 }
 
-bool any_kind(const std::vector<const PhaseReport*>& phases, const std::string& kind) {
+bool any_kind(const Phases& phases, std::string_view kind) {
   return std::any_of(phases.begin(), phases.end(),
                      [&](const PhaseReport* p) { return p != nullptr && p->kind == kind; });
 }
+
+// A metric of a system's phase; nullopt where the phase or the figure is missing.
+std::optional<double> value_in(const PhaseReport* p, const std::string& metric) {
+  return p != nullptr ? metric_value(*p, metric) : std::nullopt;
+}
+
+// --- what every plot shares ---------------------------------------------------
+
+// When a section says "No data: ...": when it drew no chart, or only when it drew none and noted nothing.
+enum class NoData { kUnlessDrawn, kUnlessShown };
+
+// A line chart with its words and axes; lines to be added.
+LineChart line_chart(std::string title, PlotAxis x, PlotAxis y) {
+  LineChart c;
+  c.title = std::move(title);
+  c.x = std::move(x);
+  c.y = std::move(y);
+  return c;
+}
+
+// A plot section in the making: its words, the walk over the reports' phases, charts with a series or
+// a line per system, and notes on what was left out. Each plot is its data and these calls.
+class Section {
+ public:
+  Section(const std::vector<SystemReport>& systems, std::string id, std::string heading,
+          std::string explanation)
+      : systems_(systems) {
+    section_.id = std::move(id);
+    section_.heading = std::move(heading);
+    section_.explanation = std::move(explanation);
+  }
+
+  // draw(name, phases) for each phase name in the reports, in first-seen order.
+  template <typename Draw>
+  void each_phase(Draw&& draw) const {
+    for (const auto& name : phase_names(systems_)) draw(name, phases_named(systems_, name));
+  }
+  // The same, for the names that are a phase of `kind` in at least one report.
+  template <typename Draw>
+  void each_phase_of_kind(std::string_view kind, Draw&& draw) const {
+    each_phase([&](const std::string& name, const Phases& phases) {
+      if (any_kind(phases, kind)) draw(name, phases);
+    });
+  }
+
+  // A bar chart with a series per system (values to be filled per system, one per category).
+  BarChart bars_per_system(std::string title, PlotAxis y) const {
+    BarChart c;
+    c.title = std::move(title);
+    c.y = std::move(y);
+    for (const auto& sys : systems_) c.series.push_back(sys.label);
+    c.values.resize(systems_.size());
+    return c;
+  }
+  // System i's line in a line chart: its label and colour; points to be added.
+  LineSeries line_for(size_t i) const {
+    LineSeries ls;
+    ls.name = systems_[i].label;
+    ls.color = static_cast<int>(i);
+    return ls;
+  }
+
+  // A chart with nothing to show (no category, no line) is left out.
+  void draw(const BarChart& c) {
+    if (!c.categories.empty()) section_.svgs.push_back(render_svg(c));
+  }
+  void draw(const LineChart& c) {
+    if (!c.series.empty()) section_.svgs.push_back(render_svg(c));
+  }
+  void note(std::string text) { section_.notes.push_back(std::move(text)); }
+  // "<system>, <phase>: <what>"
+  void note(size_t system, const std::string& phase, const std::string& what) {
+    note(systems_[system].label + ", " + phase + ": " + what);
+  }
+
+  // The section, ending with "No data: <what>" when `when` says nothing came of it.
+  PlotSection done(NoData when, const std::string& what) {
+    if (section_.svgs.empty() && (when == NoData::kUnlessDrawn || section_.notes.empty())) {
+      note("No data: " + what);
+    }
+    return std::move(section_);
+  }
+
+ private:
+  const std::vector<SystemReport>& systems_;
+  PlotSection section_;
+};
 
 // --- bandwidth per phase ---------------------------------------------------
 
@@ -82,31 +171,17 @@ std::string bandwidth_metric(const std::vector<const PhaseReport*>& phases) {
 }
 
 PlotSection bandwidth_per_phase(const std::vector<SystemReport>& systems) {
-  PlotSection s;
-  s.id = "plot-bandwidth";
-  s.heading = "Bandwidth per phase";
-  s.explanation = "Each phase's headline bandwidth (the first bytes/s figure it reports), per system.";
-  BarChart c;
-  c.title = "Bandwidth per phase";
-  c.y = {"bandwidth", "bytes/s", false};
-  for (const auto& sys : systems) c.series.push_back(sys.label);
-  c.values.resize(systems.size());
-  for (const auto& name : phase_names(systems)) {
-    const auto phases = phases_named(systems, name);
+  Section s(systems, "plot-bandwidth", "Bandwidth per phase",
+            "Each phase's headline bandwidth (the first bytes/s figure it reports), per system.");
+  BarChart c = s.bars_per_system("Bandwidth per phase", {"bandwidth", "bytes/s", false});
+  s.each_phase([&](const std::string& name, const Phases& phases) {
     const std::string m = bandwidth_metric(phases);
-    if (m.empty()) continue;
+    if (m.empty()) return;
     c.categories.push_back(name + "\n" + m);
-    for (size_t i = 0; i < phases.size(); ++i) {
-      auto v = phases[i] != nullptr ? metric_value(*phases[i], m) : std::nullopt;
-      c.values[i].push_back(v.value_or(kNaN));
-    }
-  }
-  if (c.categories.empty()) {
-    s.notes.push_back("No data: no phase in any report has a bandwidth (bytes/s) metric.");
-  } else {
-    s.svgs.push_back(render_svg(c));
-  }
-  return s;
+    for (size_t i = 0; i < phases.size(); ++i) c.values[i].push_back(value_in(phases[i], m).value_or(kNaN));
+  });
+  s.draw(c);
+  return s.done(NoData::kUnlessDrawn, "no phase in any report has a bandwidth (bytes/s) metric.");
 }
 
 // --- train_read latency CDF --------------------------------------------------
@@ -118,56 +193,41 @@ std::vector<double> quantile_grid() {
   return q;
 }
 
+const json* latency_histogram(const PhaseReport& p) {
+  for (const char* key : {"sample_latency_histogram", "latency_histogram"}) {
+    if (get(p.details, key).is_object()) return &get(p.details, key);
+  }
+  return nullptr;
+}
+
 PlotSection latency_cdfs(const std::vector<SystemReport>& systems) {
-  PlotSection s;
-  s.id = "plot-latency-cdf";
-  s.heading = "Training-read latency";
-  s.explanation =
-      "Cumulative distribution of per-sample read latency in the train_read phase (log scale): the "
-      "further left and the steeper, the better; the top of the curve is the tail.";
-  bool any_phase = false;
-  for (const auto& name : phase_names(systems)) {
-    const auto phases = phases_named(systems, name);
-    if (!any_kind(phases, "train_read")) continue;
-    any_phase = true;
-    LineChart c;
-    c.title = "Sample read latency CDF: " + name;
-    c.x = {"sample read latency", "s", true};
-    c.y = {"fraction of samples", "fraction", false};
+  Section s(systems, "plot-latency-cdf", "Training-read latency",
+            "Cumulative distribution of per-sample read latency in the train_read phase (log scale): the "
+            "further left and the steeper, the better; the top of the curve is the tail.");
+  s.each_phase_of_kind("train_read", [&](const std::string& name, const Phases& phases) {
+    LineChart c = line_chart("Sample read latency CDF: " + name, {"sample read latency", "s", true},
+                             {"fraction of samples", "fraction", false});
     c.markers = false;
     for (size_t i = 0; i < phases.size(); ++i) {
-      const PhaseReport* p = phases[i];
-      if (p == nullptr) continue;
-      const json* hj = nullptr;
-      for (const char* key : {"sample_latency_histogram", "latency_histogram"}) {
-        if (get(p->details, key).is_object()) {
-          hj = &get(p->details, key);
-          break;
-        }
-      }
-      if (hj == nullptr) {
-        s.notes.push_back(systems[i].label + ", " + name + ": no latency histogram in details");
-        continue;
-      }
+      if (phases[i] == nullptr) continue;
+      const json* hj = latency_histogram(*phases[i]);
       Histogram h;
-      if (!h.from_json(*hj)) {
-        s.notes.push_back(systems[i].label + ", " + name + ": the latency histogram is malformed, left out");
-        continue;
+      if (hj == nullptr) {
+        s.note(i, name, "no latency histogram in details");
+      } else if (!h.from_json(*hj)) {
+        s.note(i, name, "the latency histogram is malformed, left out");
+      } else if (h.count() == 0) {
+        s.note(i, name, "no samples were read");
+      } else {
+        LineSeries ls = s.line_for(i);
+        for (double q : quantile_grid())
+          ls.points.emplace_back(static_cast<double>(h.percentile(q)) * 1e-9, q);
+        c.series.push_back(std::move(ls));
       }
-      if (h.count() == 0) {
-        s.notes.push_back(systems[i].label + ", " + name + ": no samples were read");
-        continue;
-      }
-      LineSeries ls;
-      ls.name = systems[i].label;
-      ls.color = static_cast<int>(i);
-      for (double q : quantile_grid()) ls.points.emplace_back(static_cast<double>(h.percentile(q)) * 1e-9, q);
-      c.series.push_back(std::move(ls));
     }
-    if (!c.series.empty()) s.svgs.push_back(render_svg(c));
-  }
-  if (!any_phase) s.notes.push_back("No data: no report has a train_read phase.");
-  return s;
+    s.draw(c);
+  });
+  return s.done(NoData::kUnlessShown, "no report has a train_read phase.");
 }
 
 // --- checkpoint stall vs allowed stall -------------------------------------
@@ -190,57 +250,52 @@ void add_allowed_lines(const std::vector<SystemReport>& systems, const std::vect
   }
 }
 
+// Each checkpoint's stall (projected to full size where the run projected it); fills *allowed from the
+// checkpoints' budgets when the phase has no allowed_stall_seconds.
+std::vector<double> stalls_per_checkpoint(const PhaseReport& p, double* allowed) {
+  std::vector<double> out;
+  const json& cps = get(p.details, "checkpoints");
+  if (!cps.is_array()) return out;
+  for (const auto& cp : cps) {
+    const json& budget = get(cp, "budget");
+    auto v = number(get(budget, "projected_seconds"));
+    if (!v) v = number(get(cp, "stall_seconds"));
+    out.push_back(v.value_or(kNaN));
+    if (!std::isfinite(*allowed)) *allowed = number(get(budget, "allowed_seconds")).value_or(kNaN);
+  }
+  return out;
+}
+
 PlotSection checkpoint_stalls(const std::vector<SystemReport>& systems) {
-  PlotSection s;
-  s.id = "plot-checkpoint-stall";
-  s.heading = "Checkpoint stall vs allowed stall";
-  s.explanation =
+  Section s(
+      systems, "plot-checkpoint-stall", "Checkpoint stall vs allowed stall",
       "Each checkpoint's stall of training, projected to the full-size checkpoint where the run wrote a "
       "scaled one (details.checkpoints[].budget.projected_seconds), against the allowed stall "
-      "(budget_fraction x interval, dashed): bars above the line break the 5% rule.";
-  bool any_phase = false;
-  for (const auto& name : phase_names(systems)) {
-    const auto phases = phases_named(systems, name);
-    if (!any_kind(phases, "checkpoint")) continue;
-    any_phase = true;
-    BarChart c;
-    c.title = "Checkpoint stall: " + name;
+      "(budget_fraction x interval, dashed): bars above the line break the 5% rule.");
+  s.each_phase_of_kind("checkpoint", [&](const std::string& name, const Phases& phases) {
+    BarChart c = s.bars_per_system("Checkpoint stall: " + name, {"stall per checkpoint", "s", false});
     c.x_label = "checkpoint";
-    c.y = {"stall per checkpoint", "s", false};
     std::vector<double> allowed(systems.size(), kNaN);
     std::vector<std::vector<double>> per_cp(systems.size());
     bool any_detail = false;
     for (size_t i = 0; i < phases.size(); ++i) {
-      const PhaseReport* p = phases[i];
-      if (p == nullptr) continue;
-      allowed[i] = metric_value(*p, "allowed_stall_seconds").value_or(kNaN);
-      const json& cps = get(p->details, "checkpoints");
-      if (!cps.is_array()) continue;
-      for (const auto& cp : cps) {
-        const json& budget = get(cp, "budget");
-        auto v = number(get(budget, "projected_seconds"));
-        if (!v) v = number(get(cp, "stall_seconds"));
-        per_cp[i].push_back(v.value_or(kNaN));
-        if (!std::isfinite(allowed[i])) allowed[i] = number(get(budget, "allowed_seconds")).value_or(kNaN);
-      }
+      if (phases[i] == nullptr) continue;
+      allowed[i] = metric_value(*phases[i], "allowed_stall_seconds").value_or(kNaN);
+      per_cp[i] = stalls_per_checkpoint(*phases[i], &allowed[i]);
       any_detail = any_detail || !per_cp[i].empty();
     }
-    for (const auto& sys : systems) c.series.push_back(sys.label);
-    c.values.resize(systems.size());
     if (any_detail) {
       size_t n = 0;
       for (const auto& v : per_cp) n = std::max(n, v.size());
       if (n > kMaxCheckpoints) {
-        s.notes.push_back(name + ": the first " + std::to_string(kMaxCheckpoints) + " of " +
-                          std::to_string(n) + " checkpoints are shown");
+        s.note(name + ": the first " + std::to_string(kMaxCheckpoints) + " of " + std::to_string(n) +
+               " checkpoints are shown");
         n = kMaxCheckpoints;
       }
       for (size_t k = 0; k < n; ++k) c.categories.push_back("#" + std::to_string(k + 1));
       for (size_t i = 0; i < systems.size(); ++i) {
         for (size_t k = 0; k < n; ++k) c.values[i].push_back(k < per_cp[i].size() ? per_cp[i][k] : kNaN);
-        if (phases[i] != nullptr && per_cp[i].empty()) {
-          s.notes.push_back(systems[i].label + ", " + name + ": no per-checkpoint details");
-        }
+        if (phases[i] != nullptr && per_cp[i].empty()) s.note(i, name, "no per-checkpoint details");
       }
     } else {
       // Reports without per-checkpoint details still carry the worst and mean stalls.
@@ -249,123 +304,99 @@ PlotSection checkpoint_stalls(const std::vector<SystemReport>& systems) {
       bool any = false;
       for (size_t i = 0; i < systems.size(); ++i) {
         for (const char* m : {"projected_stall_seconds", "stall_seconds_max", "stall_seconds_mean"}) {
-          auto v = phases[i] != nullptr ? metric_value(*phases[i], m) : std::nullopt;
+          auto v = value_in(phases[i], m);
           any = any || v.has_value();
           c.values[i].push_back(v.value_or(kNaN));
         }
       }
       c.x_label.clear();
       if (!any) {
-        s.notes.push_back(name + ": no stall figures in any report");
-        continue;
+        s.note(name + ": no stall figures in any report");
+        return;
       }
-      s.notes.push_back(name +
-                        ": no per-checkpoint details in any report; the phase's summary stalls are shown");
+      s.note(name + ": no per-checkpoint details in any report; the phase's summary stalls are shown");
     }
     add_allowed_lines(systems, allowed, "allowed stall", &c.ref_lines);
-    s.svgs.push_back(render_svg(c));
-  }
-  if (!any_phase) s.notes.push_back("No data: no report has a checkpoint phase.");
-  return s;
+    s.draw(c);
+  });
+  return s.done(NoData::kUnlessShown, "no report has a checkpoint phase.");
 }
 
 // --- restore time ------------------------------------------------------------
 
 PlotSection restore_times(const std::vector<SystemReport>& systems) {
-  PlotSection s;
-  s.id = "plot-restore";
-  s.heading = "Restore time";
-  s.explanation =
-      "Time for every rank to read the checkpoint back (restore_seconds), and where the run restored a "
-      "scaled checkpoint, the time projected for the full-size one; dashed: the restore budget.";
-  BarChart c;
-  c.title = "Restore time";
-  c.y = {"restore time", "s", false};
-  for (const auto& sys : systems) c.series.push_back(sys.label);
-  c.values.resize(systems.size());
+  Section s(systems, "plot-restore", "Restore time",
+            "Time for every rank to read the checkpoint back (restore_seconds), and where the run restored a "
+            "scaled checkpoint, the time projected for the full-size one; dashed: the restore budget.");
+  BarChart c = s.bars_per_system("Restore time", {"restore time", "s", false});
   std::vector<double> allowed(systems.size(), kNaN);
-  for (const auto& name : phase_names(systems)) {
-    const auto phases = phases_named(systems, name);
+  s.each_phase([&](const std::string& name, const Phases& phases) {
     bool has = false, has_projected = false;
     for (const PhaseReport* p : phases) {
-      if (p == nullptr) continue;
-      has = has || metric_value(*p, "restore_seconds").has_value();
-      has_projected = has_projected || metric_value(*p, "projected_restore_seconds").has_value();
+      has = has || value_in(p, "restore_seconds").has_value();
+      has_projected = has_projected || value_in(p, "projected_restore_seconds").has_value();
     }
-    if (!has && !any_kind(phases, "restore")) continue;
+    if (!has && !any_kind(phases, "restore")) return;
     if (!has) {
-      s.notes.push_back(name + ": no restore_seconds in any report");
-      continue;
+      s.note(name + ": no restore_seconds in any report");
+      return;
     }
     c.categories.push_back(name + "\nas run");
     if (has_projected) c.categories.push_back(name + "\nprojected, full size");
     for (size_t i = 0; i < phases.size(); ++i) {
-      const PhaseReport* p = phases[i];
-      c.values[i].push_back(p != nullptr ? metric_value(*p, "restore_seconds").value_or(kNaN) : kNaN);
-      if (has_projected) {
-        c.values[i].push_back(p != nullptr ? metric_value(*p, "projected_restore_seconds").value_or(kNaN)
-                                           : kNaN);
-      }
-      if (p != nullptr && !std::isfinite(allowed[i])) {
-        allowed[i] = metric_value(*p, "allowed_restore_seconds").value_or(kNaN);
-      }
+      c.values[i].push_back(value_in(phases[i], "restore_seconds").value_or(kNaN));
+      if (has_projected)
+        c.values[i].push_back(value_in(phases[i], "projected_restore_seconds").value_or(kNaN));
+      if (!std::isfinite(allowed[i]))
+        allowed[i] = value_in(phases[i], "allowed_restore_seconds").value_or(kNaN);
     }
-  }
-  if (c.categories.empty()) {
-    if (s.notes.empty()) s.notes.push_back("No data: no report has a restore phase.");
-    return s;
-  }
+  });
   add_allowed_lines(systems, allowed, "restore budget", &c.ref_lines);
-  s.svgs.push_back(render_svg(c));
-  return s;
+  s.draw(c);
+  return s.done(NoData::kUnlessShown, "no report has a restore phase.");
 }
 
 // --- bandwidth over time ----------------------------------------------------
 
+// Many intervals are merged into at most kMaxSeriesPoints, keeping the average rate.
+void add_rate_points(const TimeSeries& ts, LineSeries* ls) {
+  const auto& bytes = ts.bytes();
+  const size_t group = (bytes.size() + kMaxSeriesPoints - 1) / kMaxSeriesPoints;
+  const double dt = static_cast<double>(ts.interval_ns()) * 1e-9;
+  for (size_t k = 0; k < bytes.size(); k += group) {
+    const size_t end = std::min(bytes.size(), k + group);
+    double sum = 0;
+    for (size_t j = k; j < end; ++j) sum += static_cast<double>(bytes[j]);
+    const double span = dt * static_cast<double>(end - k);
+    ls->points.emplace_back(dt * static_cast<double>(k) + span / 2, sum / span);
+  }
+}
+
 PlotSection time_series(const std::vector<SystemReport>& systems) {
-  PlotSection s;
-  s.id = "plot-series";
-  s.heading = "Bandwidth over time";
-  s.explanation =
-      "Bytes completed per interval since each phase's start, all ranks together (details.series); "
-      "dips are stalls, a slope at the start is warm-up. The last interval may read low.";
-  for (const auto& name : phase_names(systems)) {
-    const auto phases = phases_named(systems, name);
-    LineChart c;
-    c.title = "Bandwidth over time: " + name;
-    c.x = {"time since the phase start", "s", false};
-    c.y = {"bandwidth", "bytes/s", false};
+  Section s(systems, "plot-series", "Bandwidth over time",
+            "Bytes completed per interval since each phase's start, all ranks together (details.series); "
+            "dips are stalls, a slope at the start is warm-up. The last interval may read low.");
+  s.each_phase([&](const std::string& name, const Phases& phases) {
+    LineChart c = line_chart("Bandwidth over time: " + name, {"time since the phase start", "s", false},
+                             {"bandwidth", "bytes/s", false});
     for (size_t i = 0; i < phases.size(); ++i) {
       const PhaseReport* p = phases[i];
       if (p == nullptr || !get(p->details, "series").is_object()) continue;
       TimeSeries ts;
       if (!ts.from_json(get(p->details, "series"))) {
-        s.notes.push_back(systems[i].label + ", " + name + ": details.series is malformed, left out");
+        s.note(i, name, "details.series is malformed, left out");
         continue;
       }
       const auto& bytes = ts.bytes();
       if (bytes.empty() || std::all_of(bytes.begin(), bytes.end(), [](uint64_t b) { return b == 0; }))
         continue;
-      // Many intervals are merged into at most kMaxSeriesPoints, keeping the average rate.
-      const size_t group = (bytes.size() + kMaxSeriesPoints - 1) / kMaxSeriesPoints;
-      const double dt = static_cast<double>(ts.interval_ns()) * 1e-9;
-      LineSeries ls;
-      ls.name = systems[i].label;
-      ls.color = static_cast<int>(i);
-      for (size_t k = 0; k < bytes.size(); k += group) {
-        const size_t end = std::min(bytes.size(), k + group);
-        double sum = 0;
-        for (size_t j = k; j < end; ++j) sum += static_cast<double>(bytes[j]);
-        const double span = dt * static_cast<double>(end - k);
-        ls.points.emplace_back(dt * static_cast<double>(k) + span / 2, sum / span);
-      }
+      LineSeries ls = s.line_for(i);
+      add_rate_points(ts, &ls);
       c.series.push_back(std::move(ls));
     }
-    if (!c.series.empty()) s.svgs.push_back(render_svg(c));
-  }
-  if (s.svgs.empty())
-    s.notes.push_back("No data: no phase in any report has a bandwidth time series (details.series).");
-  return s;
+    s.draw(c);
+  });
+  return s.done(NoData::kUnlessDrawn, "no phase in any report has a bandwidth time series (details.series).");
 }
 
 // --- busbw vs message size ---------------------------------------------------
@@ -383,14 +414,10 @@ bool parse_busbw(const std::string& m, std::string* op, double* size) {
 }
 
 PlotSection busbw_sweeps(const std::vector<SystemReport>& systems) {
-  PlotSection s;
-  s.id = "plot-busbw";
-  s.heading = "Bus bandwidth vs message size";
-  s.explanation =
-      "nccl-tests' bus bandwidth (busbw.<op>.<bytes>) over the sweep's message sizes, one plot per "
-      "collective; log scale on x. Bus bandwidth compares across rank counts and with nccl-tests.";
-  for (const auto& name : phase_names(systems)) {
-    const auto phases = phases_named(systems, name);
+  Section s(systems, "plot-busbw", "Bus bandwidth vs message size",
+            "nccl-tests' bus bandwidth (busbw.<op>.<bytes>) over the sweep's message sizes, one plot per "
+            "collective; log scale on x. Bus bandwidth compares across rank counts and with nccl-tests.");
+  s.each_phase([&](const std::string& name, const Phases& phases) {
     std::map<std::string, std::vector<std::vector<std::pair<double, double>>>>
         by_op;  // op -> [system] points
     std::vector<std::string> op_order;
@@ -410,36 +437,29 @@ PlotSection busbw_sweeps(const std::vector<SystemReport>& systems) {
       }
     }
     for (const auto& op : op_order) {
-      LineChart c;
-      c.title = "busbw vs message size: " + op + " (" + name + ")";
-      c.x = {"message size", "bytes", true};
-      c.y = {"bus bandwidth", "bytes/s", false};
+      LineChart c = line_chart("busbw vs message size: " + op + " (" + name + ")",
+                               {"message size", "bytes", true}, {"bus bandwidth", "bytes/s", false});
       for (size_t i = 0; i < systems.size(); ++i) {
-        auto pts = by_op[op][i];
-        if (pts.empty()) continue;
-        std::sort(pts.begin(), pts.end());
-        c.series.push_back({systems[i].label, std::move(pts), static_cast<int>(i), false});
+        if (by_op[op][i].empty()) continue;
+        LineSeries ls = s.line_for(i);
+        ls.points = std::move(by_op[op][i]);
+        std::sort(ls.points.begin(), ls.points.end());
+        c.series.push_back(std::move(ls));
       }
-      s.svgs.push_back(render_svg(c));
+      s.draw(c);
     }
-  }
-  if (s.svgs.empty())
-    s.notes.push_back("No data: no report has a collectives sweep (busbw.<op>.<bytes> metrics).");
-  return s;
+  });
+  return s.done(NoData::kUnlessDrawn, "no report has a collectives sweep (busbw.<op>.<bytes> metrics).");
 }
 
 // --- DDP vs FSDP step ----------------------------------------------------------
 
 PlotSection step_breakdown(const std::vector<SystemReport>& systems) {
-  PlotSection s;
-  s.id = "plot-steps";
-  s.heading = "DDP vs FSDP step";
-  s.explanation =
-      "One training step, slowest rank, stacked: emulated compute, then the communication not hidden "
-      "behind it (exposed); together the step time. Communication overlapped with compute is off the "
-      "critical path and not drawn.";
-  for (const auto& name : phase_names(systems)) {
-    const auto phases = phases_named(systems, name);
+  Section s(systems, "plot-steps", "DDP vs FSDP step",
+            "One training step, slowest rank, stacked: emulated compute, then the communication not hidden "
+            "behind it (exposed); together the step time. Communication overlapped with compute is off the "
+            "critical path and not drawn.");
+  s.each_phase([&](const std::string& name, const Phases& phases) {
     BarChart c;
     c.title = "Step time breakdown: " + name;
     c.y = {"time per step", "s", false};
@@ -448,39 +468,29 @@ PlotSection step_breakdown(const std::vector<SystemReport>& systems) {
     c.stacked = true;
     bool breakdown_missing = false;
     for (size_t i = 0; i < phases.size(); ++i) {
-      const PhaseReport* p = phases[i];
-      if (p == nullptr) continue;
       for (const char* mode : {"ddp", "fsdp"}) {
         const std::string m(mode);
-        auto step = metric_value(*p, m + ".step_seconds");
+        auto step = value_in(phases[i], m + ".step_seconds");
         if (!step) continue;
-        auto compute = metric_value(*p, m + ".compute_seconds");
-        auto exposed = metric_value(*p, m + ".exposed_comm_seconds");
+        auto compute = value_in(phases[i], m + ".compute_seconds");
+        auto exposed = value_in(phases[i], m + ".exposed_comm_seconds");
         std::string upper = m;
         for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
         c.categories.push_back(systems[i].label + "\n" + upper);
-        if (compute && exposed) {
-          c.values[0].push_back(*compute);
-          c.values[1].push_back(*exposed);
-          c.values[2].push_back(kNaN);
-        } else {
-          breakdown_missing = true;
-          c.values[0].push_back(kNaN);
-          c.values[1].push_back(kNaN);
-          c.values[2].push_back(*step);
-        }
+        breakdown_missing = breakdown_missing || !compute || !exposed;
+        c.values[0].push_back(compute && exposed ? *compute : kNaN);
+        c.values[1].push_back(compute && exposed ? *exposed : kNaN);
+        c.values[2].push_back(compute && exposed ? kNaN : *step);
       }
     }
-    if (c.categories.empty()) continue;
     if (!breakdown_missing) {
       c.series.pop_back();
       c.values.pop_back();
     }
-    s.svgs.push_back(render_svg(c));
-  }
-  if (s.svgs.empty())
-    s.notes.push_back("No data: no report has a DDP or FSDP step (ddp.step_seconds, fsdp.step_seconds).");
-  return s;
+    s.draw(c);
+  });
+  return s.done(NoData::kUnlessDrawn,
+                "no report has a DDP or FSDP step (ddp.step_seconds, fsdp.step_seconds).");
 }
 
 }  // namespace

@@ -225,26 +225,26 @@ DType read_dtype(ParamReader& r, std::string_view key, const char* def, bool all
 }
 
 std::vector<CollOp> read_ops(ParamReader& r) {
-  std::vector<CollOp> all;
+  std::vector<CollOp> defaults;
   std::string names;
   for (const auto& info : coll_op_table()) {
-    all.push_back(info.op);
-    names += (names.empty() ? "" : ", ") + std::string(coll_op_name(info.op));
+    if (info.by_default) defaults.push_back(info.op);
+    names += (names.empty() ? "" : ", ") + std::string(info.name);
   }
   const json* v = r.raw("ops");
-  if (v == nullptr) return all;
+  if (v == nullptr) return defaults;
   const std::vector<std::string> words = name_list(*v);
   std::vector<CollOp> ops;
   for (const auto& w : words) {
     auto op = parse_coll_op(w);
-    if (!op || find_coll_op(*op) == nullptr) {
+    if (!op) {
       r.fail("ops", "unknown op " + describe_json_value(w) + "; expected a list of: " + names);
-      return all;
+      return defaults;
     }
     ops.push_back(*op);
   }
   if (ops.empty()) r.fail("ops", "expected a non-empty list of: " + names);
-  return ops.empty() ? all : ops;
+  return ops.empty() ? defaults : ops;
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
     return args.out.empty() ? "iofab-report-" + r.run.value("id", std::string("run")) + ".json" : args.out;
   };
   auto write_report = [&](const Report& r) {
-    const std::string text = json_text(report_to_json(r), 2) + "\n";
+    const std::string text = render_json_report(r);
     return args.courier != nullptr ? args.courier->deliver(report_path(r), text)
                                    : write_file_atomic(report_path(r), text);
   };
@@ -89,7 +89,7 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
         if (!r.target.value("kept", false)) {
           (void)args.courier->remove_if_gone(r.target.value("run_folder", std::string()));
         }
-        (void)args.courier->leave_fallback(report_path(r), json_text(report_to_json(r), 2) + "\n");
+        (void)args.courier->leave_fallback(report_path(r), render_json_report(r));
       };
     }
   }

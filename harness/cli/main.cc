@@ -119,8 +119,8 @@ int iofab_main(int argc, char** argv) {
       ->add_option("-o,--out", report_args.out,
                    "The page to write (\"-\": stdout); never one of the reports read")
       ->required();
-  report->add_option("--format", report_args.format, "html or md (default: from -o's extension, else html)")
-      ->check(CLI::IsMember({"html", "md"}));
+  report->add_option("--format", report_args.format, report_format_help())
+      ->check(CLI::IsMember(report_format_choices()));
   report->add_option("--label", report_args.labels, "A name per report, in order (default: the file names)")
       ->take_all()
       ->allow_extra_args(false);  // one value per --label: "a.json --label A b.json" keeps b.json a report

@@ -1,29 +1,17 @@
 #include "harness/cli/report_commands.h"
 
 #include <set>
-#include <sstream>
 
 #include "harness/cli/output_paths.h"
-#include "harness/core/json_text.h"
 #include "harness/fs/atomic_file.h"
 #include "reports/compare.h"
 #include "reports/compare_format.h"
-#include "reports/html_report.h"
-#include "reports/json_report.h"
 #include "reports/junit_report.h"
-#include "reports/markdown_report.h"
 #include "reports/report_reader.h"
+#include "reports/reporter.h"
 #include "reports/side_by_side.h"
 
 namespace iofab {
-
-namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
 
 int cmd_compare(const CompareArgs& a, std::ostream& out, std::ostream& err) {
   CompareOptions opts;
@@ -59,16 +47,7 @@ int cmd_compare(const CompareArgs& a, std::ostream& out, std::ostream& err) {
   write_comparison_text(cmp, out);
   int rc = cmp.failed() ? 1 : 0;
   if (!a.out.empty()) {
-    std::string text;
-    if (ends_with(a.out, ".json")) {
-      text = json_text(comparison_to_json(cmp), 2) + "\n";
-    } else if (ends_with(a.out, ".md")) {
-      text = comparison_to_markdown(cmp);
-    } else {
-      std::ostringstream s;
-      write_comparison_text(cmp, s);
-      text = s.str();
-    }
+    const std::string text = comparison_reporter_for(a.out).render_comparison(cmp);
     if (Status w = write_file_atomic(a.out, text); !w.ok()) {
       err << "iofab compare: cannot write " << a.out << ": " << w.message() << "\n";
       rc = 3;
@@ -83,11 +62,22 @@ int cmd_compare(const CompareArgs& a, std::ostream& out, std::ostream& err) {
   return rc;
 }
 
+std::vector<std::string> report_format_choices() {
+  std::vector<std::string> out;
+  for (const Reporter* r : page_reporters()) out.emplace_back(r->name);
+  return out;
+}
+
+std::string report_format_help() {
+  return names_as_choices(page_reporters()) + " (default: from -o's extension, else " +
+         std::string(page_reporters().front()->name) + ")";
+}
+
 int cmd_report(const ReportArgs& a, std::ostream& out, std::ostream& err) {
-  std::string format = a.format;
-  if (format.empty()) format = ends_with(a.out, ".md") ? "md" : "html";
-  if (format != "html" && format != "md") {
-    err << "iofab report: --format: expected html or md, got \"" << format << "\"\n";
+  const Reporter* format = a.format.empty() ? &page_reporter_for(a.out) : find_reporter(a.format);
+  if (format == nullptr || format->render_page == nullptr) {
+    err << "iofab report: --format: expected " << names_as_choices(page_reporters()) << ", got \"" << a.format
+        << "\"\n";
     return 2;
   }
   if (!a.labels.empty() && a.labels.size() != a.inputs.size()) {
@@ -117,7 +107,7 @@ int cmd_report(const ReportArgs& a, std::ostream& out, std::ostream& err) {
     s.label = label;
     systems.push_back(std::move(s));
   }
-  const std::string text = format == "md" ? render_markdown_report(systems) : render_html_report(systems);
+  const std::string text = format->render_page(systems);
   if (a.out == "-") {
     out << text;
     return 0;
@@ -126,7 +116,7 @@ int cmd_report(const ReportArgs& a, std::ostream& out, std::ostream& err) {
     err << "iofab report: cannot write " << a.out << ": " << w.message() << "\n";
     return 3;
   }
-  out << (format == "md" ? "markdown: " : "page: ") << a.out << " (" << systems.size() << " report"
+  out << format->page_noun << ": " << a.out << " (" << systems.size() << " report"
       << (systems.size() == 1 ? "" : "s") << ")\n";
   return 0;
 }

@@ -16,7 +16,7 @@ struct CompareArgs {
   std::string current;
   std::string tolerance = "5%";
   std::vector<std::string> metrics;  // globs
-  std::string out;                   // .json: JSON, .md: Markdown, else the text table
+  std::string out;                   // the format its extension names (reporter.h), else text
   std::string junit;
   bool force = false;
 };
@@ -26,8 +26,11 @@ struct ReportArgs {
   std::vector<std::string> inputs;
   std::vector<std::string> labels;  // one per input when given; default: the file names
   std::string out;                  // "-": stdout
-  std::string format;               // "html" | "md"; empty: from out's extension, else html
+  std::string format;               // a page format of reports/reporter.h; empty: from out's extension
 };
 int cmd_report(const ReportArgs& args, std::ostream& out, std::ostream& err);
+// What `iofab report --format` takes (the page formats of the reporter table), and its help text.
+std::vector<std::string> report_format_choices();
+std::string report_format_help();
 
 }  // namespace iofab

@@ -70,6 +70,8 @@ class Collectives {
   virtual Status reduce_scatter(const Buffer& send, const Buffer& recv, size_t recv_count, DType t) = 0;
   // In place: root's buf replaces every other rank's.
   virtual Status broadcast(const Buffer& buf, size_t count, DType t, int root) = 0;
+  // root's recv gets the sum of every rank's send; the other ranks' recv is left as it was.
+  virtual Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) = 0;
   // send and recv hold size() blocks of per_rank elements; block p goes to rank p.
   virtual Status all_to_all(const Buffer& send, const Buffer& recv, size_t per_rank, DType t) = 0;
 

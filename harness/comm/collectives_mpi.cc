@@ -98,19 +98,9 @@ class MpiCollectives final : public Collectives {
   }
 
   Status all_reduce(const Buffer& send, const Buffer& recv, size_t count, DType t) override {
-    // A reduction splits cleanly, so counts beyond int go in pieces.
-    const size_t chunk = static_cast<size_t>(INT_MAX) / 2;
-    const size_t es = dtype_size(t);
-    size_t done = 0;
-    do {
-      const size_t n = std::min(chunk, count - done);
-      Status s = mpi_error("MPI_Allreduce", MPI_Allreduce(static_cast<const char*>(send.data) + done * es,
-                                                          static_cast<char*>(recv.data) + done * es,
-                                                          static_cast<int>(n), type(t), sum(t), comm_));
-      if (!s.ok()) return s;
-      done += n;
-    } while (done < count);
-    return Status::Ok();
+    return in_int_pieces(count, t, send, recv, [&](const void* from, void* to, int n) {
+      return mpi_error("MPI_Allreduce", MPI_Allreduce(from, to, n, type(t), sum(t), comm_));
+    });
   }
 
   Status all_gather(const Buffer& send, const Buffer& recv, size_t send_count, DType t) override {
@@ -129,6 +119,12 @@ class MpiCollectives final : public Collectives {
   Status broadcast(const Buffer& buf, size_t count, DType t, int root) override {
     if (Status s = fits_int(count, "broadcast"); !s.ok()) return s;
     return mpi_error("MPI_Bcast", MPI_Bcast(buf.data, static_cast<int>(count), type(t), root, comm_));
+  }
+
+  Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) override {
+    return in_int_pieces(count, t, send, recv, [&](const void* from, void* to, int n) {
+      return mpi_error("MPI_Reduce", MPI_Reduce(from, to, n, type(t), sum(t), root, comm_));
+    });
   }
 
   Status all_to_all(const Buffer& send, const Buffer& recv, size_t per_rank, DType t) override {
@@ -153,6 +149,22 @@ class MpiCollectives final : public Collectives {
   }
 
  private:
+  // A reduction splits cleanly, so counts beyond MPI's int go in pieces: call(send, recv, n) per piece.
+  template <typename Call>
+  static Status in_int_pieces(size_t count, DType t, const Buffer& send, const Buffer& recv, Call call) {
+    const size_t chunk = static_cast<size_t>(INT_MAX) / 2;
+    const size_t es = dtype_size(t);
+    size_t done = 0;
+    do {
+      const size_t n = std::min(chunk, count - done);
+      Status s = call(static_cast<const char*>(send.data) + done * es,
+                      static_cast<char*>(recv.data) + done * es, static_cast<int>(n));
+      if (!s.ok()) return s;
+      done += n;
+    } while (done < count);
+    return Status::Ok();
+  }
+
   static MPI_Datatype type(DType t) {
     switch (t) {
       case DType::kFloat32:

@@ -139,6 +139,11 @@ class NcclCollectives final : public Collectives {
     return nccl_error("ncclBroadcast",
                       ncclBroadcast(buf.data, buf.data, count, nccl_type(t), root, comm_, stream_), comm_);
   }
+  Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) override {
+    return nccl_error("ncclReduce",
+                      ncclReduce(send.data, recv.data, count, nccl_type(t), ncclSum, root, comm_, stream_),
+                      comm_);
+  }
   Status all_to_all(const Buffer& send, const Buffer& recv, size_t per_rank, DType t) override {
     // Point-to-point pairs in one group, as nccl-tests' alltoall: works on every NCCL since 2.7.
     const size_t block = per_rank * dtype_size(t);

@@ -1,6 +1,7 @@
 // The collectives phase under mpirun, 2 ranks and 4 (oversubscribed): every
-// op's result checked, busbw/algbw equal to each op's factor, the FSDP/DDP
-// byte ratio; a lone rank and a GPU-less nccl backend skip with a reason.
+// op's result checked (reduce's on the root, the other ranks' recv left
+// alone), busbw/algbw equal to each op's factor, the FSDP/DDP byte ratio; a
+// lone rank and a GPU-less nccl backend skip with a reason.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -27,6 +28,8 @@ const char* kSuite = R"({
      "ops": ["all_reduce", "reduce_scatter", "broadcast"]},
     {"kind": "collectives", "name": "sweep_i32", "mode": "sweep", "dtype": "int32",
      "ops": "all_reduce,all_to_all"},
+    {"kind": "collectives", "name": "sweep_reduce", "mode": "sweep", "dtype": "bfloat16",
+     "ops": ["reduce"], "root": 1, "checks": [{"metric": "wrong_elements", "op": "==", "value": 0}]},
     {"kind": "collectives", "name": "steps", "params": 4e5, "layers": 4, "steps": 2, "warmup_steps": 1,
      "bucket_cap": "256KiB", "first_bucket_cap": "64KiB", "compute_per_layer": "200us",
      "checks": [{"metric": "exposed_comm_fraction.fsdp", "op": "<=", "value": 1.0},
@@ -113,6 +116,7 @@ TEST(MpiCollectives, TwoRanksEveryOpCheckedAndStepsCompared) {
   expect_sweep_correct(phase(j, "sweep_f16"), 2, 2);
   expect_sweep_correct(phase(j, "sweep_bf16"), 2, 3);
   expect_sweep_correct(phase(j, "sweep_i32"), 2, 2);
+  expect_sweep_correct(phase(j, "sweep_reduce"), 2, 1);
   expect_steps_correct(phase(j, "steps"), 2);
   EXPECT_EQ(phase(j, "sweep_f16")["result"]["details"]["sweep"]["dtype"], "float16");
 }

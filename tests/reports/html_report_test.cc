@@ -1,11 +1,13 @@
 // The comparison page's structure: one <svg> per plot with data, notes for
 // plots without, everything from the reports escaped, nothing fetched; the
-// Markdown version's tables; the SVG module's axes.
+// Markdown version's tables; the SVG module's axes; the plots byte for byte
+// against golden files.
 #include "reports/html_report.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <regex>
 
 #include "harness/stats/histogram.h"
@@ -13,7 +15,9 @@
 #include "reports/html_fixture.h"
 #include "reports/markdown_report.h"
 #include "reports/report_fixtures.h"
+#include "reports/report_plots.h"
 #include "reports/svg_plot.h"
+#include "test_util.h"
 
 namespace iofab::testing {
 namespace {
@@ -169,6 +173,99 @@ TEST(SvgPlot, AxesAreLabelledWithUnits) {
   const std::string bars = render_svg(b);
   EXPECT_EQ(count(bars, "<rect") - 1, 3u);  // the background, then one bar per finite value
   EXPECT_NE(bars.find(">stall (ms)</text>"), std::string::npos) << bars;
+}
+
+// The plots byte for byte: build_plots over fixed reports (every plot with data, and every way a plot
+// loses data and says so) must give exactly the sections in tests/reports/golden/, written from
+// report_plots.cc before its scaffolding was shared. A change meant to alter a plot regenerates them:
+// IOFAB_UPDATE_GOLDEN=1 writes the files instead of comparing, and git diff shows what moved.
+std::string plots_text(const std::vector<SystemReport>& systems) {
+  std::string out;
+  for (const PlotSection& s : build_plots(systems)) {
+    out += "== " + s.id + "\n" + s.heading + "\n" + s.explanation + "\n";
+    for (const auto& svg : s.svgs) out += "-- svg\n" + svg + "\n";
+    for (const auto& note : s.notes) out += "-- note\n" + note + "\n";
+  }
+  return out;
+}
+
+// Reports whose plots lose data every way report_plots.cc handles: a malformed, an empty and a missing
+// latency histogram; too many checkpoints, checkpoints without details, allowed stalls that differ; a
+// restore phase without restore_seconds; a malformed series; a step without its breakdown.
+std::vector<json> awkward_reports() {
+  json train_bad = make_phase("train", "train_read", {{"read_bytes_per_s", 1e9}});
+  train_bad["result"]["details"]["latency_histogram"] = {{"buckets", "not a histogram"}};
+  json train_empty = make_phase("train", "train_read", {{"samples_per_s", 10.0}});
+  train_empty["result"]["details"]["sample_latency_histogram"] = Histogram().to_json();
+  json train_none = make_phase("train", "train_read", {{"au", 0.5}});
+
+  json ckpt_many = make_phase("ckpt", "checkpoint", {{"allowed_stall_seconds", 100}});
+  for (int i = 0; i < 70; ++i) {
+    ckpt_many["result"]["details"]["checkpoints"].push_back(
+        {{"stall_seconds", 1.0 + i}, {"budget", {{"projected_seconds", 2.0 * i}}}});
+  }
+  json ckpt_plain =
+      make_phase("ckpt", "checkpoint", {{"stall_seconds_max", 3.0}, {"allowed_stall_seconds", 90}});
+  json ckpt_bare = make_phase("ckpt", "checkpoint", {{"write_bytes", 5e9}});
+  json summary_only =
+      make_phase("ckpt2", "checkpoint", {{"stall_seconds_max", 4.0}, {"stall_seconds_mean", 2.0}});
+  json no_stalls = make_phase("ckpt3", "checkpoint", {{"write_bytes", 1e9}});
+
+  json restore_bare = make_phase("restore", "restore", {{"read_bytes_per_s", 3e9}});
+  json restore_plain =
+      make_phase("restore", "restore", {{"restore_seconds", 30.0}, {"allowed_restore_seconds", 60}});
+
+  json ingest_bad_series = make_phase("ingest", "ingest", {{"write_bytes_per_s", 2e9}, {"write_bytes", 1e9}});
+  ingest_bad_series["result"]["details"]["series"] = {{"interval_ns", "soon"}};
+  json ingest_idle = make_phase("ingest", "ingest", {{"write_bytes", 1e9}});
+  ingest_idle["result"]["details"]["series"] = series_json(0, 5);
+
+  json coll = make_phase("coll", "collectives",
+                         {{"ddp.step_seconds", 0.5},
+                          {"fsdp.step_seconds", 0.6},
+                          {"fsdp.compute_seconds", 0.2},
+                          {"fsdp.exposed_comm_seconds", 0.4},
+                          {"busbw.broadcast.4096", 1e9},
+                          {"busbw.broadcast.1024", 5e8},
+                          {"busbw.broadcast.max", 1e9}});
+  json coll2 =
+      make_phase("coll", "collectives", {{"busbw.reduce.65536", 2e9}, {"busbw.broadcast.1024", 7e8}});
+
+  return {
+      make_report(json::array({train_bad, ckpt_many, restore_bare, ingest_bad_series, coll, summary_only}),
+                  kSuiteSha, 1, "a"),
+      make_report(json::array({train_empty, ckpt_plain, restore_plain, ingest_idle, coll2, no_stalls}),
+                  kSuiteSha, 1, "b"),
+      make_report(json::array({train_none, ckpt_bare}), kSuiteSha, 1, "c")};
+}
+
+struct Golden {
+  const char* file;
+  std::vector<json> reports;
+};
+
+std::vector<Golden> goldens() {
+  return {{"report_plots_full.txt", {full_report("node-a", 1.0), full_report("node-b", 0.7)}},
+          {"report_plots_awkward.txt", awkward_reports()},
+          {"report_plots_empty.txt", {make_report(json::array())}},
+          // A restore phase without restore_seconds: a note, and no "No data".
+          {"report_plots_restore.txt",
+           {make_report(json::array({make_phase("restore", "restore", {{"read_bytes_per_s", 3e9}})}))}}};
+}
+
+TEST(ReportPlots, SectionsMatchTheGoldenFiles) {
+  const bool update = std::getenv("IOFAB_UPDATE_GOLDEN") != nullptr;
+  for (const Golden& g : goldens()) {
+    const std::string path = std::string(IOFAB_SOURCE_DIR) + "/tests/reports/golden/" + g.file;
+    const std::string text = plots_text(systems_of(g.reports));
+    if (update) {
+      write_file(path, text);
+      continue;
+    }
+    const std::string want = read_file(path);
+    ASSERT_FALSE(want.empty()) << path;
+    EXPECT_TRUE(text == want) << g.file << " differs; IOFAB_UPDATE_GOLDEN=1 rewrites it, then see git diff";
+  }
 }
 
 }  // namespace

@@ -3,9 +3,7 @@
 // bytes taking t seconds: algbw = S / t, busbw = algbw * factor, where the
 // factor turns algbw into what each rank's link carries under the best
 // (ring) algorithm, so busbw compares with the hardware's peak whatever n is.
-// S is the all-reduce buffer, the full gathered size for all-gather and
-// reduce-scatter, the broadcast buffer, and each rank's whole send buffer
-// for all-to-all.
+// Each op's S and factor are its descriptor's (coll_ops.h, ops/<op>.cc).
 #pragma once
 
 #include <optional>
@@ -13,6 +11,7 @@
 
 namespace iofab {
 
+// The ops of the op table (coll_ops.h), by identity.
 enum class CollOp { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll };
 
 std::string_view coll_op_name(CollOp op);  // "all_reduce", "all_gather", ...

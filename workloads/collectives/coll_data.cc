@@ -37,6 +37,10 @@ double load_value(DType t, const void* base, size_t i) {
   return 0;
 }
 
+void fill_sentinel(DType t, void* recv, size_t n) {
+  for (size_t i = 0; i < n; ++i) store_value(t, recv, i, kSentinel);
+}
+
 double moved_value(uint64_t key, uint64_t i) {
   return static_cast<double>((i * 7 + (i >> 8) * 3 + key * 13) % 251);
 }
@@ -78,6 +82,12 @@ double reduce_input(const ReducePattern& p, int rank, uint64_t i) {
 
 double reduce_sum(const ReducePattern& p, uint64_t i) {
   return static_cast<double>(p.ranks) * spread_value(i, p.spread) + 1;
+}
+
+void fill_reduction(const OpArgs& a, void* send, void* recv) {
+  const ReducePattern p = reduce_pattern(a.dtype, a.ranks);
+  for (size_t i = 0; i < a.counts.send; ++i) store_value(a.dtype, send, i, reduce_input(p, a.rank, i));
+  fill_sentinel(a.dtype, recv, a.counts.recv);
 }
 
 }  // namespace iofab

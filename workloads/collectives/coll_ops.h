@@ -1,10 +1,16 @@
-// The collectives a sweep runs, nccl-tests style: each op is a row of
-// functions (element counts for a size, fill, check, run) and the sweep
-// driver knows nothing of any op's details.
+// The collectives a sweep runs, nccl-tests style: each op is a descriptor
+// (nccl-tests' struct testColl: name, byte counts, init data, bandwidth,
+// run) in a file of its own under ops/, and one row of the op table in
+// coll_ops.cc. The sweep driver, the bandwidth figures, the suite's `ops`
+// and the report's names all read the table, and know nothing of any op's
+// details. Adding an op: its CollOp value, ops/<op>.cc and its table row
+// (plus its call on Collectives, harness/comm/collectives.h, when the
+// backends lack one).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "harness/comm/collectives.h"
@@ -25,22 +31,31 @@ struct OpArgs {
   DType dtype = DType::kFloat32;
   int rank = 0;
   int ranks = 1;
-  int root = 0;  // broadcast
+  int root = 0;  // broadcast and reduce
 };
 
 struct CollOpInfo {
   CollOp op;
-  // Counts for a sweep size of `elements` (bytes / dtype size), as nccl-tests rounds them.
+  std::string_view name;  // "all_reduce": the suite's `ops` and the report's metric names
+  // busbw / algbw on `ranks` ranks: what each rank's link carries per byte of S under the best (ring)
+  // algorithm (nccl-tests' <Op>GetBw and doc/PERFORMANCE.md).
+  double (*bus_factor)(int ranks);
+  // Counts for a sweep size of `elements` (bytes / dtype size), as nccl-tests' <Op>GetCollByteCount
+  // rounds them.
   OpCounts (*counts)(size_t elements, int ranks);
   // Fills this rank's host buffers for a checked run; outputs start as kSentinel.
   void (*fill)(const OpArgs& a, void* send, void* recv);
-  // Elements of this rank's recv that differ from what the op must produce.
+  // Elements of this rank's recv that differ from what the op must leave there.
   uint64_t (*check)(const OpArgs& a, const void* recv);
   Status (*run)(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a);
+  // Swept when a suite names no `ops`. Ops added after the first five are not, so a suite's report
+  // keeps the figures it had.
+  bool by_default;
 };
 
-// all_reduce, all_gather, reduce_scatter, broadcast, all_to_all.
+// all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, reduce.
 const std::vector<CollOpInfo>& coll_op_table();
 const CollOpInfo* find_coll_op(CollOp op);
+const CollOpInfo* find_coll_op(std::string_view name);
 
 }  // namespace iofab

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "workloads/collectives/coll_data.h"
@@ -18,6 +21,13 @@ struct Ranks {
   std::vector<Bytes> send, recv;
 };
 
+// Whether the op writes rank me's recv: broadcast's root keeps its buffer, reduce writes the root's only.
+bool has_output(CollOp op, int me, int root) {
+  if (op == CollOp::kBroadcast) return me != root;
+  if (op == CollOp::kReduce) return me == root;
+  return true;
+}
+
 // What the collective computes, on host data, for every rank at once.
 void reference(CollOp op, const OpCounts& c, DType t, int n, int root, Ranks* r) {
   auto get = [&](const Bytes& b, size_t i) { return load_value(t, b.data(), i); };
@@ -28,6 +38,7 @@ void reference(CollOp op, const OpCounts& c, DType t, int n, int root, Ranks* r)
       double v = 0;
       switch (op) {
         case CollOp::kAllReduce:
+        case CollOp::kReduce:
           for (int p = 0; p < n; ++p) v += get(r->send[static_cast<size_t>(p)], i);
           break;
         case CollOp::kAllGather:
@@ -42,10 +53,8 @@ void reference(CollOp op, const OpCounts& c, DType t, int n, int root, Ranks* r)
         case CollOp::kAllToAll:
           v = get(r->send[i / c.param], me * c.param + i % c.param);
           break;
-        default:
-          break;
       }
-      if (op != CollOp::kBroadcast || me != root) put(out, i, v);
+      if (has_output(op, me, root)) put(out, i, v);
     }
   }
 }
@@ -66,10 +75,9 @@ TEST_P(CollOpsAllRanks, ReferenceResultChecksCleanAndACorruptElementIsCaught) {
       r.recv.emplace_back(c.recv * es);
       const OpArgs a{c, t, me, n, root};
       info.fill(a, r.send.back().data(), r.recv.back().data());
-      // Before the op runs, every output element is wrong (the sentinel).
-      if (info.op != CollOp::kBroadcast || me != root) {
-        EXPECT_EQ(info.check(a, r.recv.back().data()), c.recv);
-      }
+      // Before the op runs, every output element is wrong (the sentinel), and a buffer the op must not
+      // write is right as it stands.
+      EXPECT_EQ(info.check(a, r.recv.back().data()), has_output(info.op, me, root) ? c.recv : 0u);
     }
     reference(info.op, c, t, n, root, &r);
     for (int me = 0; me < n; ++me) {
@@ -109,10 +117,43 @@ TEST(CollOps, CountsFollowNcclTests) {
   const OpCounts aa = find_coll_op(CollOp::kAllToAll)->counts(1003, 4);
   EXPECT_EQ(aa.param, 250u);
   EXPECT_EQ(aa.bus, 1000u);
+  // reduce moves what all_reduce moves (to one rank).
+  const OpCounts rd = find_coll_op(CollOp::kReduce)->counts(1003, 4);
+  EXPECT_EQ(std::tie(rd.send, rd.recv, rd.param, rd.bus), std::tie(ar.send, ar.recv, ar.param, ar.bus));
   // Too small to give every rank an element: not run.
   EXPECT_EQ(find_coll_op(CollOp::kAllGather)->counts(3, 4).bus, 0u);
-  EXPECT_EQ(coll_op_table().size(), 5u);
-  EXPECT_EQ(find_coll_op(CollOp::kReduce), nullptr);
+}
+
+TEST(CollOps, OneRowPerOpNamedAsTheSuiteNamesIt) {
+  const CollOp all[] = {CollOp::kAllReduce, CollOp::kAllGather, CollOp::kReduceScatter,
+                        CollOp::kBroadcast, CollOp::kReduce,    CollOp::kAllToAll};
+  EXPECT_EQ(coll_op_table().size(), std::size(all));
+  for (CollOp op : all) {
+    const CollOpInfo* info = find_coll_op(op);
+    ASSERT_NE(info, nullptr);
+    EXPECT_EQ(info->op, op);
+    EXPECT_EQ(find_coll_op(info->name), info);
+    EXPECT_EQ(coll_op_name(op), info->name);
+  }
+  // The default sweep is the five ops iofab began with; reduce runs when a suite names it.
+  std::vector<std::string_view> defaults;
+  for (const auto& info : coll_op_table()) {
+    if (info.by_default) defaults.push_back(info.name);
+  }
+  EXPECT_EQ(defaults, (std::vector<std::string_view>{"all_reduce", "all_gather", "reduce_scatter",
+                                                     "broadcast", "all_to_all"}));
+}
+
+TEST(CollOps, ReduceLeavesTheOtherRanksRecvAlone) {
+  const CollOpInfo& reduce = *find_coll_op(CollOp::kReduce);
+  const OpCounts c = reduce.counts(64, 3);
+  std::vector<unsigned char> send(c.send * 4), recv(c.recv * 4);
+  const OpArgs other{c, DType::kFloat32, 0, 3, 2};
+  reduce.fill(other, send.data(), recv.data());
+  EXPECT_EQ(reduce.check(other, recv.data()), 0u);
+  // A library that wrote a non-root rank's recv is caught.
+  store_value(DType::kFloat32, recv.data(), 5, 0);
+  EXPECT_EQ(reduce.check(other, recv.data()), 1u);
 }
 
 TEST(CollData, ReductionsStayExactForManyRanks) {

@@ -47,6 +47,7 @@ class SleepyCollectives final : public Collectives {
   Status all_gather(const Buffer&, const Buffer&, size_t, DType) override { return call('G'); }
   Status reduce_scatter(const Buffer&, const Buffer&, size_t, DType) override { return call('S'); }
   Status broadcast(const Buffer&, size_t, DType, int) override { return call('B'); }
+  Status reduce(const Buffer&, const Buffer&, size_t, DType, int) override { return call('D'); }
   Status all_to_all(const Buffer&, const Buffer&, size_t, DType) override { return call('A'); }
   Status synchronize() override { return Status::Ok(); }
   Status mark(size_t) override { return Status::Ok(); }

@@ -1,0 +1,30 @@
+// all_reduce: every rank ends with the sum of every rank's buffer.
+// nccl-tests src/all_reduce.cu: AllReduceGetCollByteCount sends and receives
+// the whole count; AllReduceGetBw takes S = count x size and a bus factor of
+// 2(n-1)/n (a reduce-scatter then an all-gather, each (n-1)/n).
+#include "workloads/collectives/coll_data.h"
+#include "workloads/collectives/coll_ops.h"
+
+namespace iofab {
+namespace {
+
+double bus_factor(int ranks) { return 2.0 * (ranks - 1) / ranks; }
+
+OpCounts counts(size_t elements, int) { return {elements, elements, elements, elements}; }
+
+Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
+  return c.all_reduce(send, recv, a.counts.param, a.dtype);
+}
+
+uint64_t check(const OpArgs& a, const void* recv) {
+  const ReducePattern p = reduce_pattern(a.dtype, a.ranks);
+  return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) { return reduce_sum(p, i); });
+}
+
+}  // namespace
+
+CollOpInfo all_reduce_op() {
+  return {CollOp::kAllReduce, "all_reduce", &bus_factor, &counts, &fill_reduction, &check, &run, true};
+}
+
+}  // namespace iofab

@@ -1,0 +1,47 @@
+// all_to_all: block p of rank r's send buffer lands in block r of rank p's.
+// nccl-tests src/alltoall.cu: AlltoAllGetCollByteCount sends and receives n
+// blocks of count/n; AlltoAllGetBw takes S = one rank's whole send buffer
+// and a bus factor of (n-1)/n (the block a rank keeps never crosses a link).
+#include "workloads/collectives/coll_data.h"
+#include "workloads/collectives/coll_ops.h"
+
+namespace iofab {
+namespace {
+
+double bus_factor(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
+
+OpCounts counts(size_t elements, int ranks) {
+  const size_t per = elements / static_cast<size_t>(ranks);
+  return {per * ranks, per * ranks, per, per * ranks};
+}
+
+Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
+  return c.all_to_all(send, recv, a.counts.param, a.dtype);
+}
+
+// Block p of rank r's send buffer, bound for rank p, is keyed (r, p).
+uint64_t block_key(int from, int to, int ranks) { return static_cast<uint64_t>(from) * ranks + to; }
+
+void fill(const OpArgs& a, void* send, void* recv) {
+  const size_t per = a.counts.param;
+  for (size_t i = 0; i < a.counts.send; ++i) {
+    store_value(a.dtype, send, i,
+                moved_value(block_key(a.rank, static_cast<int>(i / per), a.ranks), i % per));
+  }
+  fill_sentinel(a.dtype, recv, a.counts.recv);
+}
+
+uint64_t check(const OpArgs& a, const void* recv) {
+  const size_t per = a.counts.param;
+  return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) {
+    return moved_value(block_key(static_cast<int>(i / per), a.rank, a.ranks), i % per);
+  });
+}
+
+}  // namespace
+
+CollOpInfo all_to_all_op() {
+  return {CollOp::kAllToAll, "all_to_all", &bus_factor, &counts, &fill, &check, &run, true};
+}
+
+}  // namespace iofab

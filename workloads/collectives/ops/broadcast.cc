@@ -1,0 +1,35 @@
+// broadcast: the root's buffer replaces every other rank's, in place (as
+// nccl-tests' in-place run, so the sweep needs no send buffer for it).
+// nccl-tests src/broadcast.cu: BroadcastGetCollByteCount moves the whole
+// count; BroadcastGetBw takes S = the buffer and a bus factor of 1 (all of
+// it leaves the root over the root's one link).
+#include "workloads/collectives/coll_data.h"
+#include "workloads/collectives/coll_ops.h"
+
+namespace iofab {
+namespace {
+
+double bus_factor(int) { return 1.0; }
+
+OpCounts counts(size_t elements, int) { return {0, elements, elements, elements}; }
+
+Status run(Collectives& c, const Buffer&, const Buffer& recv, const OpArgs& a) {
+  return c.broadcast(recv, a.counts.param, a.dtype, a.root);
+}
+
+void fill(const OpArgs& a, void*, void* recv) {
+  if (a.rank != a.root) return fill_sentinel(a.dtype, recv, a.counts.recv);
+  for (size_t i = 0; i < a.counts.recv; ++i) store_value(a.dtype, recv, i, moved_value(a.root, i));
+}
+
+uint64_t check(const OpArgs& a, const void* recv) {
+  return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) { return moved_value(a.root, i); });
+}
+
+}  // namespace
+
+CollOpInfo broadcast_op() {
+  return {CollOp::kBroadcast, "broadcast", &bus_factor, &counts, &fill, &check, &run, true};
+}
+
+}  // namespace iofab

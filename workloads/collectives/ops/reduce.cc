@@ -1,0 +1,35 @@
+// reduce: the root ends with the sum of every rank's buffer; the others'
+// recv buffers are not the op's to touch.
+// nccl-tests src/reduce.cu: ReduceGetCollByteCount sends and receives the
+// whole count; ReduceGetBw takes S = count x size and a bus factor of 1 (all
+// of it must reach the root over the root's one link). ReduceInitData
+// expects a non-root rank's recv buffer to come back as it was, and so does
+// this check: the sentinel there must stay.
+#include "workloads/collectives/coll_data.h"
+#include "workloads/collectives/coll_ops.h"
+
+namespace iofab {
+namespace {
+
+double bus_factor(int) { return 1.0; }
+
+OpCounts counts(size_t elements, int) { return {elements, elements, elements, elements}; }
+
+Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
+  return c.reduce(send, recv, a.counts.param, a.dtype, a.root);
+}
+
+uint64_t check(const OpArgs& a, const void* recv) {
+  const ReducePattern p = reduce_pattern(a.dtype, a.ranks);
+  const bool root = a.rank == a.root;
+  return count_wrong(a.dtype, recv, a.counts.recv,
+                     [&](size_t i) { return root ? reduce_sum(p, i) : kSentinel; });
+}
+
+}  // namespace
+
+CollOpInfo reduce_op() {
+  return {CollOp::kReduce, "reduce", &bus_factor, &counts, &fill_reduction, &check, &run, false};
+}
+
+}  // namespace iofab

@@ -1,0 +1,36 @@
+// reduce_scatter: rank r ends with the sum of every rank's r-th block.
+// nccl-tests src/reduce_scatter.cu: ReduceScatterGetCollByteCount sends n
+// blocks of count/n and receives one; ReduceScatterGetBw takes S = the whole
+// send buffer and a bus factor of (n-1)/n. Later nccl-tests round each
+// block further down, to 16 bytes; iofab keeps count/n (see all_gather.cc).
+#include "workloads/collectives/coll_data.h"
+#include "workloads/collectives/coll_ops.h"
+
+namespace iofab {
+namespace {
+
+double bus_factor(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
+
+OpCounts counts(size_t elements, int ranks) {
+  const size_t per = elements / static_cast<size_t>(ranks);
+  return {per * ranks, per, per, per * ranks};
+}
+
+Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
+  return c.reduce_scatter(send, recv, a.counts.param, a.dtype);
+}
+
+uint64_t check(const OpArgs& a, const void* recv) {
+  const ReducePattern p = reduce_pattern(a.dtype, a.ranks);
+  const size_t base = static_cast<size_t>(a.rank) * a.counts.param;
+  return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) { return reduce_sum(p, base + i); });
+}
+
+}  // namespace
+
+CollOpInfo reduce_scatter_op() {
+  return {CollOp::kReduceScatter, "reduce_scatter", &bus_factor, &counts,
+          &fill_reduction,        &check,           &run,        true};
+}
+
+}  // namespace iofab
