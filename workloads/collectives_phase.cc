@@ -228,7 +228,7 @@ std::vector<CollOp> read_ops(ParamReader& r) {
   std::vector<CollOp> defaults;
   std::string names;
   for (const auto& info : coll_op_table()) {
-    if (info.by_default) defaults.push_back(info.op);
+    if (info.by_default) defaults.push_back(&info);
     names += (names.empty() ? "" : ", ") + std::string(info.name);
   }
   const json* v = r.raw("ops");
@@ -264,13 +264,7 @@ std::unique_ptr<Phase> parse_collectives(ParamReader& r) {
   s.dtype = read_dtype(r, "dtype", "float32", true);
   s.check = r.boolean("check", true);
   s.root = static_cast<int>(r.integer("root", 0, 0, 1 << 24));
-  if (s.max_bytes < s.min_bytes) {
-    r.fail("max_bytes", "must be >= min_bytes (" + std::to_string(s.min_bytes) + ")");
-  } else if (s.factor <= 1 && s.max_bytes > s.min_bytes) {
-    r.fail("factor", "must be > 1 when max_bytes > min_bytes, so the sweep ends");
-  } else if (sweep_sizes(s.min_bytes, s.max_bytes, s.factor).size() > 1000) {
-    r.fail("factor", "makes more than 1000 sizes from min_bytes to max_bytes; use a larger factor");
-  }
+  check_sweep_bounds(r, s.min_bytes, s.max_bytes, s.factor);
 
   ModelSpec& m = p.model;
   const double params = r.count("params", 125e6, 1, 1e15);
@@ -305,14 +299,14 @@ const std::vector<MetricInfo>& collectives_metrics() {
     };
     // The first four plain names are the console's headline.
     std::vector<MetricInfo> v = {
-        busbw_max(CollOp::kAllReduce),
+        busbw_max(coll_op("all_reduce")),
         {"ddp.step_seconds", Unit::kSeconds, Better::kLower, "DDP step, slowest rank, mean over steps"},
         {"fsdp.step_seconds", Unit::kSeconds, Better::kLower, "FSDP step, slowest rank, mean over steps"},
         {"fsdp_ddp_bytes_ratio", Unit::kRatio, Better::kNeither,
          "FSDP's bytes per rank / DDP's (1.5 with one dtype)"},
     };
     for (const auto& info : coll_op_table()) {
-      if (info.op != CollOp::kAllReduce) v.push_back(busbw_max(info.op));
+      if (info.name != "all_reduce") v.push_back(busbw_max(&info));
     }
     const std::vector<MetricInfo> rest = {
         {"busbw.*", Unit::kBytesPerSecond, Better::kHigher,

@@ -11,11 +11,15 @@
 
 namespace iofab {
 
-// The ops of the op table (coll_ops.h), by identity.
-enum class CollOp { kAllReduce, kAllGather, kReduceScatter, kBroadcast, kReduce, kAllToAll };
+struct CollOpInfo;
+// An op of the op table (coll_ops.h), by identity: its row. Ops are known by their rows alone, so
+// adding one is its file and its row, with no enum to extend.
+using CollOp = const CollOpInfo*;
 
 std::string_view coll_op_name(CollOp op);  // "all_reduce", "all_gather", ...
 std::optional<CollOp> parse_coll_op(std::string_view name);
+// The row of an op the code itself names (a step schedule's all_reduce); the name must be in the table.
+CollOp coll_op(std::string_view name);
 
 // all_reduce 2(n-1)/n; all_gather, reduce_scatter, all_to_all (n-1)/n; broadcast, reduce 1.
 double bus_factor(CollOp op, int ranks);

@@ -21,23 +21,11 @@ const std::vector<CollOpInfo>& coll_op_table() {
   return kTable;
 }
 
-namespace {
-
-template <typename Match>
-const CollOpInfo* find_row(const Match& match) {
-  const auto& table = coll_op_table();
-  const auto it = std::find_if(table.begin(), table.end(), match);
-  return it != table.end() ? &*it : nullptr;
-}
-
-}  // namespace
-
-const CollOpInfo* find_coll_op(CollOp op) {
-  return find_row([&](const CollOpInfo& info) { return info.op == op; });
-}
-
 const CollOpInfo* find_coll_op(std::string_view name) {
-  return find_row([&](const CollOpInfo& info) { return info.name == name; });
+  const auto& table = coll_op_table();
+  const auto it =
+      std::find_if(table.begin(), table.end(), [&](const CollOpInfo& info) { return info.name == name; });
+  return it != table.end() ? &*it : nullptr;
 }
 
 }  // namespace iofab

@@ -3,9 +3,9 @@
 // run) in a file of its own under ops/, and one row of the op table in
 // coll_ops.cc. The sweep driver, the bandwidth figures, the suite's `ops`
 // and the report's names all read the table, and know nothing of any op's
-// details. Adding an op: its CollOp value, ops/<op>.cc and its table row
-// (plus its call on Collectives, harness/comm/collectives.h, when the
-// backends lack one).
+// details. Adding an op: ops/<op>.cc and its table row (plus its call on
+// Collectives, harness/comm/collectives.h, when the backends lack one: a new
+// library call is each backend's to make).
 #pragma once
 
 #include <cstddef>
@@ -34,8 +34,8 @@ struct OpArgs {
   int root = 0;  // broadcast and reduce
 };
 
+// A row's address is the op's identity (CollOp).
 struct CollOpInfo {
-  CollOp op;
   std::string_view name;  // "all_reduce": the suite's `ops` and the report's metric names
   // busbw / algbw on `ranks` ranks: what each rank's link carries per byte of S under the best (ring)
   // algorithm (nccl-tests' <Op>GetBw and doc/PERFORMANCE.md).
@@ -55,7 +55,7 @@ struct CollOpInfo {
 
 // all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, reduce.
 const std::vector<CollOpInfo>& coll_op_table();
-const CollOpInfo* find_coll_op(CollOp op);
+// The row named name; null when the table has none.
 const CollOpInfo* find_coll_op(std::string_view name);
 
 }  // namespace iofab

@@ -33,11 +33,11 @@ bool is_comm(StepTaskKind k) { return k != StepTaskKind::kForward && k != StepTa
 CollOp comm_op(StepTaskKind k) {
   switch (k) {
     case StepTaskKind::kAllGather:
-      return CollOp::kAllGather;
+      return coll_op("all_gather");
     case StepTaskKind::kReduceScatter:
-      return CollOp::kReduceScatter;
+      return coll_op("reduce_scatter");
     default:
-      return CollOp::kAllReduce;
+      return coll_op("all_reduce");
   }
 }
 

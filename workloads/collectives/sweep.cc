@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "harness/phase/params.h"
 #include "harness/phase/phase.h"
 #include "workloads/collectives/agreement.h"
 #include "workloads/collectives/coll_ops.h"
@@ -59,14 +60,22 @@ void sweep_buffer_bytes(const SweepSpec& spec, int ranks, uint64_t* send, uint64
   const size_t es = dtype_size(spec.dtype);
   *send = 0;
   *recv = 0;
-  for (CollOp op : spec.ops) {
-    const CollOpInfo* info = find_coll_op(op);
-    if (info == nullptr) continue;
+  for (CollOp info : spec.ops) {
     for (uint64_t size : sweep_sizes(spec.min_bytes, spec.max_bytes, spec.factor)) {
       const OpCounts c = info->counts(size / es, ranks);
       *send = std::max<uint64_t>(*send, c.send * es);
       *recv = std::max<uint64_t>(*recv, c.recv * es);
     }
+  }
+}
+
+void check_sweep_bounds(ParamReader& r, uint64_t min_bytes, uint64_t max_bytes, double factor) {
+  if (max_bytes < min_bytes) {
+    r.fail("max_bytes", "must be >= min_bytes (" + std::to_string(min_bytes) + ")");
+  } else if (factor <= 1 && max_bytes > min_bytes) {
+    r.fail("factor", "must be > 1 when max_bytes > min_bytes, so the sweep ends");
+  } else if (sweep_sizes(min_bytes, max_bytes, factor).size() > 1000) {
+    r.fail("factor", "makes more than 1000 sizes from min_bytes to max_bytes; use a larger factor");
   }
 }
 
@@ -98,7 +107,7 @@ class SweepRunner {
   Status measure(const CollOpInfo& info, uint64_t size, SizeSample* out) {
     const size_t es = dtype_size(spec_.dtype);
     const OpArgs a{info.counts(size / es, comm_.size()), spec_.dtype, comm_.rank(), comm_.size(), spec_.root};
-    out->op = info.op;
+    out->op = &info;
     out->size = size;
     out->bytes = a.counts.bus * es;
     out->count = a.counts.param;
@@ -193,8 +202,7 @@ Status run_sweep(Collectives& coll, Comm& comm, const SweepSpec& spec, const std
   if (progress != nullptr) progress->total_bytes.fetch_add(total);
   SweepRunner runner(coll, comm, spec, stop);
   Status st = runner.prepare();
-  for (CollOp op : spec.ops) {
-    const CollOpInfo* info = find_coll_op(op);
+  for (CollOp info : spec.ops) {
     for (uint64_t size : sizes) {
       st = agree_to_continue(comm, info != nullptr ? st : Status::Internal("no such op"), stop);
       if (!st.ok()) return st;

@@ -17,6 +17,8 @@
 
 namespace iofab {
 
+class ParamReader;
+
 struct Progress;
 
 struct SweepSpec {
@@ -34,10 +36,13 @@ struct SweepSpec {
 // min, min*factor, ... up to max (max itself included when min == max); each
 // step grows by at least one byte.
 std::vector<uint64_t> sweep_sizes(uint64_t min_bytes, uint64_t max_bytes, double factor);
+// Fails the suite's min_bytes, max_bytes or factor when they make no sweep that ends, or more than
+// 1000 sizes (a collectives or an rdma sweep).
+void check_sweep_bounds(ParamReader& r, uint64_t min_bytes, uint64_t max_bytes, double factor);
 
 // One rank's measurement of one op at one size.
 struct SizeSample {
-  CollOp op = CollOp::kAllReduce;
+  CollOp op = nullptr;
   uint64_t size = 0;   // the sweep size asked for (names the metric)
   uint64_t bytes = 0;  // S: the bytes nccl-tests counts for it (0: too small to run on these ranks)
   uint64_t count = 0;  // elements the call took

@@ -14,7 +14,7 @@
 namespace iofab {
 
 struct SizeStats {
-  CollOp op = CollOp::kAllReduce;
+  CollOp op = nullptr;
   uint64_t size = 0;   // the sweep size asked for
   uint64_t bytes = 0;  // S
   uint64_t count = 0;

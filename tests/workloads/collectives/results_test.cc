@@ -24,11 +24,11 @@ SizeSample sample(CollOp op, uint64_t size, double each, uint64_t wrong) {
 
 TEST(CollectivesResults, SweepMetricsByOpAndSize) {
   SweepSpec spec;
-  spec.ops = {CollOp::kAllReduce, CollOp::kAllGather};
+  spec.ops = {coll_op("all_reduce"), coll_op("all_gather")};
   std::vector<std::vector<SizeSample>> ranks(4);
   for (auto& r : ranks) {
-    r = {sample(CollOp::kAllReduce, 1024, 1e-5, 0), sample(CollOp::kAllReduce, 4096, 2e-5, 0),
-         sample(CollOp::kAllGather, 1024, 1e-5, 1)};
+    r = {sample(coll_op("all_reduce"), 1024, 1e-5, 0), sample(coll_op("all_reduce"), 4096, 2e-5, 0),
+         sample(coll_op("all_gather"), 1024, 1e-5, 1)};
   }
   PhaseResult res;
   ASSERT_TRUE(add_sweep_results(ranks, spec, &res));

@@ -36,7 +36,7 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo all_gather_op() {
-  return {CollOp::kAllGather, "all_gather", &bus_factor, &counts, &fill, &check, &run, true};
+  return {"all_gather", &bus_factor, &counts, &fill, &check, &run, true};
 }
 
 }  // namespace iofab

@@ -24,7 +24,7 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo all_reduce_op() {
-  return {CollOp::kAllReduce, "all_reduce", &bus_factor, &counts, &fill_reduction, &check, &run, true};
+  return {"all_reduce", &bus_factor, &counts, &fill_reduction, &check, &run, true};
 }
 
 }  // namespace iofab

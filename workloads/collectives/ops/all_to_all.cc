@@ -41,7 +41,7 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo all_to_all_op() {
-  return {CollOp::kAllToAll, "all_to_all", &bus_factor, &counts, &fill, &check, &run, true};
+  return {"all_to_all", &bus_factor, &counts, &fill, &check, &run, true};
 }
 
 }  // namespace iofab

@@ -29,7 +29,7 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo broadcast_op() {
-  return {CollOp::kBroadcast, "broadcast", &bus_factor, &counts, &fill, &check, &run, true};
+  return {"broadcast", &bus_factor, &counts, &fill, &check, &run, true};
 }
 
 }  // namespace iofab

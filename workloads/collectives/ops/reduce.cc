@@ -29,7 +29,7 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo reduce_op() {
-  return {CollOp::kReduce, "reduce", &bus_factor, &counts, &fill_reduction, &check, &run, false};
+  return {"reduce", &bus_factor, &counts, &fill_reduction, &check, &run, false};
 }
 
 }  // namespace iofab

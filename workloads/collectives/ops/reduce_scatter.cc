@@ -29,7 +29,7 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo reduce_scatter_op() {
-  return {CollOp::kReduceScatter, "reduce_scatter", &bus_factor, &counts,
+  return {"reduce_scatter", &bus_factor, &counts,
           &fill_reduction,        &check,           &run,        true};
 }
 
