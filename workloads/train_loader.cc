@@ -283,7 +283,7 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
       std::memcpy(dst + (sl.pos - e.plan.batch_begin(batch)) * stride, data, size);
     }
     if (sl.fd >= 0) {
-      r.engine->remove_file(sl.handle);
+      keep_first(&result, r.engine->remove_file(sl.handle));
       close(sl.fd);
       sl.fd = -1;
     }
@@ -315,15 +315,14 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
       continue;
     }
     IoPump pump(*r.engine, r.bufs, r.slots, true, nullptr, nullptr, e.t0, nullptr, &e.stop);
-    Status s = pump.run(next, done);
+    keep_first(&result, pump.run(next, done));
     // Files whose reads failed or were abandoned are still open.
     for (auto& sl : r.slot) {
       if (sl.fd < 0) continue;
-      r.engine->remove_file(sl.handle);
+      keep_first(&result, r.engine->remove_file(sl.handle));
       close(sl.fd);
       sl.fd = -1;
     }
-    keep_first(&result, s);
   }
   if (!result.ok() && result.code() != Status::Code::kInterrupted) e.fail();
   return result;

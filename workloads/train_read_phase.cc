@@ -248,8 +248,8 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   double generate_seconds = 0;
   if (st.ok() && generate) {
     st = agree(comm, rank == 0 ? prepare_dataset_dir(root_fd, layout, &prepare_notes) : Status::Ok());
+    if (st.ok()) st = comm.barrier();
     if (st.ok()) {
-      comm.barrier();
       const uint64_t g0 = now_ns();
       Status mine = make_dir_at(root_fd, kDataFolder, &data_fd);
       GenerateOptions go;
@@ -323,7 +323,8 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     if (!st.ok()) break;
 
     const auto disk0 = reads_disk ? read_disk_counters(device) : std::nullopt;
-    comm.barrier();
+    st = comm.barrier();
+    if (!st.ok()) break;
     const uint64_t t0 = now_ns();
     EpochStats stats(p_.series_interval_ns);
     Status rs = loader->run_epoch(plan, t0, ctx.stop, &ctx.progress.done_bytes, &stats);
@@ -348,7 +349,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   if (data_fd >= 0) close(data_fd);
   if (lock_fd >= 0) close(lock_fd);
   if (root_fd >= 0) close(root_fd);
-  comm.barrier();
+  st.update(comm.barrier());
   Status removed;
   if (!user_dir && !ctx.keep && rank == 0) removed = remove_tree_at(ctx.run_dir_fd, ctx.phase_name);
   if (st.ok() && !removed.ok()) st = removed;

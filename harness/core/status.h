@@ -8,7 +8,10 @@
 
 namespace iofab {
 
-class Status {
+// [[nodiscard]]: a dropped Status is an error nobody hears of. A caller that means to drop one (a
+// cleanup after an earlier failure, whose own failure would only hide the first) says so with
+// ignore_error().
+class [[nodiscard]] Status {
  public:
   enum class Code {
     kOk,
@@ -36,6 +39,13 @@ class Status {
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
+  // Drops this status on purpose (see above).
+  void ignore_error() const {}
+  // Keeps the first error: takes s only while this is ok (absl::Status::Update), so a step that
+  // must run after a failure (a barrier, a close) never hides the failure that came first.
+  void update(const Status& s) {
+    if (ok() && !s.ok()) *this = s;
+  }
 
  private:
   Status(Code code, std::string msg) : code_(code), message_(std::move(msg)) {}

@@ -152,7 +152,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   if (Status b = comm.broadcast(&run_id, 0); !b.ok()) return b;
   RunDir run_dir;
   Status made = comm.rank() == 0 ? run_dir.open(target.path, run_id, true) : Status::Ok();
-  comm.barrier();
+  made.update(comm.barrier());  // the others open the folder once rank 0 has made it
   if (comm.rank() != 0 && made.ok()) made = run_dir.open(target.path, run_id, false);
   std::unique_ptr<Store> run_store;
   if (made.ok()) made = posix_store_at(run_dir.fd(), run_dir.path(), &run_store);
@@ -365,7 +365,9 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   std::vector<std::string> hosts;
   if (!gather_to_root(comm, this_host, &hosts).ok()) hosts = {this_host};
   if (comm.rank() != comm.report_rank()) {
-    if (!opts.keep) run_dir.remove();
+    // The writer removes the same folder and reports its own failure; this rank's could no longer
+    // reach the report, which is on its way.
+    if (!opts.keep) run_dir.remove().ignore_error();
     // After a loss the caller waits for the writer's word before leaving (Comm::await_release).
     (void)comm.barrier();
     return Status::Ok();
@@ -388,10 +390,15 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   if (opts.on_report_ready) opts.on_report_ready(*report);
 
   Status removed = opts.keep ? Status::Ok() : run_dir.remove();
-  comm.barrier();
+  // Holds every rank until the folder is gone; a rank lost by now is already named in the report.
+  comm.barrier().ignore_error();
   TargetInfo after = target;
-  describe_target(target.path, &after);
-  report->target["free_bytes_after"] = after.free_bytes;
+  // A figure from before the run must never pass for the free space after it.
+  if (Status described = describe_target(target.path, &after); described.ok()) {
+    report->target["free_bytes_after"] = after.free_bytes;
+  } else {
+    report->warnings.push_back("free space after the run not measured: " + described.message());
+  }
   if (!removed.ok()) report->warnings.push_back("cleanup: " + removed.message());
   return Status::Ok();
 }

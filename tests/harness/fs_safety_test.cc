@@ -18,14 +18,11 @@
 namespace iofab {
 namespace {
 
+using iofab::testing::contains;
 using iofab::testing::list_files;
 using iofab::testing::read_file;
 using iofab::testing::TempDir;
 using iofab::testing::write_file;
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 bool exists_nofollow(const std::string& path) {
   struct stat st {};
@@ -349,7 +346,7 @@ TEST(FsSafetyRunDir, OpenFileAtDoesNotFollowASymlink) {
   }
   EXPECT_EQ(read_file(target_file), "original");
   EXPECT_TRUE(is_symlink(rd.path() + "/victim"));
-  rd.remove();
+  EXPECT_TRUE(rd.remove().ok());
   EXPECT_EQ(read_file(target_file), "original");
 }
 

@@ -77,7 +77,7 @@ class PhaseRun {
  public:
   explicit PhaseRun(const std::string& base = "/dev/shm") : dir_(base) {
     fd_ = open(dir_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    describe_target(dir_.path(), &target_);
+    EXPECT_TRUE(describe_target(dir_.path(), &target_).ok());
   }
   ~PhaseRun() { close(fd_); }
 

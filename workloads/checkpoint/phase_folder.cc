@@ -66,7 +66,9 @@ Status remove_stale_steps(int phase_fd, uint64_t* removed, uint64_t* newest) {
 void remove_uncommitted_steps(int phase_fd) {
   StepListing steps;
   if (list_steps_at(phase_fd, &steps).ok()) {
-    for (const auto& t : steps.tmp) remove_tree_at(phase_fd, t);
+    // Best effort: restore reads committed steps only, so a step-N.tmp/ that stays is never read,
+    // and the next run's checkpoint phase tries again.
+    for (const auto& t : steps.tmp) remove_tree_at(phase_fd, t).ignore_error();
   }
 }
 

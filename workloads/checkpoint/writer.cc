@@ -51,11 +51,13 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk) {
               &wc.ctx.progress.done_bytes, &wc.ctx.stop);
   uint64_t offset = 0;
   uint64_t block = 0;
+  Status committed;
   s = pump.run(
       [&](unsigned, IoRequest& req) {
-        if (offset >= l.shard_bytes) return false;
+        if (offset >= l.shard_bytes || !committed.ok()) return false;
         // What is staged goes to the device now, so it works while this block is stamped and hashed.
-        wk->engine->commit();
+        committed = wk->engine->commit();
+        if (!committed.ok()) return false;
         req.file = handle;
         req.op = IoOp::kWrite;
         req.offset = offset;
@@ -71,6 +73,7 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk) {
         return true;
       },
       [](unsigned, const IoRequest&) {});
+  s.update(committed);
   wk->bytes = pump.stats().bytes;
   wk->tally.bytes += pump.stats().bytes;
   wk->tally.ios += pump.stats().ios;

@@ -103,7 +103,7 @@ Status read_shards(const RestoreParams& p, const PhaseContext& ctx, int step_fd,
                       rd->verify_ns += now_ns() - h0;
                       rd->verified_bytes += len;
                     });
-    rd->engine->remove_file(handle);
+    s.update(rd->engine->remove_file(handle));
     close(fd);
     if (s.code() == Status::Code::kInterrupted) {
       result = s;
