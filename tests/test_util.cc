@@ -96,6 +96,20 @@ pid_t start_mpirun_iofab(int ranks, const std::vector<std::string>& args, const 
   return start_mpirun(argv, log);
 }
 
+RunFiles::RunFiles(const std::string& base)
+    : dir(base),
+      suite(dir.path() + "/s.json"),
+      target(dir.path() + "/t"),
+      report(dir.path() + "/r.json"),
+      log(dir.path() + "/log") {}
+
+pid_t start_long_sweep(const RunFiles& f, int ranks, const std::string& bytes, const std::string& phase_name) {
+  write_file(f.suite, R"({"phases": [{"kind": "collectives", "name": ")" + phase_name +
+                          R"(", "mode": "sweep", "min_bytes": ")" + bytes + R"(", "max_bytes": ")" + bytes +
+                          R"(", "iters": 100000, "warmup": 1, "ops": ["all_reduce"]}]})");
+  return start_mpirun_iofab(ranks, {"run", f.suite, "--target", f.target, "--out", f.report, "--quiet"}, f.log);
+}
+
 pid_t start_mpirun(const std::vector<std::string>& tail, const std::string& log) {
   std::vector<std::string> argv{IOFAB_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-x",
                                 "ASAN_OPTIONS=detect_leaks=0"};

@@ -25,6 +25,13 @@ class TempDir {
   std::string path_;
 };
 
+// One run's files in a scratch folder: the suite, the target, the report and the launcher's log.
+struct RunFiles {
+  explicit RunFiles(const std::string& base);
+  TempDir dir;
+  std::string suite, target, report, log;
+};
+
 struct CommandResult {
   int exit_code = -1;  // 128+N when killed by signal N
   std::string out;     // stdout
@@ -41,6 +48,10 @@ CommandResult run_iofab(const std::vector<std::string>& args);
 CommandResult mpirun_iofab(int ranks, const std::vector<std::string>& args);
 // The same, started without waiting, stdout and stderr to the file log; returns mpirun's pid.
 pid_t start_mpirun_iofab(int ranks, const std::vector<std::string>& args, const std::string& log);
+// Writes a suite of one collectives sweep, one size of `bytes` repeated for far longer than any test
+// waits, into f.suite, and starts `iofab run` on it under mpirun with ranks processes (report f.report,
+// log f.log): the run a test interrupts or takes a rank from. Returns mpirun's pid.
+pid_t start_long_sweep(const RunFiles& f, int ranks, const std::string& bytes, const std::string& phase_name);
 // The same with argv given whole after mpirun's own options (for an MPMD line: "-np 1 strace ... : -np 2 iofab ...").
 pid_t start_mpirun(const std::vector<std::string>& argv, const std::string& log);
 // Waits up to limit for the child pid to exit, then kills it; true when it ended on its own
@@ -65,6 +76,9 @@ bool wait_until_ranks_in_run(const std::vector<int>& ranks, const std::string& m
                              uint64_t min_rss = 0);
 // That process's resident memory in bytes; 0 when there is none.
 uint64_t rank_rss(int rank, const std::string& marker);
+
+// Whether text holds part (a message names what it must).
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& text);

@@ -68,13 +68,7 @@ std::unique_ptr<Phase> parse_rdma(ParamReader& r) {
   s.min_bytes = r.size("min_bytes", 2, 1, 1ULL << 30);
   s.max_bytes = r.size("max_bytes", 8ULL << 20, 1, 1ULL << 30);
   s.factor = r.count("factor", 2, 1, 1024);
-  if (s.max_bytes < s.min_bytes) {
-    r.fail("max_bytes", "must be >= min_bytes (" + std::to_string(s.min_bytes) + ")");
-  } else if (s.factor <= 1 && s.max_bytes > s.min_bytes) {
-    r.fail("factor", "must be > 1 when max_bytes > min_bytes, so the sweep ends");
-  } else if (sweep_sizes(s.min_bytes, s.max_bytes, s.factor).size() > 1000) {
-    r.fail("factor", "makes more than 1000 sizes from min_bytes to max_bytes; use a larger factor");
-  }
+  check_sweep_bounds(r, s.min_bytes, s.max_bytes, s.factor);
   s.qps = static_cast<int>(r.integer("qps", 1, 1, 1024));
   s.tx_depth = static_cast<uint32_t>(r.integer("tx_depth", 128, 1, 32768));
   s.rx_depth = static_cast<uint32_t>(r.integer("rx_depth", 512, 1, 32768));

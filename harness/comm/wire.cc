@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "harness/core/json_input.h"
 #include "harness/core/json_text.h"
 
 namespace iofab {
@@ -52,11 +53,7 @@ Status from_wire(const json& j, bool* out) {
 json to_wire(uint64_t v) { return v; }
 
 Status from_wire(const json& j, uint64_t* out) {
-  // Parsed text holds a non-negative integer as unsigned; a value built in code may hold it signed.
-  const bool fits = j.is_number_unsigned() || (j.is_number_integer() && j.get<int64_t>() >= 0);
-  if (!fits) return wrong_type("an integer >= 0", j);
-  *out = j.get<uint64_t>();
-  return Status::Ok();
+  return json_u64(j, out) ? Status::Ok() : wrong_type("an integer >= 0", j);
 }
 
 json to_wire(int v) { return v; }

@@ -39,4 +39,18 @@ enum class JsonInputError {
 Status parse_json_input(std::string_view text, const JsonInputOptions& options, nlohmann::json* out,
                         JsonInputError* error = nullptr);
 
+// A non-negative integer, whether nlohmann holds it as unsigned (parsed text) or signed (a value built
+// in code); false for anything else, *out untouched.
+inline bool json_u64(const nlohmann::json& v, uint64_t* out) {
+  if (v.is_number_unsigned()) {
+    *out = v.get<uint64_t>();
+    return true;
+  }
+  if (v.is_number_integer() && v.get<int64_t>() >= 0) {
+    *out = static_cast<uint64_t>(v.get<int64_t>());
+    return true;
+  }
+  return false;
+}
+
 }  // namespace iofab

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/engines/engine.h"
+#include "harness/engines/file_slots.h"
 
 namespace iofab {
 
@@ -22,25 +23,9 @@ class NullEngine final : public Engine {
     return EngineCaps{.sync = false, .needs_aligned_buffers = false, .moves_data = false};
   }
 
-  Status add_file(int fd, int* index) override {
-    if (fd < 0) return Status::Invalid("null: add_file: bad fd " + std::to_string(fd));
-    for (size_t i = 0; i < fds_.size(); ++i) {
-      if (fds_[i] < 0) {
-        fds_[i] = fd;
-        *index = static_cast<int>(i);
-        return Status::Ok();
-      }
-    }
-    fds_.push_back(fd);
-    *index = static_cast<int>(fds_.size() - 1);
-    return Status::Ok();
-  }
+  Status add_file(int fd, int* index) override { return files_.add(fd, index); }
 
-  Status remove_file(int index) override {
-    if (!valid_file(index)) return Status::Invalid("null: remove_file: no file " + std::to_string(index));
-    fds_[static_cast<size_t>(index)] = -1;
-    return Status::Ok();
-  }
+  Status remove_file(int index) override { return files_.remove(index); }
 
   Status register_buffers(std::span<const iovec>) override { return Status::Ok(); }
 
@@ -81,15 +66,13 @@ class NullEngine final : public Engine {
   }
 
  private:
-  bool valid_file(int index) const {
-    return index >= 0 && static_cast<size_t>(index) < fds_.size() && fds_[static_cast<size_t>(index)] >= 0;
-  }
+  bool valid_file(int index) const { return files_.fd(index) >= 0; }
 
   const unsigned depth_;
   std::vector<IoCompletion> ring_;  // completions in queue order, a ring of depth_
   unsigned head_ = 0;
   unsigned count_ = 0;    // queued and not yet reaped
-  std::vector<int> fds_;  // -1: free slot
+  FileSlots files_{"null"};
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/engines/engine.h"
+#include "harness/engines/file_slots.h"
 
 namespace iofab {
 
@@ -23,31 +24,15 @@ class PsyncEngine final : public Engine {
     return EngineCaps{.sync = true, .needs_aligned_buffers = direct_, .moves_data = true};
   }
 
-  Status add_file(int fd, int* index) override {
-    if (fd < 0) return Status::Invalid("psync: add_file: bad fd " + std::to_string(fd));
-    for (size_t i = 0; i < fds_.size(); ++i) {
-      if (fds_[i] < 0) {
-        fds_[i] = fd;
-        *index = static_cast<int>(i);
-        return Status::Ok();
-      }
-    }
-    fds_.push_back(fd);
-    *index = static_cast<int>(fds_.size() - 1);
-    return Status::Ok();
-  }
+  Status add_file(int fd, int* index) override { return files_.add(fd, index); }
 
-  Status remove_file(int index) override {
-    if (fd_of(index) < 0) return Status::Invalid("psync: remove_file: no file " + std::to_string(index));
-    fds_[static_cast<size_t>(index)] = -1;
-    return Status::Ok();
-  }
+  Status remove_file(int index) override { return files_.remove(index); }
 
   Status register_buffers(std::span<const iovec>) override { return Status::Ok(); }
 
   QueueResult queue(const IoRequest& req, IoCompletion* done) override {
     done->tag = req.tag;
-    const int fd = fd_of(req.file);
+    const int fd = files_.fd(req.file);
     done->result = fd < 0 ? -EBADF : transfer(fd, req);
     return QueueResult::kCompleted;
   }
@@ -62,7 +47,7 @@ class PsyncEngine final : public Engine {
   unsigned in_flight() const override { return 0; }
 
   Status fsync(int file) override {
-    const int fd = fd_of(file);
+    const int fd = files_.fd(file);
     if (fd < 0) return Status::Invalid("psync: fsync: no file " + std::to_string(file));
     while (::fsync(fd) != 0) {
       if (errno != EINTR) return Status::FromErrno("fsync", errno);
@@ -71,11 +56,6 @@ class PsyncEngine final : public Engine {
   }
 
  private:
-  int fd_of(int index) const {
-    if (index < 0 || static_cast<size_t>(index) >= fds_.size()) return -1;
-    return fds_[static_cast<size_t>(index)];
-  }
-
   // Moves all of req.len unless EOF comes first (then the short count) or an
   // error does (then -errno, even after partial progress: the caller fails the
   // I/O either way, and the errno is what it must report).
@@ -97,7 +77,7 @@ class PsyncEngine final : public Engine {
   }
 
   bool direct_;
-  std::vector<int> fds_;  // -1: free slot
+  FileSlots files_{"psync"};
 };
 
 }  // namespace

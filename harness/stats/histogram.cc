@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/json_input.h"
+
 namespace iofab {
 namespace {
 
@@ -42,22 +44,10 @@ long double to_long_double(uint64_t hi, uint64_t lo) {
   return std::ldexp(static_cast<long double>(hi), 64) + static_cast<long double>(lo);
 }
 
-// A non-negative integer, whether nlohmann stored it as unsigned (parsed) or signed (built in code).
-bool get_u64(const nlohmann::json& v, uint64_t* out) {
-  if (v.is_number_unsigned()) {
-    *out = v.get<uint64_t>();
-    return true;
-  }
-  if (v.is_number_integer() && v.get<int64_t>() >= 0) {
-    *out = static_cast<uint64_t>(v.get<int64_t>());
-    return true;
-  }
-  return false;
-}
 
 bool get_field(const nlohmann::json& j, const char* key, uint64_t* out) {
   auto it = j.find(key);
-  return it != j.end() && get_u64(*it, out);
+  return it != j.end() && json_u64(*it, out);
 }
 
 // "sum" as written by to_json: an integer, or a float once the sum passed 2^64.
@@ -65,7 +55,7 @@ bool get_sum(const nlohmann::json& j, uint64_t* hi, uint64_t* lo) {
   auto it = j.find("sum");
   if (it == j.end()) return false;
   *hi = 0;
-  if (get_u64(*it, lo)) return true;
+  if (json_u64(*it, lo)) return true;
   if (!it->is_number_float()) return false;
   const long double s = it->get<double>();
   if (!(s >= 0) || s >= std::ldexp(1.0L, 128)) return false;
@@ -175,7 +165,7 @@ bool Histogram::from_json(const nlohmann::json& j) {
   for (const nlohmann::json& b : *buckets) {
     uint64_t index = 0;
     uint64_t n = 0;
-    if (!b.is_array() || b.size() != 2 || !get_u64(b[0], &index) || !get_u64(b[1], &n)) return false;
+    if (!b.is_array() || b.size() != 2 || !json_u64(b[0], &index) || !json_u64(b[1], &n)) return false;
     if (index >= h.counts_.size()) return false;
     if (__builtin_add_overflow(total, n, &total)) return false;
     h.counts_[index] += n;  // cannot wrap: bounded by total

@@ -5,23 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/core/json_input.h"
+
 namespace iofab {
 namespace {
 
 constexpr size_t kMaxIntervals = size_t{1} << 22;
 
-// A non-negative integer, whether nlohmann stored it as unsigned (parsed) or signed (built in code).
-bool get_u64(const nlohmann::json& v, uint64_t* out) {
-  if (v.is_number_unsigned()) {
-    *out = v.get<uint64_t>();
-    return true;
-  }
-  if (v.is_number_integer() && v.get<int64_t>() >= 0) {
-    *out = static_cast<uint64_t>(v.get<int64_t>());
-    return true;
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -60,11 +50,11 @@ bool TimeSeries::from_json(const nlohmann::json& j) {
   auto interval = j.find("interval_ns");
   auto bytes = j.find("bytes");
   uint64_t interval_ns = 0;
-  if (interval == j.end() || !get_u64(*interval, &interval_ns) || interval_ns == 0) return false;
+  if (interval == j.end() || !json_u64(*interval, &interval_ns) || interval_ns == 0) return false;
   if (bytes == j.end() || !bytes->is_array() || bytes->size() > kMaxIntervals) return false;
   std::vector<uint64_t> values(bytes->size());
   for (size_t i = 0; i < values.size(); ++i) {
-    if (!get_u64((*bytes)[i], &values[i])) return false;
+    if (!json_u64((*bytes)[i], &values[i])) return false;
   }
   interval_ns_ = interval_ns;
   bytes_ = std::move(values);

@@ -34,6 +34,17 @@ class IoUringTest : public ::testing::Test {
     ASSERT_TRUE(st.ok()) << st.message();
   }
 
+  // An engine of queue depth depth with one file, "data", added as *file (its fd *fd).
+  void make_with_file(unsigned depth, int* fd, int* file) {
+    EngineOptions opts;
+    opts.queue_depth = depth;
+    make(opts);
+    if (IsSkipped() || HasFatalFailure()) return;
+    *fd = open_file("data");
+    ASSERT_GE(*fd, 0);
+    ASSERT_TRUE(engine_->add_file(*fd, file).ok());
+  }
+
   int open_file(const std::string& name) {
     const int fd = open((dir_.path() + "/" + name).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd >= 0) fds_.push_back(fd);
@@ -78,14 +89,9 @@ TEST_F(IoUringTest, IsAsyncAndListedAsBuilt) {
 }
 
 TEST_F(IoUringTest, FsyncWaitsForWritesInFlightAndKeepsTheirCompletions) {
-  EngineOptions opts;
-  opts.queue_depth = 8;
-  make(opts);
+  int fd = -1, file = -1;
+  make_with_file(8, &fd, &file);
   if (IsSkipped() || HasFatalFailure()) return;
-  const int fd = open_file("data");
-  ASSERT_GE(fd, 0);
-  int file = -1;
-  ASSERT_TRUE(engine_->add_file(fd, &file).ok());
   IoBuffers bufs;
   ASSERT_TRUE(IoBuffers::allocate(8, kLen, &bufs).ok());
   ASSERT_TRUE(engine_->register_buffers(bufs.iovecs()).ok());
@@ -116,14 +122,9 @@ TEST_F(IoUringTest, FsyncWaitsForWritesInFlightAndKeepsTheirCompletions) {
 }
 
 TEST_F(IoUringTest, FsyncWithStagedWritesCoversThem) {
-  EngineOptions opts;
-  opts.queue_depth = 4;
-  make(opts);
+  int fd = -1, file = -1;
+  make_with_file(4, &fd, &file);
   if (IsSkipped() || HasFatalFailure()) return;
-  const int fd = open_file("data");
-  ASSERT_GE(fd, 0);
-  int file = -1;
-  ASSERT_TRUE(engine_->add_file(fd, &file).ok());
   IoBuffers bufs;
   ASSERT_TRUE(IoBuffers::allocate(4, kLen, &bufs).ok());
   for (unsigned i = 0; i < 4; ++i) {

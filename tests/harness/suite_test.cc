@@ -14,11 +14,9 @@
 namespace iofab {
 namespace {
 
-using nlohmann::json;
+using iofab::testing::contains;
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using nlohmann::json;
 
 // A valid suite with both comment styles, two phases, defaults and checks.
 constexpr const char* kGoodSuite = R"(

@@ -2,115 +2,86 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
+#include <utility>
 
 #include <gtest/gtest.h>
 
 namespace iofab::units {
 namespace {
 
+// Every text parses to its value.
+template <typename T = double, typename Parse>
+void expect_parsed(Parse parse, std::initializer_list<std::pair<const char*, T>> cases) {
+  for (const auto& [text, want] : cases) EXPECT_EQ(parse(text), want) << "'" << text << "'";
+}
+
+// No text parses.
+template <typename Parse>
+void expect_refused(Parse parse, std::initializer_list<const char*> texts) {
+  for (const char* text : texts) EXPECT_EQ(parse(text), std::nullopt) << "'" << text << "'";
+}
+
 TEST(UnitsParseSize, AcceptsEveryForm) {
-  EXPECT_EQ(parse_size("4096"), 4096u);
-  EXPECT_EQ(parse_size("4KiB"), 4096u);
-  EXPECT_EQ(parse_size("1MiB"), 1048576u);
-  EXPECT_EQ(parse_size("1GiB"), 1073741824u);
-  EXPECT_EQ(parse_size("1.5GiB"), 1610612736u);
-  EXPECT_EQ(parse_size("2TiB"), 2199023255552u);
-  EXPECT_EQ(parse_size("1PiB"), uint64_t{1} << 50);
-  EXPECT_EQ(parse_size("2.5GB"), 2500000000u);
-  EXPECT_EQ(parse_size("1TB"), 1000000000000u);
-  EXPECT_EQ(parse_size("1kB"), 1000u);
-  EXPECT_EQ(parse_size("1KB"), 1000u);
-  EXPECT_EQ(parse_size("3MB"), 3000000u);
-  EXPECT_EQ(parse_size("2PB"), 2000000000000000u);
-  EXPECT_EQ(parse_size("512B"), 512u);
-  EXPECT_EQ(parse_size("0"), 0u);
-  EXPECT_EQ(parse_size("0.0B"), 0u);
-  EXPECT_EQ(parse_size("1e9"), 1000000000u);
-  EXPECT_EQ(parse_size("0.5KiB"), 512u);
-  EXPECT_EQ(parse_size("0.1KB"), 100u);  // exact in decimal though 0.1 is not a double
-  EXPECT_EQ(parse_size("2.50GB"), 2500000000u);
-  EXPECT_EQ(parse_size("004KiB"), 4096u);
-  EXPECT_EQ(parse_size(" \t4KiB\n"), 4096u);
-  EXPECT_EQ(parse_size("18446744073709551615"), UINT64_MAX);
-  EXPECT_EQ(parse_size("0.000000000931322574615478515625GiB"), 1u);  // 2^30 / 10^30 * 5^30
+  // "0.1KB" is exact in decimal though 0.1 is not a double; 2^30 / 10^30 * 5^30 = 1.
+  expect_parsed<uint64_t>(parse_size, {{"4096", 4096u}, {"4KiB", 4096u}, {"1MiB", 1048576u},
+                                       {"1GiB", 1073741824u}, {"1.5GiB", 1610612736u},
+                                       {"2TiB", 2199023255552u}, {"1PiB", uint64_t{1} << 50},
+                                       {"2.5GB", 2500000000u}, {"1TB", 1000000000000u}, {"1kB", 1000u},
+                                       {"1KB", 1000u}, {"3MB", 3000000u}, {"2PB", 2000000000000000u},
+                                       {"512B", 512u}, {"0", 0u}, {"0.0B", 0u}, {"1e9", 1000000000u},
+                                       {"0.5KiB", 512u}, {"0.1KB", 100u}, {"2.50GB", 2500000000u},
+                                       {"004KiB", 4096u}, {" \t4KiB\n", 4096u},
+                                       {"18446744073709551615", UINT64_MAX},
+                                       {"0.000000000931322574615478515625GiB", 1u}});
 }
 
 TEST(UnitsParseSize, Rejects) {
-  for (const char* text : {"1 MB/s", "1MB/s", "1 MB", "4 KiB", "-1", "-0", "+1", "abc", "", "   ", "nan",
-                           "inf", "infinity", "1e400", "4KiBx", "4KiB 4", "0.3B", "1.5", "0.1KiB",
-                           "1.0000000001KB", "64k", "64K", "4kib", "4kb", "1e", "1e+", ".", "0x10", "1..5",
-                           "1.5.5", "18446744073709551616", "16384PiB", "1e20", "KiB"}) {
-    EXPECT_EQ(parse_size(text), std::nullopt) << "'" << text << "'";
-  }
+  expect_refused(parse_size, {"1 MB/s", "1MB/s", "1 MB", "4 KiB", "-1", "-0", "+1", "abc", "", "   ", "nan",
+                              "inf", "infinity", "1e400", "4KiBx", "4KiB 4", "0.3B", "1.5", "0.1KiB",
+                              "1.0000000001KB", "64k", "64K", "4kib", "4kb", "1e", "1e+", ".", "0x10", "1..5",
+                              "1.5.5", "18446744073709551616", "16384PiB", "1e20", "KiB"});
 }
 
 TEST(UnitsParseRate, AcceptsEveryForm) {
-  EXPECT_EQ(parse_rate("2GB/s"), 2e9);
-  EXPECT_EQ(parse_rate("500MiB/s"), 524288000.0);
-  EXPECT_EQ(parse_rate("1.5GiB/s"), 1610612736.0);
-  EXPECT_EQ(parse_rate("0.1GB/s"), 1e8);
-  EXPECT_EQ(parse_rate("25kB/s"), 25000.0);
-  EXPECT_EQ(parse_rate("1B/s"), 1.0);
-  EXPECT_EQ(parse_rate("100"), 100.0);
-  EXPECT_EQ(parse_rate("1.5e9"), 1.5e9);
-  EXPECT_EQ(parse_rate(" 2GB/s "), 2e9);
+  expect_parsed(parse_rate, {{"2GB/s", 2e9}, {"500MiB/s", 524288000.0}, {"1.5GiB/s", 1610612736.0},
+                             {"0.1GB/s", 1e8}, {"25kB/s", 25000.0}, {"1B/s", 1.0}, {"100", 100.0},
+                             {"1.5e9", 1.5e9}, {" 2GB/s ", 2e9}});
 }
 
 TEST(UnitsParseRate, Rejects) {
-  for (const char* text : {"1 MB/s", "2GB /s", "2GB/ s", "2GB", "/s", "5/s", "-1GB/s", "nanGB/s", "infGB/s",
-                           "1e400", "1e400GB/s", "2Gb/s", "2GB/h", "2GB/s/s", "", "abc"}) {
-    EXPECT_EQ(parse_rate(text), std::nullopt) << "'" << text << "'";
-  }
+  expect_refused(parse_rate, {"1 MB/s", "2GB /s", "2GB/ s", "2GB", "/s", "5/s", "-1GB/s", "nanGB/s", "infGB/s",
+                              "1e400", "1e400GB/s", "2Gb/s", "2GB/h", "2GB/s/s", "", "abc"});
 }
 
 TEST(UnitsParseDuration, AcceptsEveryForm) {
-  EXPECT_EQ(parse_duration("500ms"), 0.5);
-  EXPECT_EQ(parse_duration("90s"), 90.0);
-  EXPECT_EQ(parse_duration("1.5min"), 90.0);
-  EXPECT_EQ(parse_duration("1h"), 3600.0);
-  EXPECT_EQ(parse_duration("0.5h"), 1800.0);
-  EXPECT_EQ(parse_duration("250us"), 250e-6);
-  EXPECT_EQ(parse_duration("100ns"), 100e-9);
-  EXPECT_EQ(parse_duration("2"), 2.0);
-  EXPECT_EQ(parse_duration("0.25"), 0.25);
-  EXPECT_EQ(parse_duration("0s"), 0.0);
+  expect_parsed(parse_duration, {{"500ms", 0.5}, {"90s", 90.0}, {"1.5min", 90.0}, {"1h", 3600.0},
+                                 {"0.5h", 1800.0}, {"250us", 250e-6}, {"100ns", 100e-9}, {"2", 2.0},
+                                 {"0.25", 0.25}, {"0s", 0.0}});
 }
 
 TEST(UnitsParseDuration, Rejects) {
-  for (const char* text : {"5 s", "-1s", "1d", "1m", "1sec", "1S", "inf", "nans", "1e400s", "1e-400s", "ms",
-                           "", "1.5 min", "1h30min"}) {
-    EXPECT_EQ(parse_duration(text), std::nullopt) << "'" << text << "'";
-  }
+  expect_refused(parse_duration, {"5 s", "-1s", "1d", "1m", "1sec", "1S", "inf", "nans", "1e400s", "1e-400s",
+                                  "ms", "", "1.5 min", "1h30min"});
 }
 
 TEST(UnitsParseCount, AcceptsEveryForm) {
-  EXPECT_EQ(parse_count("175e9"), 175e9);
-  EXPECT_EQ(parse_count("1.5e6"), 1.5e6);
-  EXPECT_EQ(parse_count("1000"), 1000.0);
-  EXPECT_EQ(parse_count("1E3"), 1000.0);
-  EXPECT_EQ(parse_count("2e+3"), 2000.0);
-  EXPECT_EQ(parse_count("5e-1"), 0.5);
+  expect_parsed(parse_count, {{"175e9", 175e9}, {"1.5e6", 1.5e6}, {"1000", 1000.0}, {"1E3", 1000.0},
+                              {"2e+3", 2000.0}, {"5e-1", 0.5}});
 }
 
 TEST(UnitsParseCount, Rejects) {
-  for (const char* text : {"1K", "1M", "1B", "175 e9", "1e", "-5", "1e400", "nan", "inf", "", "1,000"}) {
-    EXPECT_EQ(parse_count(text), std::nullopt) << "'" << text << "'";
-  }
+  expect_refused(parse_count, {"1K", "1M", "1B", "175 e9", "1e", "-5", "1e400", "nan", "inf", "", "1,000"});
 }
 
 TEST(UnitsParseFraction, AcceptsEveryForm) {
-  EXPECT_EQ(parse_fraction("0.05"), 0.05);
-  EXPECT_EQ(parse_fraction("5%"), 0.05);
-  EXPECT_EQ(parse_fraction("12.5%"), 0.125);
-  EXPECT_EQ(parse_fraction("100%"), 1.0);
-  EXPECT_EQ(parse_fraction("1.5"), 1.5);  // 0..1 is the caller's to enforce
+  // "1.5" parses: 0..1 is the caller's to enforce.
+  expect_parsed(parse_fraction, {{"0.05", 0.05}, {"5%", 0.05}, {"12.5%", 0.125}, {"100%", 1.0}, {"1.5", 1.5}});
 }
 
 TEST(UnitsParseFraction, Rejects) {
-  for (const char* text : {"5 %", "-5%", "%", "5%%", "-0.05", "nan%", "", "5 percent"}) {
-    EXPECT_EQ(parse_fraction(text), std::nullopt) << "'" << text << "'";
-  }
+  expect_refused(parse_fraction, {"5 %", "-5%", "%", "5%%", "-0.05", "nan%", "", "5 percent"});
 }
 
 TEST(UnitsFormat, Bytes) {

@@ -18,13 +18,10 @@ namespace {
 using nlohmann::json;
 
 TEST(MpiInterrupt, CtrlCOnMpirunMidSweepWritesAnInterruptedReport) {
-  TempDir dir("/dev/shm");
-  const std::string suite = dir.path() + "/s.json", target = dir.path() + "/t", report = dir.path() + "/r.json",
-                    log = dir.path() + "/log";
+  const RunFiles f("/dev/shm");
+  const std::string &target = f.target, &report = f.report, &log = f.log;
   // One size, 64 MiB, many times over: minutes of work, so the signal lands inside the size.
-  write_file(suite, R"({"phases": [{"kind": "collectives", "name": "collectives", "mode": "sweep",
-      "min_bytes": "64MiB", "max_bytes": "64MiB", "iters": 100000, "warmup": 1, "ops": ["all_reduce"]}]})");
-  const pid_t launcher = start_mpirun_iofab(2, {"run", suite, "--target", target, "--out", report, "--quiet"}, log);
+  const pid_t launcher = start_long_sweep(f, 2, "64MiB", "collectives");
   ASSERT_GT(launcher, 0);
   // Both ranks hold their 64 MiB send and receive buffers once the sweep runs.
   const bool sweeping = wait_until_ranks_in_run({0, 1}, report, target, 128ULL << 20);
@@ -49,12 +46,9 @@ TEST(MpiInterrupt, CtrlCOnMpirunMidSweepWritesAnInterruptedReport) {
 // loss): the report courier writes the report as it stood when the phase began, and removes the run
 // folder once no rank holds it.
 TEST(MpiInterrupt, RanksKilledMidPhaseLeaveTheCouriersFallbackReport) {
-  TempDir dir("/dev/shm");
-  const std::string suite = dir.path() + "/s.json", target = dir.path() + "/t", report = dir.path() + "/r.json",
-                    log = dir.path() + "/log";
-  write_file(suite, R"({"phases": [{"kind": "collectives", "name": "sweep", "mode": "sweep",
-      "min_bytes": "16MiB", "max_bytes": "16MiB", "iters": 100000, "warmup": 1, "ops": ["all_reduce"]}]})");
-  const pid_t launcher = start_mpirun_iofab(2, {"run", suite, "--target", target, "--out", report, "--quiet"}, log);
+  const RunFiles f("/dev/shm");
+  const std::string &target = f.target, &report = f.report, &log = f.log;
+  const pid_t launcher = start_long_sweep(f, 2, "16MiB", "sweep");
   ASSERT_GT(launcher, 0);
   const bool running = wait_until_ranks_in_run({0, 1}, report, target);
   ASSERT_TRUE(running) << read_file(log);

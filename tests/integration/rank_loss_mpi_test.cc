@@ -93,12 +93,9 @@ TEST(RankLoss, KilledRankZeroLeavesTheReportToTheLowestSurvivor) {
 // blocking call when mpirun asks them to stop, and kills them a second later. Rank 0
 // must still leave a report naming the lost rank.
 TEST(RankLoss, KilledRankInsideACollectiveStillLeavesAReport) {
-  TempDir dir("/dev/shm");
-  const std::string suite = dir.path() + "/s.json", target = dir.path() + "/t", report = dir.path() + "/r.json",
-                    log = dir.path() + "/log";
-  write_file(suite, R"({"phases": [{"kind": "collectives", "name": "collectives", "mode": "sweep",
-      "min_bytes": "64MiB", "max_bytes": "64MiB", "iters": 100000, "warmup": 1, "ops": ["all_reduce"]}]})");
-  const pid_t launcher = start_mpirun_iofab(3, {"run", suite, "--target", target, "--out", report, "--quiet"}, log);
+  const RunFiles f("/dev/shm");
+  const std::string &target = f.target, &report = f.report, &log = f.log;
+  const pid_t launcher = start_long_sweep(f, 3, "64MiB", "collectives");
   ASSERT_GT(launcher, 0);
   // In the run (the run folder open, so the stop handlers are set) with the 64 MiB buffers allocated.
   const bool sweeping = wait_until_ranks_in_run({2, 0}, report, target, 128ULL << 20);

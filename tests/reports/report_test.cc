@@ -21,14 +21,11 @@ namespace iofab {
 namespace {
 
 using nlohmann::json;
+using iofab::testing::contains;
 using iofab::testing::list_files;
 using iofab::testing::read_file;
 using iofab::testing::TempDir;
 using iofab::testing::write_file;
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 CheckResult check(const std::string& name, double value, bool passed, bool has_value = true) {
   CheckResult c;
