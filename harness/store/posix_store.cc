@@ -161,6 +161,7 @@ class PosixStore final : public Store {
                  : S_ISDIR(st.st_mode) ? EntryKind::kFolder
                                        : EntryKind::kOther;
     info->size = S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
+    info->modified_unix_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
     return Status::Ok();
   }
 
