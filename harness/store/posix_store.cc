@@ -204,7 +204,10 @@ class PosixStore final : public Store {
 
   Status open_folder(std::string_view path, Fd* out) {
     if (Status s = check_store_path(path, true); !s.ok()) return s;
-    out->fd = path.empty() ? dup(root_) : open_beneath(root_, std::string(path), O_RDONLY | O_DIRECTORY, 0);
+    // The root afresh, never a dup: a dup shares the root's read position, and a second list() would
+    // start where the first one's readdir ended (at the end: no names).
+    out->fd = path.empty() ? openat(root_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                           : open_beneath(root_, std::string(path), O_RDONLY | O_DIRECTORY, 0);
     if (out->fd < 0) return Status::FromErrno("open folder " + shown(path), errno);
     return Status::Ok();
   }

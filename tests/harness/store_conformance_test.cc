@@ -132,6 +132,17 @@ TEST_P(StoreConformance, StatTellsKindAndSize) {
   EXPECT_EQ(info.kind, EntryKind::kMissing);
 }
 
+// A restore lists the run folder's root once per phase: every listing starts from the first name.
+TEST_P(StoreConformance, ListingTheRootAgainNamesEveryEntryAgain) {
+  ASSERT_TRUE(put("a", "1").ok());
+  ASSERT_TRUE(store_->make_folder("d").ok());
+  for (int i = 0; i < 3; ++i) {
+    std::vector<std::string> names;
+    ASSERT_TRUE(store_->list("", &names).ok());
+    EXPECT_EQ(names, (std::vector<std::string>{"a", "d"})) << "listing " << i;
+  }
+}
+
 // Where no manifest says when a step committed, a restore falls back on this time: it must be the
 // wall clock of the change, for files and folders alike, and a commit must not lose it.
 TEST_P(StoreConformance, StatTellsWhenAnEntryLastChanged) {
