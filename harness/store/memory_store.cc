@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <map>
 #include <mutex>
 
@@ -19,6 +20,8 @@ struct MemoryStore::State {
   std::map<std::string, int> entries;
   std::map<std::string, int> faults;
   uint64_t syncs = 0;
+  // A folder has no memfd to carry its time: when it was made, in ns since the Unix epoch.
+  std::map<std::string, int64_t> folder_times;
 
   // The errno armed for path by fail_next, once; 0 when none. Called with mu held.
   int take_fault(std::string_view path) {
@@ -35,6 +38,12 @@ namespace {
 std::string parent_of(std::string_view path) {
   const auto slash = path.rfind('/');
   return slash == std::string_view::npos ? "" : std::string(path.substr(0, slash));
+}
+
+int64_t unix_ns_now() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 bool below(const std::string& path, const std::string& folder) {
@@ -73,6 +82,7 @@ Status MemoryStore::make_folder(std::string_view path) {
                           : Status::IoError("mkdir " + std::string(path) + ": exists and is not a folder");
   }
   state_->entries[std::string(path)] = -1;
+  state_->folder_times[std::string(path)] = unix_ns_now();
   return Status::Ok();
 }
 
@@ -148,7 +158,13 @@ Status MemoryStore::commit(std::string_view from, std::string_view to) {
   std::map<std::string, int> moved;
   for (auto e = state_->entries.begin(); e != state_->entries.end();) {
     if (e->first == f || below(e->first, f)) {
-      moved[t + e->first.substr(f.size())] = e->second;
+      const std::string dst_path = t + e->first.substr(f.size());
+      moved[dst_path] = e->second;
+      if (auto ft = state_->folder_times.find(e->first); ft != state_->folder_times.end()) {
+        const int64_t when = ft->second;
+        state_->folder_times.erase(ft);
+        state_->folder_times[dst_path] = when;
+      }
       e = state_->entries.erase(e);
     } else {
       ++e;
@@ -208,12 +224,14 @@ Status MemoryStore::stat(std::string_view path, EntryInfo* info) {
   if (it == state_->entries.end()) return Status::Ok();
   if (it->second < 0) {
     info->kind = EntryKind::kFolder;
+    info->modified_unix_ns = state_->folder_times[it->first];
     return Status::Ok();
   }
   struct stat st {};
   if (fstat(it->second, &st) != 0) return Status::FromErrno("stat " + std::string(path), errno);
   info->kind = EntryKind::kFile;
   info->size = static_cast<uint64_t>(st.st_size);
+  info->modified_unix_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
   return Status::Ok();
 }
 
@@ -229,6 +247,7 @@ Status MemoryStore::remove(std::string_view path) {
     if (below(q, p)) return Status::FromErrno("remove " + p, ENOTEMPTY);
   }
   if (it->second >= 0) close(it->second);
+  state_->folder_times.erase(p);
   state_->entries.erase(it);
   return Status::Ok();
 }
@@ -242,6 +261,7 @@ Status MemoryStore::remove_tree(std::string_view path) {
   for (auto e = state_->entries.begin(); e != state_->entries.end();) {
     if (e->first == p || below(e->first, p)) {
       if (e->second >= 0) close(e->second);
+      state_->folder_times.erase(e->first);
       e = state_->entries.erase(e);
     } else {
       ++e;

@@ -161,6 +161,7 @@ class PosixStore final : public Store {
                  : S_ISDIR(st.st_mode) ? EntryKind::kFolder
                                        : EntryKind::kOther;
     info->size = S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
+    info->modified_unix_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
     return Status::Ok();
   }
 
@@ -203,7 +204,10 @@ class PosixStore final : public Store {
 
   Status open_folder(std::string_view path, Fd* out) {
     if (Status s = check_store_path(path, true); !s.ok()) return s;
-    out->fd = path.empty() ? dup(root_) : open_beneath(root_, std::string(path), O_RDONLY | O_DIRECTORY, 0);
+    // The root afresh, never a dup: a dup shares the root's read position, and a second list() would
+    // start where the first one's readdir ended (at the end: no names).
+    out->fd = path.empty() ? openat(root_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                           : open_beneath(root_, std::string(path), O_RDONLY | O_DIRECTORY, 0);
     if (out->fd < 0) return Status::FromErrno("open folder " + shown(path), errno);
     return Status::Ok();
   }

@@ -41,6 +41,9 @@ enum class EntryKind { kMissing, kFile, kFolder, kOther };
 struct EntryInfo {
   EntryKind kind = EntryKind::kMissing;
   uint64_t size = 0;  // files only
+  // When it last changed (a file's data, a folder's names), ns since the Unix epoch; 0 when missing.
+  // What tells two commits apart where no manifest says when each happened.
+  int64_t modified_unix_ns = 0;
 };
 
 // An open file. The store's descriptor is closed when the handle goes.

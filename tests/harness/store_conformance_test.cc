@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -129,6 +130,43 @@ TEST_P(StoreConformance, StatTellsKindAndSize) {
   EXPECT_EQ(info.kind, EntryKind::kMissing);
   ASSERT_TRUE(store_->stat("none/none", &info).ok());
   EXPECT_EQ(info.kind, EntryKind::kMissing);
+}
+
+// A restore lists the run folder's root once per phase: every listing starts from the first name.
+TEST_P(StoreConformance, ListingTheRootAgainNamesEveryEntryAgain) {
+  ASSERT_TRUE(put("a", "1").ok());
+  ASSERT_TRUE(store_->make_folder("d").ok());
+  for (int i = 0; i < 3; ++i) {
+    std::vector<std::string> names;
+    ASSERT_TRUE(store_->list("", &names).ok());
+    EXPECT_EQ(names, (std::vector<std::string>{"a", "d"})) << "listing " << i;
+  }
+}
+
+// Where no manifest says when a step committed, a restore falls back on this time: it must be the
+// wall clock of the change, for files and folders alike, and a commit must not lose it.
+TEST_P(StoreConformance, StatTellsWhenAnEntryLastChanged) {
+  const auto wall_ns = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  // Filesystems stamp times from a coarse clock, up to a tick behind the one read here.
+  constexpr int64_t kSlack = 1'000'000'000;
+  const int64_t before = wall_ns();
+  ASSERT_TRUE(store_->make_folder("d").ok());
+  ASSERT_TRUE(put("d/f", "12345").ok());
+  ASSERT_TRUE(store_->commit("d", "e").ok());
+  const int64_t after = wall_ns();
+  for (const char* path : {"e", "e/f"}) {
+    EntryInfo info;
+    ASSERT_TRUE(store_->stat(path, &info).ok());
+    EXPECT_GE(info.modified_unix_ns, before - kSlack) << path;
+    EXPECT_LE(info.modified_unix_ns, after + kSlack) << path;
+  }
+  EntryInfo gone;
+  ASSERT_TRUE(store_->stat("d", &gone).ok());
+  EXPECT_EQ(gone.modified_unix_ns, 0) << "missing: no time";
 }
 
 TEST_P(StoreConformance, RemoveTakesAFileOrAnEmptyFolderAndRemoveTreeTakesAll) {

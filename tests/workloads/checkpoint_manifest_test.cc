@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "harness/store/posix_store.h"
 #include "test_util.h"
 #include "workloads/checkpoint/folder_layout.h"
 #include "workloads/checkpoint/phase_folder.h"
@@ -134,25 +136,24 @@ TEST(CheckpointManifest, SafeShardNames) {
 
 TEST(CheckpointManifest, WrittenOnceFsyncedAndReadBack) {
   testing::TempDir dir("/dev/shm");
-  const int fd = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
-  ASSERT_GE(fd, 0);
-  ASSERT_TRUE(write_manifest_at(fd, sample()).ok());
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(open_posix_store(dir.path(), false, &store).ok());
+  ASSERT_TRUE(write_manifest(*store, "", sample()).ok());
   // Never overwritten: a second write into the same folder is refused.
-  EXPECT_FALSE(write_manifest_at(fd, sample()).ok());
+  EXPECT_FALSE(write_manifest(*store, "", sample()).ok());
   Manifest back;
-  Status s = read_manifest_at(fd, dir.path(), &back);
+  Status s = read_manifest(*store, "", dir.path(), &back);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(back.shards.size(), 2u);
   // A broken manifest on disk names the folder and the field.
   testing::write_file(dir.path() + "/manifest.json",
                       R"({"format": "iofab-checkpoint", "version": 1, "step": 1, "shards": 3})");
-  s = read_manifest_at(fd, dir.path(), &back);
+  s = read_manifest(*store, "", dir.path(), &back);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find(dir.path() + "/manifest.shards"), std::string::npos) << s.message();
   unlink((dir.path() + "/manifest.json").c_str());
-  s = read_manifest_at(fd, dir.path(), &back);
+  s = read_manifest(*store, "", dir.path(), &back);
   EXPECT_NE(s.message().find("not a committed checkpoint"), std::string::npos) << s.message();
-  close(fd);
 }
 
 TEST(CheckpointManifest, StepFolders) {
@@ -167,11 +168,10 @@ TEST(CheckpointManifest, StepFolders) {
     std::filesystem::create_directory(dir.path() + "/" + d);
   testing::write_file(dir.path() + "/step-4", "a file, not a step");
   std::filesystem::create_directory_symlink(dir.path() + "/step-2", dir.path() + "/step-5");
-  const int fd = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
-  ASSERT_GE(fd, 0);
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(open_posix_store(dir.path(), false, &store).ok());
   StepListing steps;
-  ASSERT_TRUE(list_steps_at(fd, &steps).ok());
-  close(fd);
+  ASSERT_TRUE(list_steps(*store, "", &steps).ok());
   EXPECT_EQ(steps.committed, (std::vector<uint64_t>{2, 10}));  // sorted by number, links and files ignored
   EXPECT_EQ(steps.tmp, (std::vector<std::string>{"step-3.tmp"}));
 }

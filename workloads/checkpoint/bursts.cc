@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "harness/comm/rank_gather.h"
 #include "harness/engines/io_pump.h"
 #include "harness/phase/worker_group.h"
 
@@ -20,8 +21,8 @@ void idle_for(double seconds, const std::atomic<bool>& stop) {
   }
 }
 
-bool all_ones(const std::vector<double>& v) {
-  return std::all_of(v.begin(), v.end(), [](double x) { return x == 1.0; });
+bool all_ok(const std::vector<Status>& v) {
+  return std::all_of(v.begin(), v.end(), [](const Status& s) { return s.ok(); });
 }
 
 }  // namespace
@@ -80,7 +81,7 @@ uint64_t CheckpointBursts::burst(uint64_t step, LocalCheckpoint* cp, Status* min
 bool CheckpointBursts::commit_now(uint64_t step, uint64_t t0, const Status& mine, LocalCheckpoint cp) {
   for (const auto& wk : writers_) cp.bytes += wk.active ? wk.bytes : 0;
   CommitRecord rec;
-  Status c = collect_and_commit(ctx_, p_, wc_.phase_fd, step, wc_.layout, writers_, mine, &rec);
+  Status c = collect_and_commit(ctx_, p_, step, wc_.layout, writers_, mine, &rec);
   cp.stall_ns = now_ns() - t0;
   if (!c.ok()) {
     keep_worst(worst_, c);
@@ -94,9 +95,9 @@ bool CheckpointBursts::commit_now(uint64_t step, uint64_t t0, const Status& mine
 bool CheckpointBursts::start_drains(uint64_t step, uint64_t t0, const Status& mine, LocalCheckpoint cp) {
   // Async: the stall ends when every writer's copy is in host memory.
   cp.stall_ns = cp.write_end_ns == 0 ? now_ns() - t0 : cp.write_end_ns;
-  std::vector<double> all;
-  Status a = ctx_.comm.all_gather(mine.ok() ? 1.0 : 0.0, &all);
-  if (!a.ok() || !all_ones(all)) {
+  std::vector<Status> all;
+  Status a = all_gather(ctx_.comm, mine, &all);
+  if (!a.ok() || !all_ok(all)) {
     keep_worst(worst_, mine.ok() ? (a.ok() ? Status::IoError("another rank's snapshot failed") : a) : mine);
     return false;
   }
@@ -113,10 +114,12 @@ bool CheckpointBursts::commit_due() {
   // A new checkpoint is due: the previous one must have drained by now.
   bool drained = true;
   for (const auto& wk : writers_) drained = drained && wk.drained.load();
-  std::vector<double> all;
-  Status a = ctx_.comm.all_gather(drained ? 1.0 : 0.0, &all);
+  // An int per rank: a std::vector<bool> has no bool* for the wire to read into.
+  std::vector<int> all;
+  Status a = all_gather(ctx_.comm, drained ? 1 : 0, &all);
   // A drain cut short by Ctrl-C is an interruption, not storage falling behind.
-  const bool overran = !ctx_.stop.load() && a.ok() && !all_ones(all);
+  const bool overran =
+      !ctx_.stop.load() && a.ok() && !std::all_of(all.begin(), all.end(), [](int d) { return d == 1; });
   if (overran) ++overruns_;
   Status c = a.ok() ? finish_pending(overran) : a;
   if (!c.ok()) {
@@ -138,7 +141,7 @@ Status CheckpointBursts::finish_pending(bool overran) {
   }
   CommitRecord rec;
   rec.overran = overran;
-  Status c = collect_and_commit(ctx_, p_, wc_.phase_fd, pending_step_, wc_.layout, writers_, s, &rec);
+  Status c = collect_and_commit(ctx_, p_, pending_step_, wc_.layout, writers_, s, &rec);
   pending_ = false;
   if (c.ok()) {
     done_.push_back(pending_cp_);
@@ -150,7 +153,7 @@ Status CheckpointBursts::finish_pending(bool overran) {
 void CheckpointBursts::record_commit(CommitRecord rec) {
   if (ctx_.comm.rank() != 0) return;
   // Reported, never a reason to stop: the checkpoints themselves are whole, and only rank 0 knows.
-  keep_worst(worst_, rotate_after_commit(wc_.phase_fd, p_.keep, &rec));
+  keep_worst(worst_, rotate_after_commit(ctx_, p_.keep, &rec));
   commits_.push_back(rec);
 }
 

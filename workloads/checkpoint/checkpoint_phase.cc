@@ -1,9 +1,9 @@
 #include "workloads/checkpoint/checkpoint_phase.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
+#include "harness/comm/rank_gather.h"
 #include "harness/core/checked_math.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
@@ -45,8 +45,7 @@ class CheckpointPhase final : public Phase {
   std::vector<Writer> place_writers(PhaseContext& ctx, const ShardLayout& l) const;
   // Rank 0 clears what an interrupted run left and numbers the steps after
   // any committed one; *st gets its folder's failure. Returns the collective's outcome.
-  Status prepare_folder(PhaseContext& ctx, int phase_fd, Status* st, uint64_t* stale_removed,
-                        uint64_t* base_step) const;
+  Status prepare_folder(PhaseContext& ctx, Status* st, uint64_t* stale_removed, uint64_t* base_step) const;
   // Untimed setup: engines, buffers filled once. Every rank agrees before the
   // first burst; false when one failed (*worst says why).
   bool setup_writers(PhaseContext& ctx, const ShardLayout& l, std::vector<Writer>& writers, const Status& st,
@@ -74,17 +73,14 @@ std::vector<Writer> CheckpointPhase::place_writers(PhaseContext& ctx, const Shar
   return writers;
 }
 
-Status CheckpointPhase::prepare_folder(PhaseContext& ctx, int phase_fd, Status* st, uint64_t* stale_removed,
+Status CheckpointPhase::prepare_folder(PhaseContext& ctx, Status* st, uint64_t* stale_removed,
                                        uint64_t* base_step) const {
-  std::string start;
-  if (ctx.comm.rank() == 0) {
-    uint64_t base = 0;
-    if (st->ok()) *st = remove_stale_steps(phase_fd, stale_removed, &base);
-    start = std::to_string(base);
-  }
-  Status b = ctx.comm.broadcast(&start, 0);
+  uint64_t base = 0;
+  if (ctx.comm.rank() == 0 && st->ok())
+    *st = remove_stale_steps(*ctx.store, ctx.phase_name, stale_removed, &base);
+  Status b = broadcast_value(ctx.comm, &base, 0, "first step");
   if (b.ok()) b = ctx.comm.barrier();  // rank 0's cleanup is done before anyone writes
-  *base_step = std::strtoull(start.c_str(), nullptr, 10);
+  *base_step = base;
   return b;
 }
 
@@ -97,9 +93,9 @@ bool CheckpointPhase::setup_writers(PhaseContext& ctx, const ShardLayout& l, std
       [](unsigned, uint64_t) { return Status::Ok(); }, &setup_run);
   *phase_t0 = setup_run.t0_ns;
   Status local = comm.ok() ? (sb.ok() ? setup_run.first_error() : sb) : comm;
-  std::vector<double> oks;
-  Status ag = ctx.comm.all_gather(local.ok() ? 1.0 : 0.0, &oks);
-  bool go = ag.ok() && std::all_of(oks.begin(), oks.end(), [](double v) { return v == 1.0; });
+  std::vector<Status> all;
+  Status ag = all_gather(ctx.comm, local, &all);
+  bool go = ag.ok() && std::all_of(all.begin(), all.end(), [](const Status& s) { return s.ok(); });
   *worst = local;
   if (!go && worst->ok()) *worst = ag.ok() ? Status::IoError("another rank failed to set up") : ag;
   return go;
@@ -110,15 +106,15 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
   std::vector<Writer> writers = place_writers(ctx, l);
   CheckpointRun mine;
   mine.tally = IoTally(p_.series_interval_ns);
-  int phase_fd = -1;
-  Status st = open_phase_folder(ctx.run_dir_fd, ctx.phase_name, &phase_fd);
+  Status st = ctx.store->make_folder(ctx.phase_name);
+  const bool have_folder = st.ok();
   uint64_t base_step = 0;
-  const Status b = prepare_folder(ctx, phase_fd, &st, &mine.stale_removed, &base_step);
+  const Status b = prepare_folder(ctx, &st, &mine.stale_removed, &base_step);
   if (st.ok() && p_.async) st = check_staging_memory(writers, l);
   uint64_t phase_t0 = 0;
   const bool go = setup_writers(ctx, l, writers, st, b, &phase_t0, &mine.worst);
 
-  const WriteContext wc{p_, ctx, l, phase_fd, phase_t0};
+  const WriteContext wc{p_, ctx, l, phase_t0};
   {
     CheckpointBursts bursts(ctx, wc, writers, &mine.worst);
     if (go) bursts.run(base_step);
@@ -131,8 +127,7 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
     mine.tally.merge(wk.tally);
   }
   // A step that did not commit leaves only its .tmp; without --keep it goes now.
-  if (ctx.comm.rank() == 0 && phase_fd >= 0 && !ctx.keep) remove_uncommitted_steps(phase_fd);
-  close_phase_folder(phase_fd);
+  if (ctx.comm.rank() == 0 && have_folder && !ctx.keep) remove_uncommitted_steps(*ctx.store, ctx.phase_name);
   return report_checkpoints(ctx, p_, l, mine, result);
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "harness/comm/rank_gather.h"
 #include "harness/engines/io_pump.h"
 #include "workloads/checkpoint/manifest.h"
 #include "workloads/checkpoint/phase_folder.h"
@@ -45,42 +46,67 @@ Manifest make_manifest(const CheckpointParams& p, uint64_t step, const std::stri
   return m;
 }
 
-Status status_from(const json& j, const std::string& prefix) {
-  return Status::FromCode(static_cast<Status::Code>(j["code"].get<int>()),
-                          prefix + j["error"].get<std::string>());
+// One shard a writer wrote; rank 0 knows the rank from who sent it. A type of this file, so the
+// wire's templates find its to_wire and from_wire by argument-dependent lookup.
+struct WrittenShard {
+  std::string name;
+  uint64_t bytes = 0;
+  uint64_t xxh3 = 0;
+  int worker = -1;
+};
+
+// What one rank sends rank 0 after a step: its writers' outcome and the shards they wrote.
+struct RankShards {
+  Status status;
+  std::vector<WrittenShard> shards;
+};
+
+json to_wire(const WrittenShard& e) {
+  return {{"name", e.name}, {"bytes", e.bytes}, {"xxh3", e.xxh3}, {"worker", e.worker}};
 }
 
-// What this rank sends rank 0: its writers' outcome and shards.
-json local_shards(const std::vector<Writer>& writers, const Status& local) {
-  json mine = {{"error", local.ok() ? "" : local.message()}, {"code", static_cast<int>(local.code())}};
-  json shards = json::array();
+Status from_wire(const json& j, WrittenShard* out) {
+  WireReader r(j);
+  r.field("name", &out->name)
+      .field("bytes", &out->bytes)
+      .field("xxh3", &out->xxh3)
+      .field("worker", &out->worker);
+  return r.status();
+}
+
+json to_wire(const RankShards& v) {
+  return {{"status", iofab::to_wire(v.status)}, {"shards", iofab::to_wire(v.shards)}};
+}
+
+Status from_wire(const json& j, RankShards* out) {
+  WireReader r(j);
+  r.field("status", &out->status).field("shards", &out->shards);
+  return r.status();
+}
+
+RankShards local_shards(const std::vector<Writer>& writers, const Status& local) {
+  RankShards mine{local, {}};
   for (unsigned w = 0; w < writers.size(); ++w) {
     const Writer& wk = writers[w];
-    if (!wk.active) continue;
-    shards.push_back({{"name", wk.file}, {"bytes", wk.bytes}, {"xxh3", wk.xxh3}, {"worker", w}});
+    if (wk.active) mine.shards.push_back({wk.file, wk.bytes, wk.xxh3, static_cast<int>(w)});
   }
-  mine["shards"] = shards;
   return mine;
 }
 
 // Rank 0: every rank's shards, checked and committed when whole.
-Status commit_gathered(PhaseContext& ctx, const CheckpointParams& p, int phase_fd, uint64_t step,
-                       const ShardLayout& l, const std::vector<std::string>& all, CommitRecord* rec) {
-  Status worst;
+Status commit_gathered(PhaseContext& ctx, const CheckpointParams& p, uint64_t step, const ShardLayout& l,
+                       const std::vector<std::string>& texts, CommitRecord* rec) {
+  std::vector<RankShards> all;
+  Status worst = decode_ranks(texts, &all, "checkpoint result");
+  if (!worst.ok()) return worst;
   std::vector<ShardEntry> entries;
   for (size_t r = 0; r < all.size(); ++r) {
-    json j = json::parse(all[r], nullptr, false);
-    if (j.is_discarded() || !j.contains("shards")) {
-      keep_worst(&worst, Status::Internal("rank " + std::to_string(r) + " sent a bad checkpoint result"));
-      continue;
-    }
-    if (!j["error"].get<std::string>().empty()) {
+    if (!all[r].status.ok()) {
       const std::string who = all.size() > 1 ? "rank " + std::to_string(r) + ": " : "";
-      keep_worst(&worst, status_from(j, who));
+      keep_worst(&worst, Status::FromCode(all[r].status.code(), who + all[r].status.message()));
     }
-    for (const auto& e : j["shards"]) {
-      entries.push_back({e["name"].get<std::string>(), e["bytes"].get<uint64_t>(), e["xxh3"].get<uint64_t>(),
-                         static_cast<int>(r), e["worker"].get<int>()});
+    for (WrittenShard& e : all[r].shards) {
+      entries.push_back({std::move(e.name), e.bytes, e.xxh3, static_cast<int>(r), e.worker});
     }
   }
   if (worst.ok() && entries.size() != l.shards) {
@@ -89,7 +115,7 @@ Status commit_gathered(PhaseContext& ctx, const CheckpointParams& p, int phase_f
   }
   if (worst.ok()) {
     const uint64_t c0 = now_ns();
-    worst = commit_step_folder(phase_fd, ctx.phase_name,
+    worst = commit_step_folder(*ctx.store, ctx.phase_name,
                                make_manifest(p, step, ctx.phase_name, std::move(entries)));
     rec->commit_ns = now_ns() - c0;
   }
@@ -98,30 +124,24 @@ Status commit_gathered(PhaseContext& ctx, const CheckpointParams& p, int phase_f
 
 }  // namespace
 
-Status collect_and_commit(PhaseContext& ctx, const CheckpointParams& p, int phase_fd, uint64_t step,
-                          const ShardLayout& l, const std::vector<Writer>& writers, const Status& local,
-                          CommitRecord* rec) {
-  std::vector<std::string> all;
-  Status g = ctx.comm.gather(local_shards(writers, local).dump(), &all, 0);
+Status collect_and_commit(PhaseContext& ctx, const CheckpointParams& p, uint64_t step, const ShardLayout& l,
+                          const std::vector<Writer>& writers, const Status& local, CommitRecord* rec) {
+  // The texts, not gather_to_root: a malformed answer must still reach the broadcast below as the
+  // step's outcome, or the other ranks would wait for it.
+  std::vector<std::string> texts;
+  Status g = ctx.comm.gather(wire_text(to_wire(local_shards(writers, local))), &texts, 0);
   if (!g.ok()) return g;
-  std::string outcome;
-  if (ctx.comm.rank() == 0) {
-    const Status worst = commit_gathered(ctx, p, phase_fd, step, l, all, rec);
-    outcome =
-        json({{"error", worst.ok() ? "" : worst.message()}, {"code", static_cast<int>(worst.code())}}).dump();
-  }
-  Status b = ctx.comm.broadcast(&outcome, 0);
+  Status outcome;
+  if (ctx.comm.rank() == 0) outcome = commit_gathered(ctx, p, step, l, texts, rec);
+  Status b = broadcast_value(ctx.comm, &outcome, 0, "commit outcome");
   if (!b.ok()) return b;
-  json o = json::parse(outcome, nullptr, false);
-  if (o.is_discarded()) return Status::Internal("bad commit outcome from rank 0");
-  Status st = status_from(o, "");
   rec->step = step;
-  return st;
+  return outcome;
 }
 
-Status rotate_after_commit(int phase_fd, unsigned keep, CommitRecord* rec) {
+Status rotate_after_commit(PhaseContext& ctx, unsigned keep, CommitRecord* rec) {
   const uint64_t d0 = now_ns();
-  Status s = rotate_steps(phase_fd, keep, &rec->deleted);
+  Status s = rotate_steps(*ctx.store, ctx.phase_name, keep, &rec->deleted);
   rec->delete_ns = now_ns() - d0;
   return s;
 }

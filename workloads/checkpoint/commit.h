@@ -26,11 +26,12 @@ struct CommitRecord {
 };
 
 // Collective: called by every rank after its writers finished step, with
-// local their outcome. Returns the step's outcome, the same on every rank.
-Status collect_and_commit(PhaseContext& ctx, const CheckpointParams& p, int phase_fd, uint64_t step,
-                          const ShardLayout& l, const std::vector<Writer>& writers, const Status& local,
-                          CommitRecord* rec);
-// Rank 0, after a commit: removes the checkpoints beyond keep, timed into rec.
-Status rotate_after_commit(int phase_fd, unsigned keep, CommitRecord* rec);
+// local their outcome; the step goes below ctx.phase_name in ctx.store.
+// Returns the step's outcome, the same on every rank.
+Status collect_and_commit(PhaseContext& ctx, const CheckpointParams& p, uint64_t step, const ShardLayout& l,
+                          const std::vector<Writer>& writers, const Status& local, CommitRecord* rec);
+// Rank 0, after a commit: removes the checkpoints in ctx.store below ctx.phase_name beyond keep,
+// timed into rec.
+Status rotate_after_commit(PhaseContext& ctx, unsigned keep, CommitRecord* rec);
 
 }  // namespace iofab

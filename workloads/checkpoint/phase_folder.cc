@@ -1,61 +1,43 @@
 #include "workloads/checkpoint/phase_folder.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 
-#include "harness/fs/run_dir.h"
 #include "workloads/checkpoint/folder_layout.h"
 
 namespace iofab {
 
-Status open_phase_folder(int run_dir_fd, const std::string& phase_name, int* fd) {
-  return make_dir_at(run_dir_fd, phase_name, fd);
-}
-
-void close_phase_folder(int fd) {
-  if (fd >= 0) close(fd);
-}
-
-Status list_steps_at(int dirfd, StepListing* out) {
+Status list_steps(Store& store, std::string_view folder, StepListing* out) {
   out->committed.clear();
   out->tmp.clear();
-  const int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Status::FromErrno("open checkpoint folder", errno);
-  DIR* d = fdopendir(fd);
-  if (d == nullptr) {
-    const int e = errno;
-    close(fd);
-    return Status::FromErrno("opendir checkpoint folder", e);
-  }
-  while (dirent* e = readdir(d)) {
-    std::string_view name(e->d_name);
-    struct stat st {};
-    if (fstatat(dirfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode)) continue;
-    if (auto n = parse_step_dir_name(name)) {
-      out->committed.push_back(*n);
-    } else if (name.ends_with(".tmp") && parse_step_dir_name(name.substr(0, name.size() - 4))) {
-      out->tmp.emplace_back(name);
+  std::vector<std::string> names;
+  if (Status s = store.list(folder, &names); !s.ok()) return s;
+  for (const std::string& name : names) {
+    // A link named like a step is not one: only a real folder counts.
+    EntryInfo info;
+    if (!store.stat(join_store_path(folder, name), &info).ok() || info.kind != EntryKind::kFolder) continue;
+    const std::string_view n(name);
+    if (auto step = parse_step_dir_name(n)) {
+      out->committed.push_back(*step);
+    } else if (n.ends_with(".tmp") && parse_step_dir_name(n.substr(0, n.size() - 4))) {
+      out->tmp.push_back(name);
     }
   }
-  closedir(d);
   std::sort(out->committed.begin(), out->committed.end());
   std::sort(out->tmp.begin(), out->tmp.end());
   return Status::Ok();
 }
 
-Status remove_stale_steps(int phase_fd, uint64_t* removed, uint64_t* newest) {
+Status remove_stale_steps(Store& store, std::string_view folder, uint64_t* removed, uint64_t* newest) {
   *removed = 0;
   *newest = 0;
   StepListing steps;
-  Status st = list_steps_at(phase_fd, &steps);
+  Status st = list_steps(store, folder, &steps);
   if (!st.ok()) return st;
   for (const auto& t : steps.tmp) {
-    Status rm = remove_tree_at(phase_fd, t);
+    Status rm = store.remove_tree(join_store_path(folder, t));
     if (!rm.ok()) st = rm;
     ++*removed;
   }
@@ -63,75 +45,64 @@ Status remove_stale_steps(int phase_fd, uint64_t* removed, uint64_t* newest) {
   return st;
 }
 
-void remove_uncommitted_steps(int phase_fd) {
+void remove_uncommitted_steps(Store& store, std::string_view folder) {
   StepListing steps;
-  if (list_steps_at(phase_fd, &steps).ok()) {
+  if (list_steps(store, folder, &steps).ok()) {
     // Best effort: restore reads committed steps only, so a step-N.tmp/ that stays is never read,
     // and the next run's checkpoint phase tries again.
-    for (const auto& t : steps.tmp) remove_tree_at(phase_fd, t).ignore_error();
+    for (const auto& t : steps.tmp) store.remove_tree(join_store_path(folder, t)).ignore_error();
   }
 }
 
-Status create_shard_file(int phase_fd, uint64_t step, const std::string& name, bool direct, int* fd) {
-  int dir_fd = -1;
-  Status s = make_dir_at(phase_fd, step_tmp_name(step), &dir_fd);
+Status create_shard_file(Store& store, std::string_view folder, uint64_t step, const std::string& name,
+                         bool direct, StoreFile* out) {
+  const std::string tmp = join_store_path(folder, step_tmp_name(step));
+  Status s = store.make_folder(tmp);
   if (!s.ok()) return s;
-  s = open_file_at(dir_fd, name, O_WRONLY | (direct ? O_DIRECT : 0), fd);
-  close(dir_fd);
+  s = store.create(join_store_path(tmp, name), OpenOptions{.direct = direct}, out);
   if (!s.ok() && direct && s.message().find("Invalid argument") != std::string::npos) {
     return Status::IoError(s.message() + " (this filesystem does not support O_DIRECT; set direct: false)");
   }
   return s;
 }
 
-Status write_manifest_at(int dirfd, const Manifest& m) {
+Status write_manifest(Store& store, std::string_view folder, const Manifest& m) {
   const std::string text = manifest_to_json_text(m);
-  int fd = -1;
-  Status s = open_file_at(dirfd, kManifestName, O_WRONLY, &fd);
+  StoreFile file;
+  Status s = store.create(join_store_path(folder, kManifestName), {}, &file);
   if (!s.ok()) return s;
   size_t done = 0;
   while (done < text.size()) {
-    ssize_t n = write(fd, text.data() + done, text.size() - done);
+    ssize_t n = write(file.fd(), text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = n < 0 ? errno : ENOSPC;
-      close(fd);
-      return Status::FromErrno("write " + std::string(kManifestName), e);
-    }
+    if (n <= 0) return Status::FromErrno("write " + std::string(kManifestName), n < 0 ? errno : ENOSPC);
     done += static_cast<size_t>(n);
   }
-  if (fsync(fd) != 0) {
-    const int e = errno;
-    close(fd);
-    return Status::FromErrno("fsync " + std::string(kManifestName), e);
-  }
-  if (close(fd) != 0) return Status::FromErrno("close " + std::string(kManifestName), errno);
+  s = store.sync(file);
+  if (!s.ok()) return s;
+  // A close that fails can lose what the sync reported done (NFS): it fails the commit.
+  if (close(file.release()) != 0) return Status::FromErrno("close " + std::string(kManifestName), errno);
   return Status::Ok();
 }
 
-Status commit_step_folder(int phase_fd, const std::string& phase_name, const Manifest& m) {
-  const std::string tmp = step_tmp_name(m.step);
-  const std::string dst = step_dir_name(m.step);
-  const int tmp_fd = openat(phase_fd, tmp.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (tmp_fd < 0) return Status::FromErrno("open " + tmp, errno);
-  Status s = write_manifest_at(tmp_fd, m);
-  // The shards' and the manifest's names are durable before the rename publishes them.
-  if (s.ok()) s = fsync_dir(tmp_fd, tmp);
-  close(tmp_fd);
-  if (!s.ok()) return s;
-  if (renameat(phase_fd, tmp.c_str(), phase_fd, dst.c_str()) != 0) {
-    return Status::FromErrno("rename " + tmp + " to " + dst, errno);
-  }
-  return fsync_dir(phase_fd, phase_name);
+Status commit_step_folder(Store& store, std::string_view folder, const Manifest& m) {
+  const std::string tmp = join_store_path(folder, step_tmp_name(m.step));
+  const std::string dst = join_store_path(folder, step_dir_name(m.step));
+  Status s = write_manifest(store, tmp, m);
+  // The shards' and the manifest's names are durable before the commit publishes them.
+  if (s.ok()) s = store.sync_folder(tmp);
+  if (s.ok()) s = store.commit(tmp, dst);
+  if (s.ok()) s = store.sync_folder(folder);
+  return s;
 }
 
-Status rotate_steps(int phase_fd, unsigned keep, uint64_t* deleted) {
+Status rotate_steps(Store& store, std::string_view folder, unsigned keep, uint64_t* deleted) {
   StepListing steps;
-  Status s = list_steps_at(phase_fd, &steps);
+  Status s = list_steps(store, folder, &steps);
   if (!s.ok()) return s;
   *deleted = 0;
   for (size_t i = 0; i + keep < steps.committed.size(); ++i) {
-    s = remove_tree_at(phase_fd, step_dir_name(steps.committed[i]));
+    s = store.remove_tree(join_store_path(folder, step_dir_name(steps.committed[i])));
     if (!s.ok()) return s;
     ++*deleted;
   }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
 #include "harness/engines/cufile_engine.h"
 #include "harness/engines/engine_choice.h"
@@ -17,21 +18,54 @@ using nlohmann::json;
 
 double finite_or_zero(double v) { return std::isfinite(v) ? v : 0; }
 
-json local_result(int rank, const CheckpointRun& mine) {
+// What one rank sends rank 0: its writers' tally, its committed checkpoints, its outcome.
+struct RankResult {
+  IoTally tally;
+  std::vector<LocalCheckpoint> checkpoints;
+  Status status;
+};
+
+json checkpoint_to_wire(const LocalCheckpoint& c) {
+  return {{"stall_ns", c.stall_ns},
+          {"write_start_ns", c.write_start_ns == UINT64_MAX ? 0 : c.write_start_ns},
+          {"write_end_ns", c.write_end_ns},
+          {"drain_ns", c.drain_ns},
+          {"bytes", c.bytes},
+          {"wrote", c.write_start_ns != UINT64_MAX}};
+}
+
+Status checkpoint_from_wire(const json& j, LocalCheckpoint* out) {
+  bool wrote = false;
+  WireReader r(j);
+  r.field("stall_ns", &out->stall_ns)
+      .field("write_start_ns", &out->write_start_ns)
+      .field("write_end_ns", &out->write_end_ns)
+      .field("drain_ns", &out->drain_ns)
+      .field("bytes", &out->bytes)
+      .field("wrote", &wrote);
+  if (!wrote) out->write_start_ns = UINT64_MAX;
+  return r.status();
+}
+
+json to_wire(const RankResult& v) {
   json cps = json::array();
-  for (const auto& c : mine.done) {
-    cps.push_back({{"stall_ns", c.stall_ns},
-                   {"write_start_ns", c.write_start_ns == UINT64_MAX ? 0 : c.write_start_ns},
-                   {"write_end_ns", c.write_end_ns},
-                   {"drain_ns", c.drain_ns},
-                   {"bytes", c.bytes},
-                   {"wrote", c.write_start_ns != UINT64_MAX}});
+  for (const auto& c : v.checkpoints) cps.push_back(checkpoint_to_wire(c));
+  return {{"tally", v.tally.to_json()}, {"checkpoints", cps}, {"status", iofab::to_wire(v.status)}};
+}
+
+Status from_wire(const json& j, RankResult* out) {
+  WireReader r(j);
+  json cps;
+  r.field("tally", &out->tally).field("checkpoints", &cps).field("status", &out->status);
+  if (!r.status().ok()) return r.status();
+  if (!cps.is_array())
+    return Status::Internal("checkpoints: expected an array, got " + std::string(cps.type_name()));
+  out->checkpoints.resize(cps.size());
+  for (size_t i = 0; i < cps.size(); ++i) {
+    Status s = checkpoint_from_wire(cps[i], &out->checkpoints[i]);
+    if (!s.ok()) return Status::Internal("checkpoints[" + std::to_string(i) + "]: " + s.message());
   }
-  return {{"rank", rank},
-          {"tally", mine.tally.to_json()},
-          {"checkpoints", cps},
-          {"error", mine.worst.ok() ? "" : mine.worst.message()},
-          {"code", static_cast<int>(mine.worst.code())}};
+  return Status::Ok();
 }
 
 // Every rank's results, as rank 0 merges them.
@@ -39,27 +73,21 @@ struct AllRanks {
   explicit AllRanks(uint64_t series_interval_ns) : total(series_interval_ns) {}
   IoTally total;
   json per_rank = json::array();
-  std::vector<json> checkpoints;  // per rank, its LocalCheckpoints as sent
+  std::vector<std::vector<LocalCheckpoint>> checkpoints;  // per rank, as it sent them
 };
 
-Status merge_ranks(const std::vector<std::string>& gathered, uint64_t series_interval_ns, AllRanks* all,
-                   Status* worst) {
+void merge_ranks(const std::vector<RankResult>& gathered, AllRanks* all, Status* worst) {
   for (size_t r = 0; r < gathered.size(); ++r) {
-    json j = json::parse(gathered[r], nullptr, false);
-    IoTally t(series_interval_ns);
-    if (j.is_discarded() || !t.from_json(j["tally"]) || !j["checkpoints"].is_array()) {
-      return Status::Internal("rank " + std::to_string(r) + " sent a bad result");
-    }
-    all->total.merge(t);
-    all->checkpoints.push_back(j["checkpoints"]);
-    all->per_rank.push_back({{"rank", r}, {"bytes", t.bytes}, {"error", j["error"]}});
-    if (!j["error"].get<std::string>().empty()) {
-      keep_worst(worst, Status::FromCode(static_cast<Status::Code>(j["code"].get<int>()),
+    const RankResult& rr = gathered[r];
+    all->total.merge(rr.tally);
+    all->checkpoints.push_back(rr.checkpoints);
+    all->per_rank.push_back({{"rank", r}, {"bytes", rr.tally.bytes}, {"error", rr.status.message()}});
+    if (!rr.status.ok()) {
+      keep_worst(worst, Status::FromCode(rr.status.code(),
                                          (gathered.size() > 1 ? "rank " + std::to_string(r) + ": " : "") +
-                                             j["error"].get<std::string>()));
+                                             rr.status.message()));
     }
   }
-  return Status::Ok();
 }
 
 // The checkpoints as all ranks saw them, judged against the budget.
@@ -81,13 +109,13 @@ Judged judge_checkpoints(const CheckpointParams& p, const CheckpointRun& mine, c
     uint64_t ws = UINT64_MAX, we = 0;
     for (const auto& rc : all.checkpoints) {
       if (i >= rc.size()) continue;
-      const json& c = rc[i];
-      stall = std::max(stall, c["stall_ns"].get<uint64_t>() * 1e-9);
-      drain = std::max(drain, c["drain_ns"].get<uint64_t>() * 1e-9);
-      bytes += c["bytes"].get<double>();
-      if (c["wrote"].get<bool>()) {
-        ws = std::min(ws, c["write_start_ns"].get<uint64_t>());
-        we = std::max(we, c["write_end_ns"].get<uint64_t>());
+      const LocalCheckpoint& c = rc[i];
+      stall = std::max(stall, c.stall_ns * 1e-9);
+      drain = std::max(drain, c.drain_ns * 1e-9);
+      bytes += static_cast<double>(c.bytes);
+      if (c.write_start_ns != UINT64_MAX) {
+        ws = std::min(ws, c.write_start_ns);
+        we = std::max(we, c.write_end_ns);
       }
     }
     const CommitRecord& rec = mine.commits[i];
@@ -211,15 +239,14 @@ void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const Shar
 
 Status report_checkpoints(PhaseContext& ctx, const CheckpointParams& p, const ShardLayout& l,
                           const CheckpointRun& mine, PhaseResult* result) {
-  std::vector<std::string> gathered;
-  Status g = ctx.comm.gather(local_result(ctx.comm.rank(), mine).dump(), &gathered, 0);
+  std::vector<RankResult> gathered;
+  Status g = gather_to_root(ctx.comm, RankResult{mine.tally, mine.done, mine.worst}, &gathered);
   if (!g.ok()) return g;
   Status worst = mine.worst;
   if (ctx.comm.rank() != 0) return worst;
 
   AllRanks all(p.series_interval_ns);
-  Status m = merge_ranks(gathered, p.series_interval_ns, &all, &worst);
-  if (!m.ok()) return m;
+  merge_ranks(gathered, &all, &worst);
   const double allowed = allowed_stall_seconds(p.interval_s, p.budget_fraction);
   const Judged jd = judge_checkpoints(p, mine, all, allowed);
   // The overall verdict is the worst checkpoint's: every checkpoint must fit the budget.

@@ -22,7 +22,6 @@ namespace {
 // doubling the host memory a big shard needs.
 constexpr uint64_t kSourceBytes = 64ULL << 20;
 
-
 uint64_t writer_seed(const CheckpointParams& p, const Writer& wk) {
   return p.seed * 1000003 + static_cast<uint64_t>(wk.rank) * 4099 + wk.worker;
 }
@@ -30,15 +29,12 @@ uint64_t writer_seed(const CheckpointParams& p, const Writer& wk) {
 Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk) {
   const CheckpointParams& p = wc.p;
   const ShardLayout& l = wc.layout;
-  int fd = -1;
-  Status s = create_shard_file(wc.phase_fd, step, wk->file, p.direct, &fd);
+  StoreFile file;
+  Status s = create_shard_file(*wc.ctx.store, wc.ctx.phase_name, step, wk->file, p.direct, &file);
   if (!s.ok()) return s;
   int handle = -1;
-  s = wk->engine->add_file(fd, &handle);
-  if (!s.ok()) {
-    close(fd);
-    return s;
-  }
+  s = wk->engine->add_file(file.fd(), &handle);
+  if (!s.ok()) return s;
   StreamingXxh3 hash;
   // Every checkpoint's data differs: the stamp carries the step in the block id.
   BlockFiller stamper(writer_seed(p, *wk) + 17);
@@ -79,7 +75,8 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk) {
   wk->tally.ios += pump.stats().ios;
   if (s.ok()) s = wk->engine->fsync(handle);
   Status rm = wk->engine->remove_file(handle);
-  if (close(fd) != 0 && s.ok()) s = Status::FromErrno("close " + wk->file, errno);
+  // A close that fails can lose what the fsync reported done (NFS): it fails the shard.
+  if (close(file.release()) != 0 && s.ok()) s = Status::FromErrno("close " + wk->file, errno);
   if (s.ok() && !rm.ok()) s = rm;
   wk->xxh3 = hash.digest();
   return s;

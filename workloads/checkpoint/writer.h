@@ -54,9 +54,8 @@ struct Writer {
 struct WriteContext {
   const CheckpointParams& p;
   const PhaseContext& ctx;
-  const ShardLayout& layout;
-  int phase_fd = -1;
-  uint64_t phase_t0 = 0;  // series and spans count from here
+  const ShardLayout& layout;  // the shards go below ctx.phase_name in ctx.store
+  uint64_t phase_t0 = 0;      // series and spans count from here
 };
 
 // Async mode holds a host copy of every shard: fails when this rank's

@@ -1,16 +1,12 @@
 #include "workloads/restore/checkpoint_source.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <vector>
 
-#include "harness/core/input_file.h"
-#include "harness/fs/run_dir.h"
 #include "harness/fs/target.h"
+#include "harness/store/posix_store.h"
 #include "workloads/checkpoint/folder_layout.h"
 #include "workloads/checkpoint/phase_folder.h"
 
@@ -20,14 +16,40 @@ namespace {
 // A manifest lists one line per shard; 64 MiB holds hundreds of thousands.
 constexpr uint64_t kMaxManifestBytes = 64ULL << 20;
 
-int open_dir(int parent, const std::string& name) {
-  return openat(parent, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+// A POSIX store that cannot open its root says "open folder PATH: why"; the restore's own lead
+// ("from: cannot open", "open checkpoint") replaces those words.
+Status opening_failed(const Status& s, const std::string& lead) {
+  constexpr std::string_view kStoreLead = "open folder ";
+  std::string why = s.message();
+  if (why.starts_with(kStoreLead)) why.erase(0, kStoreLead.size());
+  return Status::FromCode(s.code(), lead + " " + why);
 }
 
-// The newest committed step under a checkpoint phase's folder fd.
-Status newest_step(int dirfd, const std::string& where, uint64_t* step) {
+// The whole file at path, at most kMaxManifestBytes: a huge file named manifest.json must not
+// exhaust a node (Store::open already refused a FIFO or a device without blocking).
+Status read_bounded(Store& store, const std::string& path, std::string* text) {
+  StoreFile file;
+  Status s = store.open(path, {}, &file);
+  if (!s.ok()) return s;
+  const auto too_big = [&] {
+    return Status::Invalid(path + ": larger than 64 MiB, the most iofab reads for this file");
+  };
+  text->clear();
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = read(file.fd(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::FromErrno(path, errno);
+    if (n == 0) return Status::Ok();
+    text->append(buf, static_cast<size_t>(n));
+    if (text->size() > kMaxManifestBytes) return too_big();
+  }
+}
+
+// The newest committed step in folder of store (a checkpoint phase's folder).
+Status newest_step(Store& store, std::string_view folder, const std::string& where, uint64_t* step) {
   StepListing steps;
-  Status s = list_steps_at(dirfd, &steps);
+  Status s = list_steps(store, folder, &steps);
   if (!s.ok()) return Status::IoError(where + ": " + s.message());
   if (steps.committed.empty()) {
     return Status::IoError(
@@ -38,83 +60,67 @@ Status newest_step(int dirfd, const std::string& where, uint64_t* step) {
   return Status::Ok();
 }
 
-// The manifest of the newest step under a checkpoint phase's folder pfd; *dir becomes prefix/step-N.
-Status read_newest_step(int pfd, const std::string& where, const std::string& prefix, std::string* dir,
-                        Manifest* m) {
+// The manifest of the newest step in folder of store; *dir becomes prefix/step-N.
+Status read_newest_step(Store& store, std::string_view folder, const std::string& where,
+                        const std::string& prefix, std::string* dir, Manifest* m) {
   uint64_t step = 0;
-  Status s = newest_step(pfd, where, &step);
+  Status s = newest_step(store, folder, where, &step);
   if (!s.ok()) return s;
   *dir = prefix + "/" + step_dir_name(step);
-  const int sfd = open_dir(pfd, step_dir_name(step));
-  s = sfd < 0 ? Status::FromErrno("open " + *dir, errno) : read_manifest_at(sfd, *dir, m);
-  if (sfd >= 0) close(sfd);
-  return s;
+  return read_manifest(store, join_store_path(folder, step_dir_name(step)), *dir, m);
 }
 
-// `from`: a step-N/ folder, or a checkpoint phase's folder (its newest step).
+// `from`: a step-N/ folder, or a checkpoint phase's folder (its newest step). Read only: another
+// run's checkpoint is never written or removed.
 Status find_from(const std::string& from, std::string* dir, Manifest* m) {
-  const int fd = open(from.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Status::FromErrno("from: cannot open " + from, errno);
-  Status s = read_manifest_at(fd, from, m);
+  std::unique_ptr<Store> store;
+  Status s = open_posix_store(from, /*create=*/false, &store);
+  if (!s.ok()) return opening_failed(s, "from: cannot open");
+  s = read_manifest(*store, "", from, m);
   *dir = from;
-  if (!s.ok() && faccessat(fd, std::string(kManifestName).c_str(), F_OK, AT_SYMLINK_NOFOLLOW) != 0) {
+  EntryInfo manifest;
+  if (!s.ok() && store->stat(kManifestName, &manifest).ok() && manifest.kind == EntryKind::kMissing) {
     // A checkpoint phase's folder: take its newest step.
-    s = read_newest_step(fd, "from: " + from, from, dir, m);
+    s = read_newest_step(*store, "", "from: " + from, from, dir, m);
   }
-  close(fd);
   return s;
 }
 
-// When the newest step of checkpoint phase folder pfd (named n) committed, in
-// ns: the manifest's commit time, else its mtime; false when it has no step.
-bool commit_time(int pfd, const std::string& n, int64_t* t) {
+// When the newest step of checkpoint phase folder n committed, in ns: the
+// manifest's commit time, else its modification time; false when it has no step.
+bool commit_time(Store& store, const std::string& n, int64_t* t) {
   uint64_t step = 0;
-  if (!newest_step(pfd, n, &step).ok()) return false;
-  struct stat st {};
-  const std::string step_name = step_dir_name(step);
-  const std::string manifest = step_name + "/" + std::string(kManifestName);
-  if (fstatat(pfd, manifest.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 &&
-      fstatat(pfd, step_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    return false;
+  if (!newest_step(store, n, n, &step).ok()) return false;
+  const std::string step_path = join_store_path(n, step_dir_name(step));
+  EntryInfo info;
+  if (!store.stat(join_store_path(step_path, kManifestName), &info).ok() ||
+      info.kind == EntryKind::kMissing) {
+    if (!store.stat(step_path, &info).ok() || info.kind == EntryKind::kMissing) return false;
   }
-  *t = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  *t = info.modified_unix_ns;
   // The commit time in the manifest is finer than a filesystem's mtime, when it can be read.
-  const int sfd = open_dir(pfd, step_name);
   Manifest cand;
-  if (sfd >= 0 && read_manifest_at(sfd, n, &cand).ok() && cand.committed_unix_ns > 0) {
+  if (read_manifest(store, step_path, n, &cand).ok() && cand.committed_unix_ns > 0) {
     *t = static_cast<int64_t>(cand.committed_unix_ns);
   }
-  if (sfd >= 0) close(sfd);
   return true;
 }
 
 // The nearest earlier checkpoint phase is the one that committed last (by the manifest's commit time,
 // else its mtime). A broken manifest still counts, so that its error shows.
 Status latest_checkpoint_phase(const PhaseContext& ctx, std::string* phase) {
-  int64_t newest = -1;
-  // A fresh open of the folder: a dup() would share, and move, the run folder fd's read position.
-  const int lfd = openat(ctx.run_dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR* d = lfd < 0 ? nullptr : fdopendir(lfd);
-  if (d == nullptr) {
-    Status e = Status::FromErrno("open run folder", errno);
-    if (lfd >= 0) close(lfd);
-    return e;
-  }
   std::vector<std::string> names;
-  while (dirent* e = readdir(d)) {
-    std::string n(e->d_name);
-    if (n != "." && n != ".." && n != ctx.phase_name) names.push_back(n);
-  }
-  closedir(d);
+  if (Status s = ctx.store->list("", &names); !s.ok())
+    return Status::IoError("open run folder: " + s.message());
+  int64_t newest = -1;
   for (const auto& n : names) {
-    const int pfd = open_dir(ctx.run_dir_fd, n);
-    if (pfd < 0) continue;
+    EntryInfo info;
+    if (n == ctx.phase_name || !ctx.store->stat(n, &info).ok() || info.kind != EntryKind::kFolder) continue;
     int64_t t = 0;
-    if (commit_time(pfd, n, &t) && t >= newest) {
+    if (commit_time(*ctx.store, n, &t) && t >= newest) {
       newest = t;
       *phase = n;
     }
-    close(pfd);
   }
   if (phase->empty()) {
     return Status::IoError(
@@ -126,15 +132,16 @@ Status latest_checkpoint_phase(const PhaseContext& ctx, std::string* phase) {
 
 // The newest step of checkpoint phase `phase` of this run.
 Status find_in_run(const PhaseContext& ctx, const std::string& phase, std::string* dir, Manifest* m) {
-  const int pfd = open_dir(ctx.run_dir_fd, phase);
-  if (pfd < 0) {
-    return Status::IoError("checkpoint: no folder for phase \"" + phase + "\" in this run (" +
-                           Status::FromErrno("open", errno).message() +
+  EntryInfo info;
+  Status s = ctx.store->stat(phase, &info);
+  if (s.ok() && info.kind != EntryKind::kFolder) {
+    s = Status::FromErrno("open", info.kind == EntryKind::kMissing ? ENOENT : ENOTDIR);
+  }
+  if (!s.ok()) {
+    return Status::IoError("checkpoint: no folder for phase \"" + phase + "\" in this run (" + s.message() +
                            "): is it a checkpoint phase that runs before " + ctx.phase_name + "?");
   }
-  Status s = read_newest_step(pfd, "checkpoint phase \"" + phase + "\"", phase, dir, m);
-  close(pfd);
-  return s;
+  return read_newest_step(*ctx.store, phase, "checkpoint phase \"" + phase + "\"", phase, dir, m);
 }
 
 }  // namespace
@@ -159,10 +166,20 @@ Source find_checkpoint(const RestoreParams& p, const PhaseContext& ctx) {
   return src;
 }
 
-Status read_manifest_at(int dirfd, std::string_view where, Manifest* m) {
-  // Non-blocking and bounded: a FIFO or a huge file named manifest.json must not hang a restore.
+nlohmann::json to_wire(const Source& s) {
+  return {{"error", s.error}, {"external", s.external}, {"dir", s.dir}, {"manifest", s.manifest}};
+}
+
+Status from_wire(const nlohmann::json& j, Source* out) {
+  WireReader r(j);
+  r.field("error", &out->error).field("external", &out->external).field("dir", &out->dir);
+  r.field("manifest", &out->manifest);
+  return r.status();
+}
+
+Status read_manifest(Store& store, std::string_view folder, std::string_view where, Manifest* m) {
   std::string text;
-  Status s = read_input_file_at(dirfd, kManifestName, kMaxManifestBytes, O_NOFOLLOW, &text);
+  Status s = read_bounded(store, join_store_path(folder, kManifestName), &text);
   if (!s.ok()) {
     return Status::IoError(std::string(where) + ": no readable " + std::string(kManifestName) + " (" +
                            s.message() + "): not a committed checkpoint");
@@ -172,23 +189,23 @@ Status read_manifest_at(int dirfd, std::string_view where, Manifest* m) {
   return Status::Ok();
 }
 
-Status open_step_folder(int run_dir_fd, bool external, const std::string& dir, int* fd) {
-  int step_fd = -1;
-  if (external) {
-    step_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  } else {
-    const auto slash = dir.find('/');
-    const int pfd = open_dir(run_dir_fd, dir.substr(0, slash));
-    step_fd = pfd < 0 ? -1 : open_dir(pfd, dir.substr(slash + 1));
-    if (pfd >= 0) close(pfd);
+Status open_step_folder(Store& run_store, const LocatedCheckpoint& cp, StepFolder* out) {
+  if (cp.external) {
+    Status s = open_posix_store(cp.dir, /*create=*/false, &out->external);
+    if (!s.ok()) return opening_failed(s, "open checkpoint");
+    out->store = out->external.get();
+    out->path.clear();
+    return Status::Ok();
   }
-  *fd = step_fd;
-  if (step_fd < 0) return Status::FromErrno("open checkpoint " + dir, errno);
+  EntryInfo info;
+  Status s = run_store.stat(cp.dir, &info);
+  if (s.ok() && info.kind != EntryKind::kFolder) {
+    s = Status::FromErrno("open checkpoint " + cp.dir, info.kind == EntryKind::kMissing ? ENOENT : ENOTDIR);
+  }
+  if (!s.ok()) return s;
+  out->store = &run_store;
+  out->path = cp.dir;
   return Status::Ok();
-}
-
-void close_step_folder(int fd) {
-  if (fd >= 0) close(fd);
 }
 
 std::string block_device_of(const std::string& dir) {
@@ -196,14 +213,19 @@ std::string block_device_of(const std::string& dir) {
   return describe_target(dir, &info).ok() ? info.block_device : "";
 }
 
-Status open_shard(int step_fd, const std::string& name, bool direct, int* fd) {
-  return open_file_at(step_fd, name, O_RDONLY | (direct ? O_DIRECT : 0), fd);
+Status open_shard(const StepFolder& step, const std::string& name, bool direct, StoreFile* out) {
+  Status s = step.store->open(join_store_path(step.path, name), OpenOptions{.direct = direct}, out);
+  // The reason lists each bad shard beside its name already: "open NAME: why", without the folder.
+  const std::string lead = "open " + step.path + "/";
+  if (s.ok() || step.path.empty() || !s.message().starts_with(lead)) return s;
+  return Status::FromCode(s.code(), "open " + s.message().substr(lead.size()));
 }
 
-bool shard_file_size(int fd, uint64_t* size) {
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  *size = static_cast<uint64_t>(st.st_size);
+bool shard_file_size(const StepFolder& step, const std::string& name, uint64_t* size) {
+  EntryInfo info;
+  if (!step.store->stat(join_store_path(step.path, name), &info).ok() || info.kind != EntryKind::kFile)
+    return false;
+  *size = info.size;
   return true;
 }
 

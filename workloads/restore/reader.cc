@@ -1,7 +1,5 @@
 #include "workloads/restore/reader.h"
 
-#include <unistd.h>
-
 #include "harness/engines/engine_choice.h"
 #include "harness/engines/in_order_reader.h"
 #include "harness/engines/io_pump.h"
@@ -15,9 +13,9 @@ namespace {
 
 // Before any timed read: missing, not regular, of the wrong size or unfit
 // for O_DIRECT is a bad shard; else its cached pages go (cold cache).
-void check_shard(const RestoreParams& p, int step_fd, const ShardEntry& e, Task* t, Reader* rd) {
-  int fd = -1;
-  Status s = open_shard(step_fd, e.name, false, &fd);
+void check_shard(const RestoreParams& p, const StepFolder& step, const ShardEntry& e, Task* t, Reader* rd) {
+  StoreFile file;
+  Status s = open_shard(step, e.name, false, &file);
   if (!s.ok()) {
     t->skip = true;
     const bool missing = s.message().find("No such file") != std::string::npos;
@@ -25,7 +23,7 @@ void check_shard(const RestoreParams& p, int step_fd, const ShardEntry& e, Task*
     return;
   }
   uint64_t size = 0;
-  if (!shard_file_size(fd, &size)) {
+  if (!shard_file_size(step, e.name, &size)) {
     t->skip = true;
     rd->bad.push_back({e.name, "not a regular file"});
   } else if (size != e.bytes) {
@@ -40,21 +38,20 @@ void check_shard(const RestoreParams& p, int step_fd, const ShardEntry& e, Task*
                        true});
   } else if (!p.direct && p.drop_cache) {
     // Cold cache: what a restarted job on a fresh node would meet.
-    Status d = drop_cached_pages(fd);
+    Status d = drop_cached_pages(file.fd());
     if (!d.ok() && rd->drop_problem.empty()) rd->drop_problem = e.name + ": " + d.message();
     uint64_t resident = 0;
-    if (resident_bytes(fd, e.bytes, &resident).ok()) {
+    if (resident_bytes(file.fd(), e.bytes, &resident).ok()) {
       rd->checked_bytes += e.bytes;
       rd->resident_bytes += resident;
     }
   }
-  close(fd);
 }
 
 }  // namespace
 
-Status setup_reader(const RestoreParams& p, int step_fd, const Manifest& m, Reader* rd) {
-  for (auto& t : rd->tasks) check_shard(p, step_fd, m.shards[t.shard], &t, rd);
+Status setup_reader(const RestoreParams& p, const StepFolder& step, const Manifest& m, Reader* rd) {
+  for (auto& t : rd->tasks) check_shard(p, step, m.shards[t.shard], &t, rd);
   EngineOptions eo;
   eo.queue_depth = p.queue_depth;
   eo.direct = p.direct;
@@ -68,7 +65,7 @@ Status setup_reader(const RestoreParams& p, int step_fd, const Manifest& m, Read
   return rd->engine->register_buffers(rd->ring.iovecs());
 }
 
-Status read_shards(const RestoreParams& p, const PhaseContext& ctx, int step_fd, const Manifest& m,
+Status read_shards(const RestoreParams& p, const PhaseContext& ctx, const StepFolder& step, const Manifest& m,
                    uint64_t t0, Reader* rd) {
   const uint64_t start = now_ns();
   const bool verify = rd->engine->caps().moves_data;
@@ -78,8 +75,8 @@ Status read_shards(const RestoreParams& p, const PhaseContext& ctx, int step_fd,
   for (const auto& t : rd->tasks) {
     if (t.skip) continue;
     const ShardEntry& e = m.shards[t.shard];
-    int fd = -1;
-    Status s = open_shard(step_fd, e.name, p.direct, &fd);
+    StoreFile file;
+    Status s = open_shard(step, e.name, p.direct, &file);
     if (!s.ok()) {
       if (p.direct && s.message().find("Invalid argument") != std::string::npos) {
         return Status::IoError(s.message() +
@@ -89,11 +86,8 @@ Status read_shards(const RestoreParams& p, const PhaseContext& ctx, int step_fd,
       continue;
     }
     int handle = -1;
-    s = rd->engine->add_file(fd, &handle);
-    if (!s.ok()) {
-      close(fd);
-      return s;
-    }
+    s = rd->engine->add_file(file.fd(), &handle);
+    if (!s.ok()) return s;
     StreamingXxh3 hash;
     s = reader.read(handle, e.bytes, static_cast<uint32_t>(p.block_size),
                     [&](const void* data, uint32_t len, uint64_t) {
@@ -104,7 +98,6 @@ Status read_shards(const RestoreParams& p, const PhaseContext& ctx, int step_fd,
                       rd->verified_bytes += len;
                     });
     s.update(rd->engine->remove_file(handle));
-    close(fd);
     if (s.code() == Status::Code::kInterrupted) {
       result = s;
       break;

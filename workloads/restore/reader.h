@@ -19,6 +19,7 @@
 #include "harness/phase/phase.h"
 #include "harness/stats/io_tally.h"
 #include "workloads/checkpoint/manifest.h"
+#include "workloads/restore/checkpoint_source.h"
 #include "workloads/restore/params.h"
 #include "workloads/restore/read_plan.h"
 
@@ -45,12 +46,12 @@ struct Reader {
   std::vector<BadShard> bad;
 };
 
-// Untimed: checks rd's shards under step_fd (a bad one is skipped), makes
-// the engine and its ring of buffers.
-Status setup_reader(const RestoreParams& p, int step_fd, const Manifest& m, Reader* rd);
+// Untimed: checks rd's shards in the step folder (a bad one is skipped),
+// makes the engine and its ring of buffers.
+Status setup_reader(const RestoreParams& p, const StepFolder& step, const Manifest& m, Reader* rd);
 // Timed from t0: reads and verifies rd's shards. Returns an error only when
 // reading cannot go on; a bad shard goes to rd->bad.
-Status read_shards(const RestoreParams& p, const PhaseContext& ctx, int step_fd, const Manifest& m,
+Status read_shards(const RestoreParams& p, const PhaseContext& ctx, const StepFolder& step, const Manifest& m,
                    uint64_t t0, Reader* rd);
 
 }  // namespace iofab

@@ -1,10 +1,10 @@
 #include "workloads/restore/restore_phase.h"
 
 #include <cctype>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "harness/comm/rank_gather.h"
 #include "harness/fs/diskstats.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
@@ -18,8 +18,6 @@
 
 namespace iofab {
 namespace {
-
-using nlohmann::json;
 
 class RestorePhase final : public Phase {
  public:
@@ -36,23 +34,14 @@ class RestorePhase final : public Phase {
 };
 
 Status RestorePhase::locate(PhaseContext& ctx, LocatedCheckpoint* cp) const {
-  std::string msg;
-  if (ctx.comm.rank() == 0) {
-    Source src = find_checkpoint(p_, ctx);
-    msg =
-        json({{"error", src.error}, {"external", src.external}, {"dir", src.dir}, {"manifest", src.manifest}})
-            .dump();
-  }
-  Status st = ctx.comm.broadcast(&msg, 0);
-  json src = json::parse(msg, nullptr, false);
-  if (st.ok() && (src.is_discarded() || !src.is_object()))
-    st = Status::Internal("bad checkpoint location from rank 0");
-  if (st.ok() && !src["error"].get<std::string>().empty())
-    st = Status::IoError(src["error"].get<std::string>());
-  if (st.ok()) st = parse_manifest(src["manifest"].get<std::string>(), &cp->manifest);
+  Source src;
+  if (ctx.comm.rank() == 0) src = find_checkpoint(p_, ctx);
+  Status st = broadcast_value(ctx.comm, &src, 0, "checkpoint location");
+  if (st.ok() && !src.error.empty()) st = Status::IoError(src.error);
+  if (st.ok()) st = parse_manifest(src.manifest, &cp->manifest);
   if (st.ok()) {
-    cp->external = src["external"].get<bool>();
-    cp->dir = src["dir"].get<std::string>();
+    cp->external = src.external;
+    cp->dir = src.dir;
   }
   return st;
 }
@@ -63,8 +52,8 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
   LocatedCheckpoint cp;
   Status st = locate(ctx, &cp);
   const Manifest& m = cp.manifest;
-  int step_fd = -1;
-  if (st.ok()) st = open_step_folder(ctx.run_dir_fd, cp.external, cp.dir, &step_fd);
+  StepFolder step;
+  if (st.ok()) st = open_step_folder(*ctx.store, cp, &step);
 
   const uint64_t readers = static_cast<uint64_t>(ranks) * p_.workers;
   std::vector<Reader> rds(p_.workers);
@@ -84,14 +73,13 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
 
   WorkerRun run;
   Status barrier = run_workers(
-      ctx.comm, p_.workers, [&](unsigned w) { return st.ok() ? setup_reader(p_, step_fd, m, &rds[w]) : st; },
-      [&](unsigned w, uint64_t t0) { return read_shards(p_, ctx, step_fd, m, t0, &rds[w]); }, &run);
+      ctx.comm, p_.workers, [&](unsigned w) { return st.ok() ? setup_reader(p_, step, m, &rds[w]) : st; },
+      [&](unsigned w, uint64_t t0) { return read_shards(p_, ctx, step, m, t0, &rds[w]); }, &run);
   Status local = st.ok() ? (barrier.ok() ? run.first_error() : barrier) : st;
 
   std::optional<DiskCounters> after;
   if (before) after = read_disk_counters(block_device);
   for (auto& rd : rds) rd.engine.reset();
-  close_step_folder(step_fd);
   std::optional<uint64_t> device_read;
   if (after && before) device_read = (*after - *before).read_bytes;
   return report_restore(ctx, p_, cp, readers, rds, device_read, local, result);

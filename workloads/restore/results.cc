@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
 #include "harness/engines/cufile_engine.h"
 #include "harness/engines/engine_choice.h"
@@ -20,35 +21,79 @@ using nlohmann::json;
 
 double finite_or_zero(double v) { return std::isfinite(v) ? v : 0; }
 
-// This rank's readers, merged, as rank 0 receives them; *drop_problem gets the first reader's.
-json local_result(int rank, const RestoreParams& p, const std::vector<Reader>& rds,
-                  std::optional<uint64_t> device_read_bytes, const Status& local, std::string* drop_problem) {
-  IoTally mine(p.series_interval_ns);
+// What one rank sends rank 0: its readers, merged, and its outcome.
+struct RankRestore {
+  std::string host;
+  IoTally tally;
   uint64_t verify_ns = 0, verified = 0, checked = 0, resident = 0;
+  std::string drop_problem;  // the first reader's
+  std::vector<BadShard> bad;
+  std::optional<uint64_t> device_read_bytes;
+  Status status;
+};
+
+json to_wire(const RankRestore& v) {
   json bad = json::array();
+  for (const auto& b : v.bad) bad.push_back({{"name", b.name}, {"reason", b.reason}, {"io", b.io}});
+  return {{"host", v.host},
+          {"tally", v.tally.to_json()},
+          {"verify_ns", v.verify_ns},
+          {"verified_bytes", v.verified},
+          {"checked_bytes", v.checked},
+          {"resident_bytes", v.resident},
+          {"drop_problem", v.drop_problem},
+          {"bad", bad},
+          {"device_read_bytes", v.device_read_bytes ? json(*v.device_read_bytes) : json(nullptr)},
+          {"status", iofab::to_wire(v.status)}};
+}
+
+Status from_wire(const json& j, RankRestore* out) {
+  json bad;
+  uint64_t device = 0;
+  bool have_device = false;
+  WireReader r(j);
+  r.field("host", &out->host).field("tally", &out->tally).field("verify_ns", &out->verify_ns);
+  r.field("verified_bytes", &out->verified).field("checked_bytes", &out->checked);
+  r.field("resident_bytes", &out->resident).field("drop_problem", &out->drop_problem);
+  r.field("bad", &bad).field("status", &out->status);
+  if (r.status().ok() && j.contains("device_read_bytes") && !j["device_read_bytes"].is_null()) {
+    have_device = true;
+    r.field("device_read_bytes", &device);
+  }
+  if (!r.status().ok()) return r.status();
+  if (have_device) out->device_read_bytes = device;
+  if (!bad.is_array()) return Status::Internal("bad: expected an array, got " + std::string(bad.type_name()));
+  for (size_t i = 0; i < bad.size(); ++i) {
+    BadShard b;
+    WireReader br(bad[i]);
+    br.field("name", &b.name).field("reason", &b.reason).field("io", &b.io);
+    if (!br.status().ok())
+      return Status::Internal("bad[" + std::to_string(i) + "]: " + br.status().message());
+    out->bad.push_back(std::move(b));
+  }
+  return Status::Ok();
+}
+
+// This rank's readers, merged, as rank 0 receives them.
+RankRestore local_result(const RestoreParams& p, const std::vector<Reader>& rds,
+                         std::optional<uint64_t> device_read_bytes, const Status& local) {
+  RankRestore mine;
+  mine.tally = IoTally(p.series_interval_ns);
   for (const auto& rd : rds) {
-    mine.merge(rd.tally);
-    verify_ns += rd.verify_ns;
-    verified += rd.verified_bytes;
-    checked += rd.checked_bytes;
-    resident += rd.resident_bytes;
-    if (drop_problem->empty()) *drop_problem = rd.drop_problem;
-    for (const auto& b : rd.bad) bad.push_back({{"name", b.name}, {"reason", b.reason}, {"io", b.io}});
+    mine.tally.merge(rd.tally);
+    mine.verify_ns += rd.verify_ns;
+    mine.verified += rd.verified_bytes;
+    mine.checked += rd.checked_bytes;
+    mine.resident += rd.resident_bytes;
+    if (mine.drop_problem.empty()) mine.drop_problem = rd.drop_problem;
+    mine.bad.insert(mine.bad.end(), rd.bad.begin(), rd.bad.end());
   }
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  return {{"rank", rank},
-          {"host", host},
-          {"tally", mine.to_json()},
-          {"verify_ns", verify_ns},
-          {"verified_bytes", verified},
-          {"checked_bytes", checked},
-          {"resident_bytes", resident},
-          {"drop_problem", *drop_problem},
-          {"bad", bad},
-          {"device_read_bytes", device_read_bytes ? json(*device_read_bytes) : json(nullptr)},
-          {"error", local.ok() ? "" : local.message()},
-          {"code", static_cast<int>(local.code())}};
+  mine.host = host;
+  mine.device_read_bytes = device_read_bytes;
+  mine.status = local;
+  return mine;
 }
 
 // Every rank's results, as rank 0 merges them.
@@ -64,40 +109,36 @@ struct AllRanks {
   std::string drop_problem;
 };
 
-Status merge_ranks(const std::vector<std::string>& gathered, uint64_t series_interval_ns, AllRanks* all,
-                   Status* worst) {
+void merge_ranks(const std::vector<RankRestore>& gathered, AllRanks* all, Status* worst) {
   std::set<std::string> hosts_counted;
   for (size_t r = 0; r < gathered.size(); ++r) {
-    json j = json::parse(gathered[r], nullptr, false);
-    IoTally t(series_interval_ns);
-    if (j.is_discarded() || !t.from_json(j["tally"]))
-      return Status::Internal("rank " + std::to_string(r) + " sent a bad result");
+    const RankRestore& g = gathered[r];
+    const IoTally& t = g.tally;
     all->total.merge(t);
-    all->verify_ns += j["verify_ns"].get<uint64_t>();
-    all->verified += j["verified_bytes"].get<uint64_t>();
-    all->checked += j["checked_bytes"].get<uint64_t>();
-    all->resident += j["resident_bytes"].get<uint64_t>();
-    if (all->drop_problem.empty()) all->drop_problem = j["drop_problem"].get<std::string>();
+    all->verify_ns += g.verify_ns;
+    all->verified += g.verified;
+    all->checked += g.checked;
+    all->resident += g.resident;
+    if (all->drop_problem.empty()) all->drop_problem = g.drop_problem;
     all->per_rank.push_back({{"rank", r},
                              {"bytes", t.bytes},
                              {"seconds", t.seconds()},
                              {"bytes_per_s", t.bytes_per_s()},
-                             {"error", j["error"]}});
-    if (!j["error"].get<std::string>().empty() && r != 0) {
-      keep_worst(worst, Status::FromCode(static_cast<Status::Code>(j["code"].get<int>()),
-                                         "rank " + std::to_string(r) + ": " + j["error"].get<std::string>()));
+                             {"error", g.status.message()}});
+    if (!g.status.ok() && r != 0) {
+      keep_worst(worst,
+                 Status::FromCode(g.status.code(), "rank " + std::to_string(r) + ": " + g.status.message()));
     }
-    for (const auto& b : j["bad"]) {
-      all->bad_shards.emplace(b["name"].get<std::string>(), b["reason"].get<std::string>());
-      all->unreadable = all->unreadable || b["io"].get<bool>();
+    for (const auto& b : g.bad) {
+      all->bad_shards.emplace(b.name, b.reason);
+      all->unreadable = all->unreadable || b.io;
     }
     // One figure per host: ranks on one host share its disk counters.
-    if (!j["device_read_bytes"].is_null() && hosts_counted.insert(j["host"].get<std::string>()).second) {
-      all->device_bytes += j["device_read_bytes"].get<double>();
+    if (g.device_read_bytes && hosts_counted.insert(g.host).second) {
+      all->device_bytes += static_cast<double>(*g.device_read_bytes);
       all->have_device = true;
     }
   }
-  return Status::Ok();
 }
 
 void fill_metrics(const RestoreParams& p, const Manifest& m, const AllRanks& all, PhaseResult* result) {
@@ -221,16 +262,14 @@ void judge_shards(const Manifest& m, const AllRanks& all, Status* worst, PhaseRe
 Status report_restore(PhaseContext& ctx, const RestoreParams& p, const LocatedCheckpoint& cp,
                       uint64_t readers, const std::vector<Reader>& rds,
                       std::optional<uint64_t> device_read_bytes, const Status& local, PhaseResult* result) {
-  AllRanks all(p.series_interval_ns);
-  const json mine = local_result(ctx.comm.rank(), p, rds, device_read_bytes, local, &all.drop_problem);
-  std::vector<std::string> gathered;
-  Status g = ctx.comm.gather(mine.dump(), &gathered, 0);
+  std::vector<RankRestore> gathered;
+  Status g = gather_to_root(ctx.comm, local_result(p, rds, device_read_bytes, local), &gathered);
   if (!g.ok()) return g;
   if (ctx.comm.rank() != 0) return local;
 
+  AllRanks all(p.series_interval_ns);
   Status worst = local;
-  Status s = merge_ranks(gathered, p.series_interval_ns, &all, &worst);
-  if (!s.ok()) return s;
+  merge_ranks(gathered, &all, &worst);
   fill_metrics(p, cp.manifest, all, result);
   fill_details(ctx, p, cp, readers, all, result);
   add_warnings(p, all, result);
