@@ -149,6 +149,9 @@ class PosixStore final : public Store {
     DIR* d = fdopendir(dir.fd);
     if (d == nullptr) return Status::FromErrno("list " + shown(path), errno);
     dir.fd = -1;  // closedir closes it
+    // The root's descriptor is a duplicate sharing one offset with the store's (and its opener's): a
+    // listing before this one left it at the end.
+    rewinddir(d);
     errno = 0;
     while (dirent* e = readdir(d)) {
       const std::string n = e->d_name;

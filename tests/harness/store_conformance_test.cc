@@ -202,6 +202,16 @@ TEST_P(StoreConformance, ALockNeedsItsParentAndIsNotAFolder) {
   EXPECT_EQ(store_->lock("../the.lock", &lock).code(), Status::Code::kInvalidArgument);
 }
 
+TEST_P(StoreConformance, ListingTheRootAgainNamesTheSameEntries) {
+  ASSERT_TRUE(put("a", "x").ok());
+  ASSERT_TRUE(store_->make_folder("f").ok());
+  std::vector<std::string> first, second;
+  ASSERT_TRUE(store_->list("", &first).ok());
+  ASSERT_TRUE(store_->list("", &second).ok());
+  EXPECT_EQ(first, (std::vector<std::string>{"a", "f"}));
+  EXPECT_EQ(second, first) << "a second listing must not start where the first ended";
+}
+
 TEST_P(StoreConformance, SyncAllSucceeds) {
   ASSERT_TRUE(put("a", "x").ok());
   EXPECT_TRUE(store_->sync_all().ok());
@@ -239,26 +249,29 @@ TEST(PosixStore, ALockKeepsAnotherProcessOutUntilItsHolderLetsGo) {
   ASSERT_TRUE(open_posix_store(dir.path() + "/root", true, &store).ok());
   std::unique_ptr<StoreLock> mine;
   ASSERT_TRUE(store->lock("the.lock", &mine).ok());
-  int to_child[2];
+  int to_child[2], from_child[2];
   ASSERT_EQ(pipe(to_child), 0);
+  ASSERT_EQ(pipe(from_child), 0);
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
     mine.reset();  // its copy of the parent's descriptor: the parent's own still holds the lock
     std::unique_ptr<StoreLock> theirs;
-    const bool refused = store->lock("the.lock", &theirs).code() == Status::Code::kInvalidArgument;
+    const char refused =
+        store->lock("the.lock", &theirs).code() == Status::Code::kInvalidArgument ? 'r' : 'x';
     char go;
-    (void)!read(to_child[0], &go, 1);  // the parent has let go
-    const bool taken = store->lock("the.lock", &theirs).ok();
-    _exit(refused && taken ? 0 : 1);
+    if (write(from_child[1], &refused, 1) != 1 || read(to_child[0], &go, 1) != 1) _exit(2);
+    _exit(store->lock("the.lock", &theirs).ok() ? 0 : 1);  // the parent has let go
   }
+  char refused = 0;
+  ASSERT_EQ(read(from_child[0], &refused, 1), 1);
+  EXPECT_EQ(refused, 'r') << "another process took the lock while it was held";
   mine.reset();
   ASSERT_EQ(write(to_child[1], "g", 1), 1);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  close(to_child[0]);
-  close(to_child[1]);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the lock was not free once released";
+  for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) close(fd);
 }
 
 TEST(PosixStore, ALockNeverFollowsASymlink) {
