@@ -1,7 +1,5 @@
 #include "workloads/train_read_phase.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,12 +16,12 @@
 #include "harness/engines/engine_choice.h"
 #include "harness/engines/io_pump.h"
 #include "harness/fs/diskstats.h"
-#include "harness/fs/run_dir.h"
 #include "harness/fs/target.h"
 #include "harness/gpu/batch_copy.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
 #include "harness/stats/io_tally.h"
+#include "harness/store/posix_store.h"
 #include "workloads/sampler.h"
 
 namespace iofab {
@@ -132,14 +130,10 @@ Status from_wire(const json& j, RankReport* out) {
   return r.status();
 }
 
-Status open_folder(const std::string& path, bool create, int* fd) {
-  if (create && mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
-    return Status::FromErrno("create dataset_dir " + path, errno);
-  }
-  const int f = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (f < 0) return Status::FromErrno("open dataset_dir " + path, errno);
-  *fd = f;
-  return Status::Ok();
+// A dataset_dir is a store of its own, rooted there; create: make the folder (its parent must exist).
+Status open_dataset_store(const std::string& path, bool create, std::unique_ptr<Store>* out) {
+  Status s = open_posix_store(path, create, out);
+  return s.ok() ? s : Status::FromCode(s.code(), "dataset_dir: " + s.message());
 }
 
 uint64_t host_memory_bytes() {
@@ -184,24 +178,29 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   Status st = agree(comm, find_local_rank(comm, &where));
   local.host = where.host;
 
-  // The dataset's folder: the phase's own under the run folder, or the user's dataset_dir.
+  // The dataset's folder: the phase's own in the run's store, or the user's dataset_dir, a store of its own.
   const DatasetLayout layout(p_.dataset);
-  int root_fd = -1;
-  int data_fd = -1;
-  int lock_fd = -1;  // rank 0, a dataset_dir: held for the whole phase, so no other run regenerates under us
+  std::unique_ptr<Store> dir_store;  // a dataset_dir's
+  Store* store = user_dir ? nullptr : ctx.store;
+  const std::string root = user_dir ? "" : ctx.phase_name;
+  const std::string data = join_store_path(root, kDataFolder);
+  // Rank 0, a dataset_dir: held for the whole phase, so no other run regenerates under us.
+  std::unique_ptr<StoreLock> lock;
   std::vector<std::string> prepare_notes;
   if (st.ok()) {
     Status mine;
     if (!user_dir) {
-      mine = make_dir_at(ctx.run_dir_fd, ctx.phase_name, &root_fd);
+      mine =
+          store != nullptr ? store->make_folder(root) : Status::Internal("train_read: the run has no store");
     } else if (rank == 0) {
-      mine = open_folder(p_.dataset_dir, true, &root_fd);
+      mine = open_dataset_store(p_.dataset_dir, true, &dir_store);
     }
     st = agree(comm, mine);
   }
   if (st.ok() && user_dir) {
-    st = agree(comm, rank == 0 ? Status::Ok() : open_folder(p_.dataset_dir, false, &root_fd));
+    st = agree(comm, rank == 0 ? Status::Ok() : open_dataset_store(p_.dataset_dir, false, &dir_store));
   }
+  if (user_dir) store = dir_store.get();
 
   // Rank 0 decides: reuse, or generate (fresh, or over a stale iofab dataset); a folder with anything else is
   // refused.
@@ -211,24 +210,24 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     if (rank == 0) {
       DatasetDirState state = DatasetDirState::kEmpty;
       std::string why;
-      bool made_lock = false;
       if (user_dir) {
-        mine = lock_dataset_dir(root_fd, dataset_path, &lock_fd, &made_lock);
-        if (mine.ok() && lock_fd < 0) {
-          prepare_notes.push_back("its filesystem does not support flock: another run using it at the same time "
-                                  "would not be kept out");
+        mine = lock_dataset_dir(*store, root, dataset_path, &lock);
+        if (mine.ok() && lock == nullptr) {
+          prepare_notes.push_back(
+              "its filesystem does not support flock: another run using it at the same time "
+              "would not be kept out");
         }
       }
-      if (mine.ok()) mine = inspect_dataset_dir(root_fd, layout, &state, &why);
+      if (mine.ok()) mine = inspect_dataset_dir(*store, root, layout, &state, &why);
       if (mine.ok() && state == DatasetDirState::kForeign) {
-        if (made_lock) remove_dataset_lock(root_fd, &lock_fd);  // a folder refused is left as it was found
+        remove_dataset_lock(*store, root, &lock);  // a folder refused is left as it was found
         mine = Status::Invalid("dataset_dir " + dataset_path + " " + why +
                                "; iofab generates only into an empty folder or one it made: choose another");
       }
       decision.generate = state == DatasetDirState::kEmpty || state == DatasetDirState::kStale;
       decision.why = state == DatasetDirState::kStale ? why : "";
       uint64_t free_bytes = 0;
-      if (mine.ok() && user_dir && decision.generate && free_bytes_at(root_fd, &free_bytes).ok() &&
+      if (mine.ok() && user_dir && decision.generate && store->free_space(&free_bytes).ok() &&
           free_bytes < layout.total_bytes() + (64ULL << 20)) {
         mine = Status::Invalid("dataset_dir " + dataset_path + " has " + std::to_string(free_bytes) +
                                " bytes free; the dataset needs " + std::to_string(layout.total_bytes()) +
@@ -247,11 +246,11 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   // Generation, timed on its own from a barrier to the agreement that every rank finished.
   double generate_seconds = 0;
   if (st.ok() && generate) {
-    st = agree(comm, rank == 0 ? prepare_dataset_dir(root_fd, layout, &prepare_notes) : Status::Ok());
+    st = agree(comm, rank == 0 ? prepare_dataset_dir(*store, root, layout, &prepare_notes) : Status::Ok());
     if (st.ok()) {
       comm.barrier();
       const uint64_t g0 = now_ns();
-      Status mine = make_dir_at(root_fd, kDataFolder, &data_fd);
+      Status mine = store->make_folder(data);
       GenerateOptions go;
       go.rank = rank;
       go.ranks = comm.size();
@@ -259,17 +258,22 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
       go.stop = &ctx.stop;
       go.progress = &ctx.progress.done_bytes;
       uint64_t written = 0;
-      if (mine.ok()) mine = generate_dataset_part(data_fd, layout, go, &written);
+      if (mine.ok()) mine = generate_dataset_part(*store, data, layout, go, &written);
       st = agree(comm, mine);
       generate_seconds = static_cast<double>(now_ns() - g0) * 1e-9;
     }
     if (st.ok()) {
-      st = agree(comm, rank == 0 ? complete_manifest(root_fd, layout, generate_seconds) : Status::Ok());
+      st = agree(comm, rank == 0 ? complete_manifest(*store, root, layout, generate_seconds) : Status::Ok());
     }
   }
-  if (st.ok() && data_fd < 0) {
-    data_fd = openat(root_fd, kDataFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    st = agree(comm, data_fd < 0 ? Status::FromErrno("open " + dataset_path + "/data", errno) : Status::Ok());
+  if (st.ok() && !generate) {
+    EntryInfo info;
+    Status mine = store->stat(data, &info);
+    if (mine.ok() && info.kind != EntryKind::kFolder) {
+      mine = Status::FromErrno("open " + dataset_path + "/data",
+                               info.kind == EntryKind::kMissing ? ENOENT : ENOTDIR);
+    }
+    st = agree(comm, mine);
   }
 
   // The loader, and the GPU copier when asked for and possible.
@@ -294,7 +298,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     lc.compute_ns = static_cast<uint64_t>(std::llround(p_.compute_per_batch * 1e9));
     lc.direct = p_.direct;
     lc.series_interval_ns = p_.series_interval_ns;
-    st = agree(comm, TrainLoader::create(lc, layout, data_fd, make_, copier.get(), &loader));
+    st = agree(comm, TrainLoader::create(lc, layout, *store, data, make_, copier.get(), &loader));
   }
   if (loader) local.engine = loader->engine_name();
   local.verified = loader ? loader->verifies() : false;
@@ -312,7 +316,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     // Untimed: drop the pages meant to be cold, measure what is resident, draw the plan.
     const bool drop = drop_before(epoch);
     CacheCounts cache;
-    Status mine = dataset_cache_pass(data_fd, layout, static_cast<uint64_t>(where.rank),
+    Status mine = dataset_cache_pass(*store, data, layout, static_cast<uint64_t>(where.rank),
                                      static_cast<uint64_t>(where.size), drop, &cache);
     const BatchPlan plan = plan_epoch(layout.num_samples(), p_.dataset.seed, epoch, rank, comm.size(),
                                       p_.batch_size, p_.drop_last);
@@ -342,15 +346,15 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     st = agree(comm, rs);
   }
 
-  // Teardown: engines before fds, then the dataset unless it is to stay.
+  // Teardown: engines before the files they read, the lock before the store, then the dataset unless it
+  // is to stay.
   loader.reset();
   copier.reset();
-  if (data_fd >= 0) close(data_fd);
-  if (lock_fd >= 0) close(lock_fd);
-  if (root_fd >= 0) close(root_fd);
+  lock.reset();
+  dir_store.reset();
   comm.barrier();
   Status removed;
-  if (!user_dir && !ctx.keep && rank == 0) removed = remove_tree_at(ctx.run_dir_fd, ctx.phase_name);
+  if (!user_dir && !ctx.keep && rank == 0 && store != nullptr) removed = store->remove_tree(root);
   if (st.ok() && !removed.ok()) st = removed;
 
   local.status = st;
@@ -608,12 +612,16 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
     // The phase makes the folder but not its parents: a missing parent must stop the suite before any
     // earlier phase writes, not fail this one at run time.
     const std::string parent = std::filesystem::path(p.dataset_dir).parent_path().string();
-    struct stat st {};
-    const bool found = parent.empty() || stat(parent.c_str(), &st) == 0;
-    if (!found || (!parent.empty() && !S_ISDIR(st.st_mode))) {
-      r.fail("dataset_dir", "its parent " + parent + (found ? " is not a folder" : " does not exist") +
-                                "; expected a folder whose parent exists (the phase makes dataset_dir, not its "
-                                "parents)");
+    std::error_code ec;
+    const auto kind =
+        parent.empty() ? std::filesystem::file_type::directory : std::filesystem::status(parent, ec).type();
+    const bool found =
+        kind != std::filesystem::file_type::not_found && kind != std::filesystem::file_type::none;
+    if (!found || kind != std::filesystem::file_type::directory) {
+      r.fail("dataset_dir",
+             "its parent " + parent + (found ? " is not a folder" : " does not exist") +
+                 "; expected a folder whose parent exists (the phase makes dataset_dir, not its "
+                 "parents)");
     }
   }
   const IoParams io = read_io_params(r, {.queue_depth = 8, .has_block_size = false});
