@@ -23,15 +23,24 @@
 //
 // Thread-safety: DatasetLayout is immutable after construction; the free
 // functions are safe to call from several threads on distinct files.
+//
+// Where each part lives: the spec and layout in dataset.cc, the manifest's
+// format in dataset_manifest.cc, the folder (inspect, lock, complete) in
+// dataset_folder.cc, regeneration in dataset_regenerate.cc, the data files
+// (generate, open, cache pass) in dataset_files.cc, the descriptor forms in
+// dataset_at_fd.cc.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/core/status.h"
+#include "harness/store/store.h"
 
 namespace iofab {
 
@@ -126,6 +135,10 @@ class DatasetLayout {
 };
 
 // ---- the dataset's folder ----
+//
+// A dataset lives in a folder of a Store: root ("" for the store's root)
+// holds the manifest, the lock and data/. The phase's own folder is a folder
+// of the run's store; a dataset_dir is the root of a POSIX store of its own.
 
 enum class DatasetDirState {
   kEmpty,    // nothing there: generate
@@ -134,29 +147,31 @@ enum class DatasetDirState {
   kForeign,  // holds something iofab did not make: refuse
 };
 
-// Looks at the folder root_fd; *why explains every state but kEmpty and kMatches.
-Status inspect_dataset_dir(int root_fd, const DatasetLayout& layout, DatasetDirState* state,
-                           std::string* why);
+// Looks at the folder root; *why explains every state but kEmpty and kMatches.
+Status inspect_dataset_dir(Store& store, std::string_view root, const DatasetLayout& layout,
+                           DatasetDirState* state, std::string* why);
 
-// Takes the dataset folder's lock (kDatasetLockName, an exclusive flock held
-// while *lock_fd stays open) without waiting: Invalid naming path when
-// another run holds it. *created: the lock file was made by this call (so a
-// refused foreign folder can be left as it was found: remove_dataset_lock).
-// On a filesystem without flock (Lustre mounted noflock) it succeeds with
-// *lock_fd -1: nothing keeps two runs apart there.
-Status lock_dataset_dir(int root_fd, const std::string& path, int* lock_fd, bool* created);
-// Removes the lock file made by lock_dataset_dir and closes *lock_fd.
-void remove_dataset_lock(int root_fd, int* lock_fd);
+// Takes the dataset folder's lock (kDatasetLockName, held while *lock lives)
+// without waiting: Invalid naming shown (the folder as the user named it)
+// when another run holds it. On a filesystem without locks (Lustre mounted
+// noflock) it succeeds with *lock null: nothing keeps two runs apart there.
+Status lock_dataset_dir(Store& store, std::string_view root, const std::string& shown,
+                        std::unique_ptr<StoreLock>* lock);
+// Lets go of *lock and removes the lock file when taking it made that file, so a refused folder is
+// left as it was found.
+void remove_dataset_lock(Store& store, std::string_view root, std::unique_ptr<StoreLock>* lock);
 
-// Makes root_fd ready to generate into (only ever after inspect_dataset_dir
+// Makes root ready to generate into (only ever after inspect_dataset_dir
 // said kEmpty or kStale): removes the files an old manifest lists (and the
 // folders it made, once empty), writes an incomplete manifest of layout, and
 // creates data/. A file iofab did not make stays: noted in *notes, or
 // Invalid when it sits where layout puts one of its files.
-Status prepare_dataset_dir(int root_fd, const DatasetLayout& layout, std::vector<std::string>* notes);
+Status prepare_dataset_dir(Store& store, std::string_view root, const DatasetLayout& layout,
+                           std::vector<std::string>* notes);
 
-// Rewrites the manifest as complete (temp file, fsync, rename, fsync folder).
-Status complete_manifest(int root_fd, const DatasetLayout& layout, double generate_seconds);
+// Rewrites the manifest as complete (temp file, sync, commit, sync of the folder).
+Status complete_manifest(Store& store, std::string_view root, const DatasetLayout& layout,
+                         double generate_seconds);
 
 struct GenerateOptions {
   int rank = 0;          // files f with f % ranks == rank are this rank's (whole shards,
@@ -166,13 +181,15 @@ struct GenerateOptions {
   std::atomic<uint64_t>* progress = nullptr;  // bytes written, for the console
 };
 
-// Writes this rank's part of data/ (buffered writes, then syncfs so the
-// data is durable and its cached pages can be dropped). *bytes: bytes written.
-Status generate_dataset_part(int data_fd, const DatasetLayout& layout, const GenerateOptions& opts,
-                             uint64_t* bytes);
+// Writes this rank's part of the folder data (root's data/): buffered
+// writes, then one Store::sync_all so the data is durable and its cached
+// pages can be dropped. *bytes: bytes written.
+Status generate_dataset_part(Store& store, std::string_view data, const DatasetLayout& layout,
+                             const GenerateOptions& opts, uint64_t* bytes);
 
-// Opens file f of the dataset for reading (O_NOFOLLOW, close-on-exec, O_DIRECT when direct).
-Status open_dataset_file(int data_fd, const DatasetLayout& layout, uint64_t file, bool direct, int* fd);
+// Opens file f of the dataset in the folder data for reading (O_DIRECT when direct).
+Status open_dataset_file(Store& store, std::string_view data, const DatasetLayout& layout, uint64_t file,
+                         bool direct, StoreFile* out);
 
 // Page-cache state of the files f with f % parts == part: optionally drops
 // their cached pages first (drop_cached_pages), then counts how many of
@@ -183,10 +200,25 @@ struct CacheCounts {
   uint64_t resident_bytes = 0;
   std::string drop_error;  // the first refusal, empty when every drop was accepted
 };
+Status dataset_cache_pass(Store& store, std::string_view data, const DatasetLayout& layout, uint64_t part,
+                          uint64_t parts, bool drop, CacheCounts* out);
+
+// ---- the same, on a folder descriptor ----
+//
+// For callers that hold the folder open rather than a Store (the tests):
+// each wraps the descriptor in a POSIX store rooted there and calls the
+// Store form above. root_fd is the dataset's folder, data_fd its data/.
+
+Status inspect_dataset_dir(int root_fd, const DatasetLayout& layout, DatasetDirState* state,
+                           std::string* why);
+// As the Store form; the lock is held while *lock_fd stays open (-1 where
+// the filesystem has no flock); *created: this call made the lock file.
+Status lock_dataset_dir(int root_fd, const std::string& path, int* lock_fd, bool* created);
+Status prepare_dataset_dir(int root_fd, const DatasetLayout& layout, std::vector<std::string>* notes);
+Status complete_manifest(int root_fd, const DatasetLayout& layout, double generate_seconds);
+Status generate_dataset_part(int data_fd, const DatasetLayout& layout, const GenerateOptions& opts,
+                             uint64_t* bytes);
 Status dataset_cache_pass(int data_fd, const DatasetLayout& layout, uint64_t part, uint64_t parts, bool drop,
                           CacheCounts* out);
-
-// Bytes available to this user on root_fd's filesystem.
-Status free_bytes_at(int root_fd, uint64_t* bytes);
 
 }  // namespace iofab

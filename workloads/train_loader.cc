@@ -149,9 +149,9 @@ struct TrainLoader::Epoch {
   std::condition_variable consumer_cv;  // a batch completed, or quit
 };
 
-TrainLoader::TrainLoader(const LoaderConfig& config, const DatasetLayout& layout, int data_fd,
-                         BatchCopier* copier)
-    : config_(config), layout_(layout), data_fd_(data_fd), copier_(copier) {}
+TrainLoader::TrainLoader(const LoaderConfig& config, const DatasetLayout& layout, Store& store,
+                         std::string data, BatchCopier* copier)
+    : config_(config), layout_(layout), store_(store), data_(std::move(data)), copier_(copier) {}
 
 TrainLoader::~TrainLoader() {
   // Engines first: no I/O may be in flight on a closed fd.
@@ -163,15 +163,15 @@ std::string TrainLoader::engine_name() const {
   return readers_.empty() ? std::string() : std::string(readers_[0]->engine->name());
 }
 
-Status TrainLoader::create(const LoaderConfig& config, const DatasetLayout& layout, int data_fd,
-                           const EngineFactory& make, BatchCopier* copier,
+Status TrainLoader::create(const LoaderConfig& config, const DatasetLayout& layout, Store& store,
+                           std::string_view data, const EngineFactory& make, BatchCopier* copier,
                            std::unique_ptr<TrainLoader>* out) {
-  std::unique_ptr<TrainLoader> l(new TrainLoader(config, layout, data_fd, copier));
+  std::unique_ptr<TrainLoader> l(new TrainLoader(config, layout, store, std::string(data), copier));
   const bool shards = layout.spec().layout == DatasetLayoutKind::kShards;
   if (shards) {
     for (uint64_t f = 0; f < layout.num_files(); ++f) {
-      int fd = -1;
-      Status s = open_dataset_file(data_fd, layout, f, config.direct, &fd);
+      StoreFile file;
+      Status s = open_dataset_file(store, data, layout, f, config.direct, &file);
       if (!s.ok()) {
         if (s.message().find("Too many open files") != std::string::npos) {
           return Status::IoError(s.message() + " (" + std::to_string(layout.num_files()) +
@@ -179,7 +179,7 @@ Status TrainLoader::create(const LoaderConfig& config, const DatasetLayout& layo
         }
         return s;
       }
-      l->shard_fds_.push_back(fd);
+      l->shard_fds_.push_back(file.release());
     }
   }
   const uint64_t buf_size = config.direct ? layout.max_aligned_span() : layout.max_sample_size();
@@ -234,8 +234,9 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
     const uint64_t file = layout_.file_of(sl.sample);
     int handle = -1;
     if (files) {
-      int fd = -1;
-      Status s = open_dataset_file(data_fd_, layout_, file, config_.direct, &fd);
+      StoreFile opened;
+      Status s = open_dataset_file(store_, data_, layout_, file, config_.direct, &opened);
+      const int fd = opened.release();  // the slot owns it until the sample completes
       if (s.ok()) {
         s = r.engine->add_file(fd, &handle);
         if (!s.ok()) close(fd);

@@ -28,6 +28,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/core/status.h"
@@ -88,10 +89,12 @@ class TrainLoader {
   ~TrainLoader();
 
   // Makes the readers' engines and buffers and, for shards, opens every
-  // shard once. copier may be null (no GPU copy); it must have at least
+  // shard once. The dataset's files are opened in the folder data of store,
+  // which must outlive the loader. copier may be null (no GPU copy); it must have at least
   // prefetch + 1 slots of batch_size * max_sample_size bytes.
-  static Status create(const LoaderConfig& config, const DatasetLayout& layout, int data_fd,
-                       const EngineFactory& make, BatchCopier* copier, std::unique_ptr<TrainLoader>* out);
+  static Status create(const LoaderConfig& config, const DatasetLayout& layout, Store& store,
+                       std::string_view data, const EngineFactory& make, BatchCopier* copier,
+                       std::unique_ptr<TrainLoader>* out);
 
   // Reads and consumes one epoch's plan. t0: the epoch's common start
   // (CLOCK_MONOTONIC ns). Returns Interrupted when stop was seen, the first
@@ -106,12 +109,14 @@ class TrainLoader {
  private:
   struct Reader;
   struct Epoch;
-  TrainLoader(const LoaderConfig& config, const DatasetLayout& layout, int data_fd, BatchCopier* copier);
+  TrainLoader(const LoaderConfig& config, const DatasetLayout& layout, Store& store, std::string data,
+              BatchCopier* copier);
   Status read_loop(Reader& r, Epoch& e);
 
   LoaderConfig config_;
   const DatasetLayout& layout_;
-  int data_fd_;
+  Store& store_;
+  std::string data_;  // the dataset's data/ folder in store_
   BatchCopier* copier_;
   bool verify_ = true;
   std::vector<int> shard_fds_;

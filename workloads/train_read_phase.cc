@@ -1,7 +1,5 @@
 #include "workloads/train_read_phase.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,61 +11,23 @@
 #include "harness/comm/local_rank.h"
 #include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
-#include "harness/engines/cufile_engine.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/engine_choice.h"
 #include "harness/engines/io_pump.h"
 #include "harness/fs/diskstats.h"
-#include "harness/fs/run_dir.h"
 #include "harness/fs/target.h"
 #include "harness/gpu/batch_copy.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
 #include "harness/stats/io_tally.h"
+#include "harness/store/posix_store.h"
 #include "workloads/sampler.h"
+#include "workloads/train_read_results.h"
 
 namespace iofab {
 namespace {
 
 using nlohmann::json;
-
-// Above this fraction resident at a cold epoch's start, its figures are flagged as possibly from memory.
-constexpr double kColdResidentLimit = 0.05;
-
-const char* drop_cache_name(DropCache d) {
-  switch (d) {
-    case DropCache::kEveryEpoch:
-      return "every_epoch";
-    case DropCache::kFirstEpoch:
-      return "first_epoch";
-    case DropCache::kNever:
-      return "never";
-  }
-  return "every_epoch";
-}
-
-// One epoch as a rank saw it, sent to rank 0.
-struct EpochRecord {
-  uint64_t epoch = 0;
-  bool ok = false;
-  EpochStats stats;
-  CacheCounts cache;
-  bool drop = false;
-  uint64_t planned_count = 0;
-  uint64_t planned_sum = 0;
-  bool disk_seen = false;  // the device's counters were read around the epoch
-  DiskCounters disk;
-};
-
-// What a rank sends rank 0 at the end of the phase.
-struct RankReport {
-  std::string host;
-  std::string engine;  // empty when the loader was never made
-  bool verified = false;
-  std::string device;
-  std::vector<EpochRecord> epochs;
-  Status status;
-};
 
 // Rank 0's verdict on the dataset folder, sent to every rank.
 struct DatasetDecision {
@@ -83,63 +43,10 @@ Status from_wire(const json& j, DatasetDecision* out) {
   return r.status();
 }
 
-json to_wire(const EpochRecord& e) {
-  return {{"epoch", e.epoch},
-          {"ok", e.ok},
-          {"stats", e.stats.to_json()},
-          {"cache",
-           {{"files", e.cache.files},
-            {"bytes", e.cache.bytes},
-            {"resident_bytes", e.cache.resident_bytes},
-            {"drop", e.drop},
-            {"drop_error", e.cache.drop_error}}},
-          {"planned_count", e.planned_count},
-          {"planned_sum", e.planned_sum},
-          {"disk",
-           e.disk_seen ? json{{"read_bytes", e.disk.read_bytes}, {"reads", e.disk.reads}} : json(nullptr)}};
-}
-
-Status from_wire(const json& j, EpochRecord* out) {
-  WireReader r(j);
-  r.field("epoch", &out->epoch).field("ok", &out->ok).field("stats", &out->stats);
-  r.field("planned_count", &out->planned_count).field("planned_sum", &out->planned_sum);
-  json cache, disk;
-  r.field("cache", &cache).optional("disk", &disk);
-  if (!r.status().ok()) return r.status();
-  WireReader c(cache);
-  c.field("files", &out->cache.files).field("bytes", &out->cache.bytes);
-  c.field("resident_bytes", &out->cache.resident_bytes).field("drop", &out->drop);
-  c.field("drop_error", &out->cache.drop_error);
-  if (!c.status().ok()) return Status::Internal("cache: " + c.status().message());
-  out->disk_seen = !disk.is_null();
-  if (!out->disk_seen) return Status::Ok();
-  WireReader d(disk);
-  d.field("read_bytes", &out->disk.read_bytes).field("reads", &out->disk.reads);
-  return d.status().ok() ? Status::Ok() : Status::Internal("disk: " + d.status().message());
-}
-
-json to_wire(const RankReport& r) {
-  json epochs = json::array();
-  for (const auto& e : r.epochs) epochs.push_back(to_wire(e));
-  return {{"host", r.host},     {"engine", r.engine}, {"verified", r.verified},
-          {"device", r.device}, {"epochs", epochs},   {"status", iofab::to_wire(r.status)}};
-}
-
-Status from_wire(const json& j, RankReport* out) {
-  WireReader r(j);
-  r.field("host", &out->host).field("engine", &out->engine).field("verified", &out->verified);
-  r.field("device", &out->device).field("epochs", &out->epochs).field("status", &out->status);
-  return r.status();
-}
-
-Status open_folder(const std::string& path, bool create, int* fd) {
-  if (create && mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
-    return Status::FromErrno("create dataset_dir " + path, errno);
-  }
-  const int f = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (f < 0) return Status::FromErrno("open dataset_dir " + path, errno);
-  *fd = f;
-  return Status::Ok();
+// A dataset_dir is a store of its own, rooted there; create: make the folder (its parent must exist).
+Status open_dataset_store(const std::string& path, bool create, std::unique_ptr<Store>* out) {
+  Status s = open_posix_store(path, create, out);
+  return s.ok() ? s : Status::FromCode(s.code(), "dataset_dir: " + s.message());
 }
 
 uint64_t host_memory_bytes() {
@@ -147,8 +54,6 @@ uint64_t host_memory_bytes() {
   const long page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
 }
-
-double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 class TrainReadPhase final : public Phase {
  public:
@@ -166,8 +71,6 @@ class TrainReadPhase final : public Phase {
   bool drop_before(uint64_t epoch) const {
     return p_.drop_cache == DropCache::kEveryEpoch || (p_.drop_cache == DropCache::kFirstEpoch && epoch == 0);
   }
-  void summarize(const std::vector<RankReport>& ranks, const DatasetLayout& layout, PhaseResult* result,
-                 Status* worst) const;
 
   TrainReadParams p_;
   EngineFactory make_;
@@ -184,24 +87,29 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   Status st = agree(comm, find_local_rank(comm, &where));
   local.host = where.host;
 
-  // The dataset's folder: the phase's own under the run folder, or the user's dataset_dir.
+  // The dataset's folder: the phase's own in the run's store, or the user's dataset_dir, a store of its own.
   const DatasetLayout layout(p_.dataset);
-  int root_fd = -1;
-  int data_fd = -1;
-  int lock_fd = -1;  // rank 0, a dataset_dir: held for the whole phase, so no other run regenerates under us
+  std::unique_ptr<Store> dir_store;  // a dataset_dir's
+  Store* store = user_dir ? nullptr : ctx.store;
+  const std::string root = user_dir ? "" : ctx.phase_name;
+  const std::string data = join_store_path(root, kDataFolder);
+  // Rank 0, a dataset_dir: held for the whole phase, so no other run regenerates under us.
+  std::unique_ptr<StoreLock> lock;
   std::vector<std::string> prepare_notes;
   if (st.ok()) {
     Status mine;
     if (!user_dir) {
-      mine = make_dir_at(ctx.run_dir_fd, ctx.phase_name, &root_fd);
+      mine =
+          store != nullptr ? store->make_folder(root) : Status::Internal("train_read: the run has no store");
     } else if (rank == 0) {
-      mine = open_folder(p_.dataset_dir, true, &root_fd);
+      mine = open_dataset_store(p_.dataset_dir, true, &dir_store);
     }
     st = agree(comm, mine);
   }
   if (st.ok() && user_dir) {
-    st = agree(comm, rank == 0 ? Status::Ok() : open_folder(p_.dataset_dir, false, &root_fd));
+    st = agree(comm, rank == 0 ? Status::Ok() : open_dataset_store(p_.dataset_dir, false, &dir_store));
   }
+  if (user_dir) store = dir_store.get();
 
   // Rank 0 decides: reuse, or generate (fresh, or over a stale iofab dataset); a folder with anything else is
   // refused.
@@ -211,24 +119,24 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     if (rank == 0) {
       DatasetDirState state = DatasetDirState::kEmpty;
       std::string why;
-      bool made_lock = false;
       if (user_dir) {
-        mine = lock_dataset_dir(root_fd, dataset_path, &lock_fd, &made_lock);
-        if (mine.ok() && lock_fd < 0) {
-          prepare_notes.push_back("its filesystem does not support flock: another run using it at the same time "
-                                  "would not be kept out");
+        mine = lock_dataset_dir(*store, root, dataset_path, &lock);
+        if (mine.ok() && lock == nullptr) {
+          prepare_notes.push_back(
+              "its filesystem does not support flock: another run using it at the same time "
+              "would not be kept out");
         }
       }
-      if (mine.ok()) mine = inspect_dataset_dir(root_fd, layout, &state, &why);
+      if (mine.ok()) mine = inspect_dataset_dir(*store, root, layout, &state, &why);
       if (mine.ok() && state == DatasetDirState::kForeign) {
-        if (made_lock) remove_dataset_lock(root_fd, &lock_fd);  // a folder refused is left as it was found
+        remove_dataset_lock(*store, root, &lock);  // a folder refused is left as it was found
         mine = Status::Invalid("dataset_dir " + dataset_path + " " + why +
                                "; iofab generates only into an empty folder or one it made: choose another");
       }
       decision.generate = state == DatasetDirState::kEmpty || state == DatasetDirState::kStale;
       decision.why = state == DatasetDirState::kStale ? why : "";
       uint64_t free_bytes = 0;
-      if (mine.ok() && user_dir && decision.generate && free_bytes_at(root_fd, &free_bytes).ok() &&
+      if (mine.ok() && user_dir && decision.generate && store->free_space(&free_bytes).ok() &&
           free_bytes < layout.total_bytes() + (64ULL << 20)) {
         mine = Status::Invalid("dataset_dir " + dataset_path + " has " + std::to_string(free_bytes) +
                                " bytes free; the dataset needs " + std::to_string(layout.total_bytes()) +
@@ -247,11 +155,11 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   // Generation, timed on its own from a barrier to the agreement that every rank finished.
   double generate_seconds = 0;
   if (st.ok() && generate) {
-    st = agree(comm, rank == 0 ? prepare_dataset_dir(root_fd, layout, &prepare_notes) : Status::Ok());
+    st = agree(comm, rank == 0 ? prepare_dataset_dir(*store, root, layout, &prepare_notes) : Status::Ok());
     if (st.ok()) st = comm.barrier();
     if (st.ok()) {
       const uint64_t g0 = now_ns();
-      Status mine = make_dir_at(root_fd, kDataFolder, &data_fd);
+      Status mine = store->make_folder(data);
       GenerateOptions go;
       go.rank = rank;
       go.ranks = comm.size();
@@ -259,17 +167,22 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
       go.stop = &ctx.stop;
       go.progress = &ctx.progress.done_bytes;
       uint64_t written = 0;
-      if (mine.ok()) mine = generate_dataset_part(data_fd, layout, go, &written);
+      if (mine.ok()) mine = generate_dataset_part(*store, data, layout, go, &written);
       st = agree(comm, mine);
       generate_seconds = static_cast<double>(now_ns() - g0) * 1e-9;
     }
     if (st.ok()) {
-      st = agree(comm, rank == 0 ? complete_manifest(root_fd, layout, generate_seconds) : Status::Ok());
+      st = agree(comm, rank == 0 ? complete_manifest(*store, root, layout, generate_seconds) : Status::Ok());
     }
   }
-  if (st.ok() && data_fd < 0) {
-    data_fd = openat(root_fd, kDataFolder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    st = agree(comm, data_fd < 0 ? Status::FromErrno("open " + dataset_path + "/data", errno) : Status::Ok());
+  if (st.ok() && !generate) {
+    EntryInfo info;
+    Status mine = store->stat(data, &info);
+    if (mine.ok() && info.kind != EntryKind::kFolder) {
+      mine = Status::FromErrno("open " + dataset_path + "/data",
+                               info.kind == EntryKind::kMissing ? ENOENT : ENOTDIR);
+    }
+    st = agree(comm, mine);
   }
 
   // The loader, and the GPU copier when asked for and possible.
@@ -294,7 +207,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     lc.compute_ns = static_cast<uint64_t>(std::llround(p_.compute_per_batch * 1e9));
     lc.direct = p_.direct;
     lc.series_interval_ns = p_.series_interval_ns;
-    st = agree(comm, TrainLoader::create(lc, layout, data_fd, make_, copier.get(), &loader));
+    st = agree(comm, TrainLoader::create(lc, layout, *store, data, make_, copier.get(), &loader));
   }
   if (loader) local.engine = loader->engine_name();
   local.verified = loader ? loader->verifies() : false;
@@ -312,7 +225,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     // Untimed: drop the pages meant to be cold, measure what is resident, draw the plan.
     const bool drop = drop_before(epoch);
     CacheCounts cache;
-    Status mine = dataset_cache_pass(data_fd, layout, static_cast<uint64_t>(where.rank),
+    Status mine = dataset_cache_pass(*store, data, layout, static_cast<uint64_t>(where.rank),
                                      static_cast<uint64_t>(where.size), drop, &cache);
     const BatchPlan plan = plan_epoch(layout.num_samples(), p_.dataset.seed, epoch, rank, comm.size(),
                                       p_.batch_size, p_.drop_last);
@@ -343,15 +256,15 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     st = agree(comm, rs);
   }
 
-  // Teardown: engines before fds, then the dataset unless it is to stay.
+  // Teardown: engines before the files they read, the lock before the store, then the dataset unless it
+  // is to stay.
   loader.reset();
   copier.reset();
-  if (data_fd >= 0) close(data_fd);
-  if (lock_fd >= 0) close(lock_fd);
-  if (root_fd >= 0) close(root_fd);
+  lock.reset();
+  dir_store.reset();
   st.update(comm.barrier());
   Status removed;
-  if (!user_dir && !ctx.keep && rank == 0) removed = remove_tree_at(ctx.run_dir_fd, ctx.phase_name);
+  if (!user_dir && !ctx.keep && rank == 0 && store != nullptr) removed = store->remove_tree(root);
   if (st.ok() && !removed.ok()) st = removed;
 
   local.status = st;
@@ -361,7 +274,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   if (rank != 0) return st;
 
   Status worst = st;
-  summarize(ranks, layout, result, &worst);
+  summarize_train_read(p_, ranks, layout, result, &worst);
   auto& d = result->details;
   d["dataset"] = {{"path", dataset_path},
                   {"origin", generate ? "generated" : "reused"},
@@ -394,191 +307,6 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   return worst;
 }
 
-void TrainReadPhase::summarize(const std::vector<RankReport>& ranks, const DatasetLayout& layout,
-                               PhaseResult* result, Status* worst) const {
-  size_t epochs = SIZE_MAX;
-  for (const auto& r : ranks) epochs = std::min(epochs, r.epochs.size());
-  if (epochs == SIZE_MAX) epochs = 0;
-
-  const uint64_t n = layout.num_samples();
-  const uint64_t all_sum = fingerprint_sum(n);
-  EpochStats total(p_.series_interval_ns);
-  double read_seconds = 0;
-  double au_min = 1.0;
-  bool au_min_seen = false;
-  double resident = 0, cached_bytes = 0;
-  uint64_t device_bytes = 0;
-  bool device_seen = false;
-  bool every_once = true;
-  uint64_t first_wait_max = 0;
-  json per_epoch = json::array();
-  std::vector<double> rank_samples(ranks.size(), 0), rank_bytes(ranks.size(), 0),
-      rank_compute(ranks.size(), 0), rank_wall(ranks.size(), 0);
-
-  for (size_t e = 0; e < epochs; ++e) {
-    EpochStats sum(p_.series_interval_ns);
-    double ep_resident = 0, ep_cached = 0;
-    uint64_t ep_device = 0, planned_count = 0, planned_sum = 0;
-    bool ep_device_seen = false, ep_ok = true, drop = false;
-    std::string drop_error;
-    double ep_au_min = 1.0;
-    for (size_t r = 0; r < ranks.size(); ++r) {
-      const EpochRecord& rec = ranks[r].epochs[e];
-      const EpochStats& s = rec.stats;
-      sum.merge(s);
-      if (s.wall_ns > 0) ep_au_min = std::min(ep_au_min, s.au());
-      rank_samples[r] += static_cast<double>(s.reads.ios);
-      rank_bytes[r] += static_cast<double>(s.reads.bytes);
-      rank_compute[r] += static_cast<double>(s.compute_ns);
-      rank_wall[r] += static_cast<double>(s.wall_ns);
-      ep_ok = ep_ok && rec.ok;
-      ep_resident += static_cast<double>(rec.cache.resident_bytes);
-      ep_cached += static_cast<double>(rec.cache.bytes);
-      drop = drop || rec.drop;
-      if (drop_error.empty()) drop_error = rec.cache.drop_error;
-      planned_count += rec.planned_count;
-      planned_sum += rec.planned_sum;
-      if (rec.disk_seen) {
-        ep_device += rec.disk.read_bytes;
-        ep_device_seen = true;
-      }
-    }
-    const double seconds = static_cast<double>(sum.end_ns) * 1e-9;
-    const double resident_fraction = ratio(ep_resident, ep_cached);
-    const bool once = sum.id_count == n && sum.id_sum == all_sum;
-    const bool planned_once = sum.id_count == planned_count && sum.id_sum == planned_sum;
-    json ej = {
-        {"epoch", e},
-        {"complete", ep_ok},
-        {"seconds", seconds},
-        {"samples", sum.reads.ios},
-        {"read_bytes", sum.reads.bytes},
-        {"io_bytes", sum.io_bytes},
-        {"samples_per_s", ratio(static_cast<double>(sum.reads.ios), seconds)},
-        {"read_bytes_per_s", ratio(static_cast<double>(sum.reads.bytes), seconds)},
-        {"batches", sum.batches},
-        {"au", sum.au()},
-        {"au_min", ep_au_min},
-        {"batch_wait_fraction", ratio(static_cast<double>(sum.wait_ns), static_cast<double>(sum.wall_ns))},
-        {"first_batch_wait_s", static_cast<double>(sum.first_wait_ns) * 1e-9},
-        {"compute_s", static_cast<double>(sum.compute_ns) * 1e-9},
-        {"sample_latency", latency_summary_json(sum.reads.latency)},
-        {"batch_wait", latency_summary_json(sum.batch_wait)},
-        {"series", sum.reads.series.to_json()},
-        {"cache_resident_fraction", resident_fraction},
-        {"cache_dropped", drop},
-        {"cache_drop_error", drop_error},
-        {"device_read_bytes", ep_device_seen ? json(ep_device) : json(nullptr)},
-        {"corrupt_samples", sum.corrupt},
-        {"sample_ids",
-         {{"read", sum.id_count},
-          {"fingerprint_sum", sum.id_sum},
-          {"planned", planned_count},
-          {"planned_fingerprint_sum", planned_sum},
-          {"dataset", n},
-          {"dataset_fingerprint_sum", all_sum},
-          {"every_planned_sample_once", planned_once},
-          {"every_sample_once", once}}}};
-    if (sum.gpu_bytes > 0) {
-      ej["gpu_copy_bytes"] = sum.gpu_bytes;
-      ej["gpu_copy_s"] = static_cast<double>(sum.gpu_ns) * 1e-9;
-    }
-    per_epoch.push_back(std::move(ej));
-
-    total.merge(sum);
-    read_seconds += seconds;
-    if (sum.wall_ns > 0) {
-      au_min = std::min(au_min, ep_au_min);
-      au_min_seen = true;
-    }
-    resident += ep_resident;
-    cached_bytes += ep_cached;
-    device_bytes += ep_device;
-    device_seen = device_seen || ep_device_seen;
-    every_once = every_once && once;
-    first_wait_max = std::max(first_wait_max, sum.first_wait_ns);
-    if (ep_ok && !planned_once && worst->ok()) {
-      *worst =
-          Status::Internal("epoch " + std::to_string(e) + ": the samples read are not the samples planned");
-    }
-    if (drop && (!drop_error.empty() || resident_fraction > kColdResidentLimit)) {
-      result->warnings.push_back("epoch " + std::to_string(e) + " was meant to be cold, but " +
-                                 std::to_string(static_cast<int>(std::lround(resident_fraction * 100))) +
-                                 "% of the dataset was in the page cache at its start (" +
-                                 (drop_error.empty()
-                                      ? std::string("the drop was accepted but the pages stayed, as on tmpfs")
-                                      : "the drop was refused: " + drop_error) +
-                                 "): its figures may come from memory");
-    }
-  }
-
-  auto& m = result->metrics;
-  m["samples_per_s"] = ratio(static_cast<double>(total.reads.ios), read_seconds);
-  m["read_bytes_per_s"] = ratio(static_cast<double>(total.reads.bytes), read_seconds);
-  m["au"] = total.au();
-  m["au_min"] = au_min_seen ? au_min : 0.0;
-  m["batch_wait_fraction"] = ratio(static_cast<double>(total.wait_ns), static_cast<double>(total.wall_ns));
-  m["sample_latency_p50_s"] = static_cast<double>(total.reads.latency.percentile(0.50)) * 1e-9;
-  m["sample_latency_p90_s"] = static_cast<double>(total.reads.latency.percentile(0.90)) * 1e-9;
-  m["sample_latency_p99_s"] = static_cast<double>(total.reads.latency.percentile(0.99)) * 1e-9;
-  m["sample_latency_p999_s"] = static_cast<double>(total.reads.latency.percentile(0.999)) * 1e-9;
-  m["sample_latency_max_s"] = static_cast<double>(total.reads.latency.max()) * 1e-9;
-  m["cache_resident_fraction"] = ratio(resident, cached_bytes);
-  if (device_seen) {
-    m["device_read_bytes"] = static_cast<double>(device_bytes);
-    m["device_read_ratio"] = ratio(static_cast<double>(device_bytes), static_cast<double>(total.reads.bytes));
-  }
-  m["read_seconds"] = read_seconds;
-  m["samples"] = static_cast<double>(total.reads.ios);
-  m["read_bytes"] = static_cast<double>(total.reads.bytes);
-  m["epochs"] = static_cast<double>(epochs);
-  m["first_batch_wait_s"] = static_cast<double>(first_wait_max) * 1e-9;
-  m["corrupt_samples"] = static_cast<double>(total.corrupt);
-
-  auto& d = result->details;
-  d["engine"] = ranks.empty() ? "" : ranks[0].engine;
-  if (d["engine"] == "cufile") d["engine_mode"] = cufile_mode_text();
-  d["verified"] = !ranks.empty() && ranks[0].verified;
-  d["direct"] = p_.direct;
-  d["drop_cache"] = drop_cache_name(p_.drop_cache);
-  d["epochs"] = per_epoch;
-  d["every_sample_once"] = every_once && epochs > 0;
-  d["sample_latency"] = latency_summary_json(total.reads.latency);
-  d["sample_latency_histogram"] = total.reads.latency.to_json();
-  d["batch_wait"] = latency_summary_json(total.batch_wait);
-  d["io_bytes"] = total.io_bytes;
-  const std::string device = ranks.empty() ? std::string() : ranks[0].device;
-  d["device"] = device.empty() ? json(nullptr) : json(device);
-  if (!device_seen) {
-    result->warnings.push_back(
-        "device_read_bytes not measured: the dataset's filesystem has no block device in /proc/diskstats "
-        "(tmpfs, or a network or parallel filesystem)");
-  }
-  json per_rank = json::array();
-  for (size_t r = 0; r < ranks.size(); ++r) {
-    per_rank.push_back({{"rank", r},
-                        {"host", ranks[r].host},
-                        {"samples", rank_samples[r]},
-                        {"read_bytes", rank_bytes[r]},
-                        {"au", ratio(rank_compute[r], rank_wall[r])},
-                        {"error", ranks[r].status.ok() ? "" : ranks[r].status.message()}});
-    if (worst->ok() && !ranks[r].status.ok() && !ranks[r].status.message().empty()) *worst = ranks[r].status;
-  }
-  d["per_rank"] = per_rank;
-  if (total.corrupt > 0 && worst->ok()) {
-    *worst =
-        Status::IoError(std::to_string(total.corrupt) +
-                        " samples were read back with a header naming another sample: the data path returned "
-                        "wrong bytes");
-  }
-  if (!d["verified"].get<bool>()) {
-    result->warnings.push_back(
-        "engine " + d["engine"].get<std::string>() +
-        " moves no data: figures measure the loader, not the storage, and samples are not "
-        "verified");
-  }
-}
-
 }  // namespace
 
 std::unique_ptr<Phase> make_train_read_phase(const TrainReadParams& params, EngineFactory make) {
@@ -609,12 +337,16 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
     // The phase makes the folder but not its parents: a missing parent must stop the suite before any
     // earlier phase writes, not fail this one at run time.
     const std::string parent = std::filesystem::path(p.dataset_dir).parent_path().string();
-    struct stat st {};
-    const bool found = parent.empty() || stat(parent.c_str(), &st) == 0;
-    if (!found || (!parent.empty() && !S_ISDIR(st.st_mode))) {
-      r.fail("dataset_dir", "its parent " + parent + (found ? " is not a folder" : " does not exist") +
-                                "; expected a folder whose parent exists (the phase makes dataset_dir, not its "
-                                "parents)");
+    std::error_code ec;
+    const auto kind =
+        parent.empty() ? std::filesystem::file_type::directory : std::filesystem::status(parent, ec).type();
+    const bool found =
+        kind != std::filesystem::file_type::not_found && kind != std::filesystem::file_type::none;
+    if (!found || kind != std::filesystem::file_type::directory) {
+      r.fail("dataset_dir",
+             "its parent " + parent + (found ? " is not a folder" : " does not exist") +
+                 "; expected a folder whose parent exists (the phase makes dataset_dir, not its "
+                 "parents)");
     }
   }
   const IoParams io = read_io_params(r, {.queue_depth = 8, .has_block_size = false});

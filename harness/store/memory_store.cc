@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <set>
 
 namespace iofab {
 
@@ -19,6 +20,7 @@ struct MemoryStore::State {
   uint64_t capacity;
   std::map<std::string, int> entries;
   std::map<std::string, int> faults;
+  std::set<std::string> locked;
   uint64_t syncs = 0;
   // A folder has no memfd to carry its time: when it was made, in ns since the Unix epoch.
   std::map<std::string, int64_t> folder_times;
@@ -278,6 +280,61 @@ Status MemoryStore::free_space(uint64_t* bytes) {
     if (fd >= 0 && fstat(fd, &st) == 0) used += static_cast<uint64_t>(st.st_blocks) * 512;
   }
   *bytes = used >= state_->capacity ? 0 : state_->capacity - used;
+  return Status::Ok();
+}
+
+namespace {
+
+// Held in this process only: the memory store has no other process to keep out.
+class MemoryLock final : public StoreLock {
+ public:
+  MemoryLock(std::mutex* mu, std::set<std::string>* locked, std::string path, bool created)
+      : mu_(mu), locked_(locked), path_(std::move(path)), created_(created) {}
+  ~MemoryLock() override {
+    std::lock_guard<std::mutex> lock(*mu_);
+    locked_->erase(path_);
+  }
+  bool created() const override { return created_; }
+
+ private:
+  std::mutex* mu_;
+  std::set<std::string>* locked_;
+  std::string path_;
+  bool created_;
+};
+
+}  // namespace
+
+Status MemoryStore::lock(std::string_view path, std::unique_ptr<StoreLock>* out) {
+  if (Status s = check_store_path(path); !s.ok()) return s;
+  std::lock_guard<std::mutex> lock(state_->mu);
+  const std::string p(path);
+  if (const int e = state_->take_fault(path); e != 0) return Status::FromErrno("lock " + p, e);
+  const std::string parent = parent_of(path);
+  if (!parent.empty()) {
+    auto pit = state_->entries.find(parent);
+    if (pit == state_->entries.end()) return Status::FromErrno("open " + p, ENOENT);
+    if (pit->second >= 0) return Status::FromErrno("open " + p, ENOTDIR);
+  }
+  bool created = false;
+  auto it = state_->entries.find(p);
+  if (it == state_->entries.end()) {
+    const int fd = memfd_create(p.c_str(), MFD_CLOEXEC);
+    if (fd < 0) return Status::FromErrno("memfd_create " + p, errno);
+    state_->entries[p] = fd;
+    created = true;
+  } else if (it->second < 0) {
+    return Status::FromErrno("open " + p, EISDIR);
+  }
+  if (!state_->locked.insert(p).second)
+    return Status::Invalid(location_ + p + " is locked by another holder");
+  *out = std::make_unique<MemoryLock>(&state_->mu, &state_->locked, p, created);
+  return Status::Ok();
+}
+
+Status MemoryStore::sync_all() {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  ++state_->syncs;
   return Status::Ok();
 }
 

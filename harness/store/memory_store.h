@@ -34,6 +34,9 @@ class MemoryStore : public Store {
   Status remove_tree(std::string_view path) override;
   Status free_space(uint64_t* bytes) override;
 
+  Status lock(std::string_view path, std::unique_ptr<StoreLock>* out) override;
+  Status sync_all() override;
+
   // The next operation of any kind on path fails with this errno (once).
   void fail_next(std::string_view path, int err);
   // How many sync() and sync_folder() calls the store has seen: what a commit protocol must do.

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -60,6 +61,20 @@ int open_beneath(int root, const std::string& path, int flags, mode_t mode) {
     start = slash + 1;
   }
 }
+
+// A flock held on the descriptor's open file description: closing the descriptor (and every duplicate)
+// releases it, as does the holder's death.
+class PosixLock final : public StoreLock {
+ public:
+  PosixLock(int fd, bool created) : fd_(fd), created_(created) {}
+  ~PosixLock() override { close(fd_); }
+  bool created() const override { return created_; }
+  int fd() const override { return fd_; }
+
+ private:
+  int fd_;
+  bool created_;
+};
 
 class PosixStore final : public Store {
  public:
@@ -134,6 +149,9 @@ class PosixStore final : public Store {
     DIR* d = fdopendir(dir.fd);
     if (d == nullptr) return Status::FromErrno("list " + shown(path), errno);
     dir.fd = -1;  // closedir closes it
+    // The root's descriptor is a duplicate sharing one offset with the store's (and its opener's): a
+    // listing before this one left it at the end.
+    rewinddir(d);
     errno = 0;
     while (dirent* e = readdir(d)) {
       const std::string n = e->d_name;
@@ -191,6 +209,41 @@ class PosixStore final : public Store {
     struct statvfs sv {};
     if (fstatvfs(root_, &sv) != 0) return Status::FromErrno("statvfs " + location_, errno);
     *bytes = static_cast<uint64_t>(sv.f_bavail) * sv.f_frsize;
+    return Status::Ok();
+  }
+
+  Status lock(std::string_view path, std::unique_ptr<StoreLock>* out) override {
+    if (Status s = check_store_path(path); !s.ok()) return s;
+    const std::string p(path);
+    const std::string shown_path = location_ + "/" + p;
+    bool created = false;
+    int fd = open_beneath(root_, p, O_RDWR, 0);
+    if (fd < 0 && errno == ENOENT) {
+      fd = open_beneath(root_, p, O_RDWR | O_CREAT | O_EXCL, 0644);
+      created = fd >= 0;
+      // Another holder made it first: lock theirs.
+      if (fd < 0 && errno == EEXIST) fd = open_beneath(root_, p, O_RDWR, 0);
+    }
+    if (fd < 0) return Status::FromErrno("open " + shown_path, errno);
+    int rc;
+    while ((rc = flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
+    }
+    if (rc != 0) {
+      const int e = errno;
+      close(fd);
+      if (e == EWOULDBLOCK) return Status::Invalid(shown_path + " is locked by another holder");
+      if (e == ENOSYS || e == EOPNOTSUPP || e == ENOLCK) {
+        if (created) remove(path);  // a lock that holds nothing leaves nothing
+        return Status::Unavailable("lock " + shown_path + ": this filesystem does not support flock");
+      }
+      return Status::FromErrno("lock " + shown_path, e);
+    }
+    *out = std::make_unique<PosixLock>(fd, created);
+    return Status::Ok();
+  }
+
+  Status sync_all() override {
+    if (syncfs(root_) != 0) return Status::FromErrno("syncfs " + location_, errno);
     return Status::Ok();
   }
 

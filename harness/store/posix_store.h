@@ -4,7 +4,8 @@
 // symlink planted at any component can lead a write or a removal outside it
 // (on kernels before 5.6, a walk one component at a time with O_NOFOLLOW).
 // create() never replaces (O_EXCL); open() takes only a regular file and
-// never blocks on a FIFO; commit() is rename(2).
+// never blocks on a FIFO; commit() is rename(2); lock() is flock(2) on a
+// file below the root; sync_all() is syncfs(2).
 #pragma once
 
 #include <memory>

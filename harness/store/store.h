@@ -30,6 +30,7 @@ struct StoreCaps {
   bool atomic_commit = true;  // commit() is atomic: a reader sees the old name or the new, never half
   bool durable_sync = true;   // sync() and sync_folder() reach stable storage
   bool direct_io = true;      // OpenOptions::direct bypasses the page cache
+  bool locks = true;          // lock() keeps other processes out (a filesystem may still refuse: Unavailable)
 };
 
 struct OpenOptions {
@@ -44,6 +45,22 @@ struct EntryInfo {
   // When it last changed (a file's data, a folder's names), ns since the Unix epoch; 0 when missing.
   // What tells two commits apart where no manifest says when each happened.
   int64_t modified_unix_ns = 0;
+};
+
+// A lock taken with Store::lock, released when the handle goes. It must not outlive its store.
+class StoreLock {
+ public:
+  StoreLock() = default;
+  StoreLock(const StoreLock&) = delete;
+  StoreLock& operator=(const StoreLock&) = delete;
+  virtual ~StoreLock() = default;
+
+  // Taking it made the lock's file: a caller that backs out removes it (Store::remove, after the
+  // handle goes) to leave the folder as it found it.
+  virtual bool created() const = 0;
+  // The descriptor that holds the lock where the store locks with one (POSIX: flock, so a
+  // duplicate keeps it held until closed); -1 elsewhere.
+  virtual int fd() const { return -1; }
 };
 
 // An open file. The store's descriptor is closed when the handle goes.
@@ -105,6 +122,15 @@ class Store {
   virtual Status remove_tree(std::string_view path) = 0;
   // Bytes a new write may still use.
   virtual Status free_space(uint64_t* bytes) = 0;
+
+  // Takes an exclusive lock named by the file path (created when missing, never through a symlink;
+  // its parent must exist), without waiting. Held by another holder, in this process or another:
+  // InvalidArgument naming the path. A store or filesystem that cannot lock (caps().locks false,
+  // Lustre mounted noflock): Unavailable, and no lock file made by this call is left behind.
+  virtual Status lock(std::string_view path, std::unique_ptr<StoreLock>* out) = 0;
+  // Makes every write to the store's filesystem durable at once (POSIX: syncfs): after many small
+  // files, one flush where a sync() of each would cost a device flush apiece.
+  virtual Status sync_all() = 0;
 };
 
 // Checks a path handed to a Store: relative, '/'-separated names, none empty,

@@ -3,6 +3,7 @@
 // suite does for engines. POSIX-only safety (symlinks) is at the end.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -204,6 +205,56 @@ TEST_P(StoreConformance, FreeSpaceIsReported) {
   EXPECT_GT(free_bytes, 0u);
 }
 
+TEST_P(StoreConformance, ASecondLockIsRefusedWhileTheFirstIsHeldAndTakenAfterItGoes) {
+  if (!store_->caps().locks) GTEST_SKIP() << "this store cannot lock";
+  ASSERT_TRUE(store_->make_folder("f").ok());
+  std::unique_ptr<StoreLock> first;
+  ASSERT_TRUE(store_->lock("f/the.lock", &first).ok());
+  ASSERT_NE(first, nullptr);
+  EXPECT_TRUE(first->created());
+  EntryInfo info;
+  ASSERT_TRUE(store_->stat("f/the.lock", &info).ok());
+  EXPECT_EQ(info.kind, EntryKind::kFile) << "the lock is a file, so a folder holding it is not empty";
+
+  std::unique_ptr<StoreLock> second;
+  Status s = store_->lock("f/the.lock", &second);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s.message();
+  EXPECT_NE(s.message().find("f/the.lock"), std::string::npos) << s.message();
+  EXPECT_EQ(second, nullptr);
+
+  std::unique_ptr<StoreLock> other;
+  ASSERT_TRUE(store_->lock("f/other.lock", &other).ok()) << "locks on other paths are independent";
+
+  first.reset();
+  s = store_->lock("f/the.lock", &second);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_FALSE(second->created()) << "the file the first made stays after release";
+}
+
+TEST_P(StoreConformance, ALockNeedsItsParentAndIsNotAFolder) {
+  std::unique_ptr<StoreLock> lock;
+  EXPECT_FALSE(store_->lock("missing/the.lock", &lock).ok());
+  ASSERT_TRUE(store_->make_folder("f").ok());
+  EXPECT_FALSE(store_->lock("f", &lock).ok());
+  EXPECT_EQ(lock, nullptr);
+  EXPECT_EQ(store_->lock("../the.lock", &lock).code(), Status::Code::kInvalidArgument);
+}
+
+TEST_P(StoreConformance, ListingTheRootAgainNamesTheSameEntries) {
+  ASSERT_TRUE(put("a", "x").ok());
+  ASSERT_TRUE(store_->make_folder("f").ok());
+  std::vector<std::string> first, second;
+  ASSERT_TRUE(store_->list("", &first).ok());
+  ASSERT_TRUE(store_->list("", &second).ok());
+  EXPECT_EQ(first, (std::vector<std::string>{"a", "f"}));
+  EXPECT_EQ(second, first) << "a second listing must not start where the first ended";
+}
+
+TEST_P(StoreConformance, SyncAllSucceeds) {
+  ASSERT_TRUE(put("a", "x").ok());
+  EXPECT_TRUE(store_->sync_all().ok());
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, StoreConformance,
                          ::testing::Values(StoreParam{"posix", true}, StoreParam{"memory", false}),
                          [](const ::testing::TestParamInfo<StoreParam>& p) { return p.param.name; });
@@ -227,6 +278,49 @@ TEST(PosixStore, NeverFollowsASymlinkAtAnyComponent) {
   ASSERT_TRUE(store->remove_tree("link").ok()) << "the link goes, not what it points at";
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/root/link"));
   EXPECT_EQ(read_file(outside + "/precious"), "keep");
+}
+
+// Another process is kept out while the lock is held, and gets it once the holder lets go.
+TEST(PosixStore, ALockKeepsAnotherProcessOutUntilItsHolderLetsGo) {
+  TempDir dir;
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(open_posix_store(dir.path() + "/root", true, &store).ok());
+  std::unique_ptr<StoreLock> mine;
+  ASSERT_TRUE(store->lock("the.lock", &mine).ok());
+  int to_child[2], from_child[2];
+  ASSERT_EQ(pipe(to_child), 0);
+  ASSERT_EQ(pipe(from_child), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    mine.reset();  // its copy of the parent's descriptor: the parent's own still holds the lock
+    std::unique_ptr<StoreLock> theirs;
+    const char refused =
+        store->lock("the.lock", &theirs).code() == Status::Code::kInvalidArgument ? 'r' : 'x';
+    char go;
+    if (write(from_child[1], &refused, 1) != 1 || read(to_child[0], &go, 1) != 1) _exit(2);
+    _exit(store->lock("the.lock", &theirs).ok() ? 0 : 1);  // the parent has let go
+  }
+  char refused = 0;
+  ASSERT_EQ(read(from_child[0], &refused, 1), 1);
+  EXPECT_EQ(refused, 'r') << "another process took the lock while it was held";
+  mine.reset();
+  ASSERT_EQ(write(to_child[1], "g", 1), 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the lock was not free once released";
+  for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) close(fd);
+}
+
+TEST(PosixStore, ALockNeverFollowsASymlink) {
+  TempDir dir;
+  write_file(dir.path() + "/outside", "keep");
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(open_posix_store(dir.path() + "/root", true, &store).ok());
+  ASSERT_EQ(symlink((dir.path() + "/outside").c_str(), (dir.path() + "/root/the.lock").c_str()), 0);
+  std::unique_ptr<StoreLock> lock;
+  EXPECT_FALSE(store->lock("the.lock", &lock).ok());
+  EXPECT_EQ(read_file(dir.path() + "/outside"), "keep");
 }
 
 TEST(MemoryStore, AnArmedFaultFailsTheNextOperationOnThatPathOnce) {

@@ -1,0 +1,198 @@
+// The dataset's data files: generating this rank's part, opening a file to
+// read, and the page-cache pass before an epoch.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "harness/core/mix.h"
+#include "harness/engines/data_fill.h"
+#include "harness/fs/page_cache.h"
+#include "workloads/dataset.h"
+#include "workloads/dataset_manifest.h"
+
+namespace iofab {
+namespace {
+
+// Sample files a generator takes at a time (shards go one at a time).
+constexpr uint64_t kFilesPerUnit = 64;
+// Shards are written through a buffer of this size.
+constexpr uint64_t kWriteChunk = 4ULL << 20;
+
+// Makes the folder path ("d01/d07") below data, one level at a time (the store makes one whose
+// parent exists); other writers making the same folder at once is fine.
+Status make_folder_chain(Store& store, const std::string& data, const std::string& path) {
+  size_t pos = 0;
+  while (pos < path.size()) {
+    size_t slash = path.find('/', pos);
+    if (slash == std::string::npos) slash = path.size();
+    if (Status s = store.make_folder(join_store_path(data, path.substr(0, slash))); !s.ok()) return s;
+    pos = slash + 1;
+  }
+  return Status::Ok();
+}
+
+// Writes one sample file (files layout).
+Status write_sample_file(Store& store, const std::string& folder, const DatasetLayout& layout,
+                         uint64_t sample, const BlockFiller& stamper, unsigned char* buf) {
+  const uint64_t len = layout.file_bytes(sample);
+  stamper.stamp(buf, len, sample);
+  unsigned char header[kSampleHeader];
+  sample_header(layout.spec(), sample, header);
+  std::memcpy(buf, header, std::min<uint64_t>(kSampleHeader, layout.size_of(sample)));
+  const std::string name = layout.name_of(sample);
+  StoreFile f;
+  if (Status s = store.create(join_store_path(folder, name), {}, &f); !s.ok()) return s;
+  return write_dataset_bytes(f.fd(), buf, len, 0, name);
+}
+
+// Writes one shard: the samples back to back, padding at the end.
+Status write_shard(Store& store, const std::string& data, const DatasetLayout& layout, uint64_t shard,
+                   const BlockFiller& stamper, unsigned char* buf, const std::atomic<bool>* stop,
+                   std::atomic<uint64_t>* progress) {
+  const uint64_t len = layout.file_bytes(shard);
+  const uint64_t first = layout.first_sample(shard);
+  const uint64_t end_sample = first + layout.samples_in(shard);
+  const std::string name = layout.name_of(shard);
+  StoreFile f;
+  Status s = store.create(join_store_path(data, name), {}, &f);
+  if (!s.ok()) return s;
+  uint64_t next_header = first;  // the first sample whose header may still start at or after `off`
+  for (uint64_t off = 0, chunk = 0; off < len && s.ok(); off += kWriteChunk, ++chunk) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+      s = Status::Interrupted();
+      break;
+    }
+    const uint64_t n = std::min(kWriteChunk, len - off);
+    stamper.stamp(buf, n, (shard << 24) ^ chunk);
+    // Headers that overlap [off, off + n); one may straddle the previous chunk's end.
+    while (next_header < end_sample) {
+      const uint64_t ho = layout.offset_of(next_header);
+      const uint64_t hl = std::min<uint64_t>(kSampleHeader, layout.size_of(next_header));
+      if (ho >= off + n) break;
+      unsigned char header[kSampleHeader];
+      sample_header(layout.spec(), next_header, header);
+      const uint64_t from = std::max(ho, off);
+      const uint64_t to = std::min(ho + hl, off + n);
+      if (from < to) std::memcpy(buf + (from - off), header + (from - ho), to - from);
+      if (ho + hl > off + n) break;  // the rest of this header goes in the next chunk
+      ++next_header;
+    }
+    s = write_dataset_bytes(f.fd(), buf, n, off, name);
+    if (s.ok() && progress != nullptr) progress->fetch_add(n, std::memory_order_relaxed);
+  }
+  return s;
+}
+
+}  // namespace
+
+Status generate_dataset_part(Store& store, std::string_view data_view, const DatasetLayout& layout,
+                             const GenerateOptions& opts, uint64_t* bytes) {
+  const std::string data(data_view);
+  const bool files = layout.spec().layout == DatasetLayoutKind::kFiles;
+  const uint64_t unit_files = files ? kFilesPerUnit : 1;
+  const uint64_t units = (layout.num_files() + unit_files - 1) / unit_files;
+  const auto rank = static_cast<uint64_t>(opts.rank);
+  const auto ranks = static_cast<uint64_t>(std::max(opts.ranks, 1));
+  const uint64_t mine = units > rank ? (units - rank + ranks - 1) / ranks : 0;
+  const unsigned threads = static_cast<unsigned>(std::clamp<uint64_t>(mine, 1, std::max(opts.threads, 1u)));
+  const uint64_t buf_len = files ? layout.max_aligned_span() : std::min(kWriteChunk, layout.total_bytes());
+  // Stamps come from one dataset-wide key, so every sector of the dataset differs from every other.
+  const BlockFiller stamper(fmix64(layout.spec().seed ^ 0x510e527fade682d1ULL));
+
+  std::atomic<uint64_t> next{0};
+  std::atomic<uint64_t> written{0};
+  std::mutex mu;
+  Status first;
+  auto worker = [&](unsigned t) {
+    std::unique_ptr<unsigned char[]> buf(new unsigned char[std::max<uint64_t>(buf_len, kRecordAlignment)]);
+    BlockFiller filler(fmix64(layout.spec().seed + 1000003 * (rank * 4099 + t + 1)));
+    filler.fill(buf.get(), std::max<uint64_t>(buf_len, kRecordAlignment));
+    Status s;
+    while (s.ok()) {
+      const uint64_t k = next.fetch_add(1);
+      if (k >= mine) break;
+      if (opts.stop != nullptr && opts.stop->load(std::memory_order_relaxed)) {
+        s = Status::Interrupted();
+        break;
+      }
+      const uint64_t unit = rank + k * ranks;
+      if (!files) {
+        s = write_shard(store, data, layout, unit, stamper, buf.get(), opts.stop, opts.progress);
+        if (s.ok()) written.fetch_add(layout.file_bytes(unit));
+        continue;
+      }
+      std::string made;  // the folder the files before this one went to
+      bool made_any = false;
+      for (uint64_t f = unit * unit_files;
+           f < std::min(layout.num_files(), (unit + 1) * unit_files) && s.ok(); ++f) {
+        const std::string folder = layout.folder_of(f);
+        if (!made_any || folder != made) {
+          s = make_folder_chain(store, data, folder);
+          if (!s.ok()) break;
+          made = folder;
+          made_any = true;
+        }
+        s = write_sample_file(store, join_store_path(data, folder), layout, f, stamper, buf.get());
+        if (s.ok()) {
+          written.fetch_add(layout.file_bytes(f));
+          if (opts.progress != nullptr) {
+            opts.progress->fetch_add(layout.file_bytes(f), std::memory_order_relaxed);
+          }
+        }
+      }
+    }
+    if (!s.ok()) {
+      std::lock_guard<std::mutex> lock(mu);
+      // A real error wins over an interruption, so Ctrl-C never hides it.
+      if (first.ok() ||
+          (first.code() == Status::Code::kInterrupted && s.code() != Status::Code::kInterrupted)) {
+        first = s;
+      }
+      next.store(mine);  // the others stop after their current unit
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+  for (auto& th : pool) th.join();
+  *bytes = written.load();
+  if (!first.ok()) return first;
+  // One flush for the whole part: a sync per small file would cost a device flush each.
+  return store.sync_all();
+}
+
+Status open_dataset_file(Store& store, std::string_view data, const DatasetLayout& layout, uint64_t file,
+                         bool direct, StoreFile* out) {
+  OpenOptions opts;
+  opts.direct = direct;
+  Status s = store.open(join_store_path(data, layout.file_path(file)), opts, out);
+  if (!s.ok() && direct && s.message().find("Invalid argument") != std::string::npos) {
+    return Status::IoError(s.message() + " (this filesystem does not support O_DIRECT; set direct: false)");
+  }
+  return s;
+}
+
+Status dataset_cache_pass(Store& store, std::string_view data, const DatasetLayout& layout, uint64_t part,
+                          uint64_t parts, bool drop, CacheCounts* out) {
+  *out = CacheCounts{};
+  if (parts == 0) parts = 1;
+  for (uint64_t f = part; f < layout.num_files(); f += parts) {
+    StoreFile file;
+    Status s = open_dataset_file(store, data, layout, f, false, &file);
+    if (!s.ok()) return s;
+    if (drop) {
+      Status d = drop_cached_pages(file.fd());
+      if (!d.ok() && out->drop_error.empty()) out->drop_error = layout.file_path(f) + ": " + d.message();
+    }
+    uint64_t resident = 0;
+    s = resident_bytes(file.fd(), layout.file_bytes(f), &resident);
+    if (!s.ok()) return s;
+    out->files++;
+    out->bytes += layout.file_bytes(f);
+    out->resident_bytes += resident;
+  }
+  return Status::Ok();
+}
+
+}  // namespace iofab

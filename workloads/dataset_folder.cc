@@ -1,0 +1,106 @@
+// The dataset's folder as a whole: what is there (inspect), who uses it (the
+// lock) and the manifest that marks a generation finished.
+#include <set>
+
+#include "harness/core/json_input.h"
+#include "workloads/dataset.h"
+#include "workloads/dataset_manifest.h"
+
+namespace iofab {
+
+using nlohmann::json;
+
+Status inspect_dataset_dir(Store& store, std::string_view root, const DatasetLayout& layout,
+                           DatasetDirState* state, std::string* why) {
+  why->clear();
+  std::vector<std::string> names;
+  if (Status s = store.list(root, &names); !s.ok()) {
+    return Status::FromCode(s.code(), "read dataset folder: " + s.message());
+  }
+  std::set<std::string> entries;
+  for (auto& n : names) {
+    if (n != kDatasetLockName) entries.insert(std::move(n));
+  }
+  for (const auto& e : entries) {
+    if (e != kManifestName && e != kManifestTemp && e != kDataFolder) {
+      *state = DatasetDirState::kForeign;
+      *why = "holds \"" + e + "\", which iofab did not make";
+      return Status::Ok();
+    }
+  }
+  if (entries.empty()) {
+    *state = DatasetDirState::kEmpty;
+    return Status::Ok();
+  }
+  const char* manifest = entries.count(kManifestName) ? kManifestName : kManifestTemp;
+  if (!entries.count(kManifestName) && !entries.count(kManifestTemp)) {
+    *state = DatasetDirState::kForeign;
+    *why = std::string("holds data/ but no ") + kManifestName + ", so iofab did not make it";
+    return Status::Ok();
+  }
+  std::string text;
+  json m;
+  // Non-blocking and bounded (a FIFO named iofab-dataset.json must not hang the run); depth and repeated
+  // keys checked like every JSON iofab reads.
+  Status rs = read_manifest(store, join_store_path(root, manifest), &text);
+  if (rs.ok()) rs = parse_json_input(text, {}, &m);
+  if (!rs.ok() || !m.is_object() || m.find("format") == m.end() || m["format"] != kManifestFormat) {
+    *state = DatasetDirState::kForeign;
+    *why = std::string(manifest) + " is not an iofab dataset manifest" +
+           (rs.ok() ? "" : " (" + rs.message() + ")");
+    return Status::Ok();
+  }
+  *state = DatasetDirState::kStale;
+  if (manifest != std::string(kManifestName) || m.find("complete") == m.end() || m["complete"] != true) {
+    *why = "an incomplete iofab dataset (its generation did not finish)";
+    return Status::Ok();
+  }
+  const json want = layout.spec().to_json();
+  if (!m.contains("spec") || m["spec"] != want) {
+    *why = "an iofab dataset of other parameters (" + spec_difference(m.value("spec", json::object()), want) +
+           ")";
+    return Status::Ok();
+  }
+  const std::string data = join_store_path(root, kDataFolder);
+  EntryInfo info;
+  if (!store.stat(data, &info).ok() || info.kind != EntryKind::kFolder) {
+    *why = "an iofab dataset whose data/ folder is missing";
+    return Status::Ok();
+  }
+  for (uint64_t f = 0; f < layout.num_files(); ++f) {
+    const std::string path = layout.file_path(f);
+    if (!store.stat(join_store_path(data, path), &info).ok() || info.kind != EntryKind::kFile ||
+        info.size != layout.file_bytes(f)) {
+      *why = "an iofab dataset missing or with a damaged " + path;
+      return Status::Ok();
+    }
+  }
+  *state = DatasetDirState::kMatches;
+  return Status::Ok();
+}
+
+Status lock_dataset_dir(Store& store, std::string_view root, const std::string& shown,
+                        std::unique_ptr<StoreLock>* lock) {
+  Status s = store.lock(join_store_path(root, kDatasetLockName), lock);
+  if (s.code() == Status::Code::kUnavailable) return Status::Ok();  // no locks there: *lock stays null
+  if (s.code() == Status::Code::kInvalidArgument) {
+    return Status::Invalid("dataset_dir " + shown + " is in use by another iofab run (it holds " + shown +
+                           "/" + kDatasetLockName +
+                           "); runs cannot share a dataset_dir at the same time: wait for "
+                           "that run to end, or give this one another dataset_dir; nothing was written");
+  }
+  return s;
+}
+
+void remove_dataset_lock(Store& store, std::string_view root, std::unique_ptr<StoreLock>* lock) {
+  // Removed while still held, so no other run can take the lock on a file about to go.
+  if (*lock != nullptr && (*lock)->created()) (void)store.remove(join_store_path(root, kDatasetLockName));
+  lock->reset();
+}
+
+Status complete_manifest(Store& store, std::string_view root, const DatasetLayout& layout,
+                         double generate_seconds) {
+  return write_manifest(store, root, layout, true, generate_seconds);
+}
+
+}  // namespace iofab

@@ -1,0 +1,129 @@
+#include "workloads/dataset_manifest.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "harness/core/json_input.h"
+
+namespace iofab {
+
+using nlohmann::json;
+
+constexpr int kFormatVersion = 1;
+
+Status write_dataset_bytes(int fd, const unsigned char* buf, uint64_t len, uint64_t offset,
+                           const std::string& what) {
+  while (len > 0) {
+    const ssize_t n = pwrite(fd, buf, len, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::FromErrno("write " + what + " at offset " + std::to_string(offset), errno);
+    }
+    if (n == 0) return Status::IoError("write " + what + ": no progress (device full?)");
+    buf += n;
+    len -= static_cast<uint64_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
+  return Status::Ok();
+}
+
+Status write_manifest(Store& store, std::string_view root, const DatasetLayout& layout, bool complete,
+                      double generate_seconds) {
+  json m = {{"format", kManifestFormat},
+            {"version", kFormatVersion},
+            {"complete", complete},
+            {"spec", layout.spec().to_json()},
+            {"files", layout.num_files()},
+            {"bytes", layout.total_bytes()},
+            {"sample_bytes", layout.sample_bytes()},
+            {"generate_seconds", generate_seconds}};
+  const std::string text = m.dump(2) + "\n";
+  const std::string temp = join_store_path(root, kManifestTemp);
+  if (Status s = store.remove(temp); !s.ok()) return s;
+  StoreFile f;
+  if (Status s = store.create(temp, {}, &f); !s.ok()) return s;
+  Status s = write_dataset_bytes(f.fd(), reinterpret_cast<const unsigned char*>(text.data()), text.size(), 0,
+                                 kManifestTemp);
+  if (s.ok()) s = store.sync(f);
+  f = StoreFile();
+  if (!s.ok()) return s;
+  if (s = store.commit(temp, join_store_path(root, kManifestName)); !s.ok()) return s;
+  return store.sync_folder(root);
+}
+
+Status read_manifest(Store& store, std::string_view path, std::string* text) {
+  StoreFile f;
+  if (Status s = store.open(path, {}, &f); !s.ok()) return s;
+  text->clear();
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = read(f.fd(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::FromErrno(std::string(path), errno);
+    if (n == 0) return Status::Ok();
+    text->append(buf, static_cast<size_t>(n));
+    if (text->size() > kMaxDatasetManifestBytes) {
+      text->clear();
+      return Status::Invalid(std::string(path) + ": larger than 1 MiB, the most iofab reads for this file");
+    }
+  }
+}
+
+// A manifest decides which files get deleted, so a value out of range is refused.
+bool spec_from_json(const json& j, DatasetSpec* out) {
+  if (!j.is_object()) return false;
+  auto num = [&](const char* k, uint64_t lo, uint64_t hi, uint64_t* v) {
+    if (!j.contains(k) || !j[k].is_number_unsigned()) return false;
+    *v = j[k].get<uint64_t>();
+    return *v >= lo && *v <= hi;
+  };
+  DatasetSpec s;
+  const std::string layout = j.value("layout", "");
+  const std::string dist = j.value("distribution", "");
+  if (layout != "files" && layout != "shards") return false;
+  s.layout = layout == "files" ? DatasetLayoutKind::kFiles : DatasetLayoutKind::kShards;
+  if (dist == "fixed") {
+    s.distribution = SizeDistribution::kFixed;
+  } else if (dist == "normal") {
+    s.distribution = SizeDistribution::kNormal;
+  } else if (dist == "lognormal") {
+    s.distribution = SizeDistribution::kLognormal;
+  } else {
+    return false;
+  }
+  if (!num("num_samples", 1, 1'000'000'000, &s.num_samples) ||
+      !num("sample_size", 1, kMaxSampleSize, &s.sample_size) || !num("seed", 0, UINT64_MAX, &s.seed)) {
+    return false;
+  }
+  if (s.distribution != SizeDistribution::kFixed &&
+      (!num("sample_size_stdev", 0, kMaxSampleSize, &s.sample_size_stdev) ||
+       !num("sample_size_min", 1, kMaxSampleSize, &s.sample_size_min) ||
+       !num("sample_size_max", 1, kMaxSampleSize, &s.sample_size_max) ||
+       s.sample_size_min > s.sample_size_max)) {
+    return false;
+  }
+  if (s.layout == DatasetLayoutKind::kFiles
+          ? !num("files_per_dir", 2, 10'000'000, &s.files_per_dir)
+          : !num("samples_per_shard", 1, 1'000'000'000, &s.samples_per_shard)) {
+    return false;
+  }
+  s.resolve_size_bounds();
+  *out = s;
+  return true;
+}
+
+std::string spec_difference(const json& had, const json& want) {
+  std::string out;
+  for (const auto& [k, v] : want.items()) {
+    if (had.contains(k) && had[k] == v) continue;
+    if (!out.empty()) out += ", ";
+    out += k + " " + (had.contains(k) ? had[k].dump() : "(absent)") + " vs " + v.dump();
+  }
+  for (const auto& [k, v] : had.items()) {
+    if (!want.contains(k)) out += (out.empty() ? "" : ", ") + k + " " + v.dump() + " vs (absent)";
+  }
+  return out;
+}
+
+}  // namespace iofab

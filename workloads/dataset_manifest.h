@@ -1,0 +1,44 @@
+// The dataset's manifest (iofab-dataset.json): its format, written
+// atomically, read back bounded, and the spec it records checked before it
+// decides which files get deleted. Used by the dataset's folder code
+// (dataset_folder.cc, dataset_regenerate.cc), not by phases.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "harness/core/status.h"
+#include "harness/store/store.h"
+#include "workloads/dataset.h"
+
+namespace iofab {
+
+// Written first, then committed over kManifestName: a crash leaves the old manifest or the new.
+constexpr const char* kManifestTemp = "iofab-dataset.json.tmp";
+constexpr const char* kManifestFormat = "iofab-dataset";
+// Real manifests are a few hundred bytes; the limit only bounds a hostile one.
+constexpr uint64_t kMaxDatasetManifestBytes = 1ULL << 20;
+
+// Writes root's manifest of layout: temp file, sync, commit over kManifestName, sync of root.
+Status write_manifest(Store& store, std::string_view root, const DatasetLayout& layout, bool complete,
+                      double generate_seconds);
+
+// Writes len bytes of buf at offset, through short writes; what names the file in errors. Every
+// dataset writer (the manifest, the data files) goes through it.
+Status write_dataset_bytes(int fd, const unsigned char* buf, uint64_t len, uint64_t offset,
+                           const std::string& what);
+
+// Reads the file path whole, refusing anything but a regular file (never blocking on a FIFO) and
+// more than kMaxDatasetManifestBytes.
+Status read_manifest(Store& store, std::string_view path, std::string* text);
+
+// The spec a manifest records, checked as the suite parser checks it: false when any value is
+// missing or out of range.
+bool spec_from_json(const nlohmann::json& j, DatasetSpec* out);
+
+// "num_samples 200 vs 201, ...": what differs between a recorded spec and the wanted one.
+std::string spec_difference(const nlohmann::json& had, const nlohmann::json& want);
+
+}  // namespace iofab

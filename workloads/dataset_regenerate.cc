@@ -1,0 +1,125 @@
+// Regeneration over an old dataset: the files its manifests list go, and
+// nothing else (docs/faults.md). A user's file beside them stays, with a
+// note; one where the new dataset needs a path is refused, not removed.
+#include <algorithm>
+#include <cerrno>
+#include <set>
+
+#include "harness/core/json_input.h"
+#include "workloads/dataset.h"
+#include "workloads/dataset_manifest.h"
+
+namespace iofab {
+
+using nlohmann::json;
+
+namespace {
+
+// Removes the files the old layout made below data (regular files only: a
+// link or folder in one's place is not iofab's), then its folders once empty.
+Status remove_listed_files(Store& store, const std::string& data, const DatasetLayout& old) {
+  std::set<std::string> folders;
+  for (uint64_t f = 0; f < old.num_files(); ++f) {
+    const std::string path = old.file_path(f);
+    EntryInfo info;
+    if (store.stat(join_store_path(data, path), &info).ok() && info.kind == EntryKind::kFile) {
+      if (Status s = store.remove(join_store_path(data, path)); !s.ok()) return s;
+    }
+    for (std::string dir = old.folder_of(f); !dir.empty();) {
+      if (!folders.insert(dir).second) break;
+      const auto slash = dir.rfind('/');
+      dir = slash == std::string::npos ? "" : dir.substr(0, slash);
+    }
+  }
+  // Deepest first; a folder still holding something that is not iofab's stays.
+  std::vector<std::string> order(folders.begin(), folders.end());
+  std::sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
+    return std::count(a.begin(), a.end(), '/') > std::count(b.begin(), b.end(), '/');
+  });
+  for (const auto& dir : order) {
+    const std::string path = join_store_path(data, dir);
+    EntryInfo info;
+    std::vector<std::string> inside;
+    if (!store.stat(path, &info).ok() || info.kind != EntryKind::kFolder || !store.list(path, &inside).ok() ||
+        !inside.empty()) {
+      continue;
+    }
+    if (Status s = store.remove(path); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+// Entries below folder, as paths from it, up to limit of them (a link is an entry, never followed).
+void list_tree(Store& store, const std::string& folder, const std::string& prefix, size_t limit,
+               std::vector<std::string>* out) {
+  std::vector<std::string> names;
+  if (!store.list(folder, &names).ok()) return;
+  for (const auto& n : names) {
+    if (out->size() >= limit) return;
+    const std::string path = join_store_path(folder, n);
+    EntryInfo info;
+    if (!store.stat(path, &info).ok() || info.kind != EntryKind::kFolder) {
+      out->push_back(prefix + n);
+      continue;
+    }
+    const size_t before = out->size();
+    list_tree(store, path, prefix + n + "/", limit, out);
+    if (out->size() == before) out->push_back(prefix + n + "/");  // an empty folder
+  }
+}
+
+}  // namespace
+
+Status prepare_dataset_dir(Store& store, std::string_view root, const DatasetLayout& layout,
+                           std::vector<std::string>* notes) {
+  const std::string data = join_store_path(root, kDataFolder);
+  EntryInfo data_info;
+  if (Status s = store.stat(data, &data_info); !s.ok()) return s;
+  if (data_info.kind == EntryKind::kFile || data_info.kind == EntryKind::kOther) {
+    return Status::FromErrno(std::string("open ") + kDataFolder, ENOTDIR);
+  }
+  const bool had_data = data_info.kind == EntryKind::kFolder;
+  // The old dataset's files, as its manifests (a complete one, or one left mid-rewrite) list them.
+  for (const char* name : {kManifestName, kManifestTemp}) {
+    if (!had_data) break;
+    std::string text;
+    // Absent, or not a regular file: it lists nothing. Bounded and non-blocking, like every read.
+    if (!read_manifest(store, join_store_path(root, name), &text).ok()) continue;
+    json m;
+    const bool parsed = parse_json_input(text, {}, &m).ok();
+    // A temp manifest cut short by a crash lists nothing: it is written before any file of its spec.
+    if (!parsed && name == kManifestTemp) continue;
+    DatasetSpec old;
+    if (!parsed || !m.is_object() || !spec_from_json(m.value("spec", json()), &old)) {
+      return Status::Invalid(std::string(name) + "'s spec is unreadable, so which files in " + kDataFolder +
+                             "/ iofab made is unknown; nothing was removed: move " + kDataFolder +
+                             "/ away or choose another dataset_dir");
+    }
+    if (Status r = remove_listed_files(store, data, DatasetLayout(old)); !r.ok()) return r;
+  }
+  Status s = write_manifest(store, root, layout, false, 0);
+  if (s.ok() && !had_data) s = store.make_folder(data);
+  if (!s.ok()) return s;
+  // What is left is not iofab's: it stays, unless it sits where a new file goes.
+  std::vector<std::string> left;
+  list_tree(store, data, "", 4, &left);
+  if (left.empty()) return Status::Ok();
+  for (uint64_t f = 0; f < layout.num_files(); ++f) {
+    const std::string path = layout.file_path(f);
+    EntryInfo info;
+    // An error here is a file where the path needs a folder (ENOTDIR): in the way too.
+    if (!store.stat(join_store_path(data, path), &info).ok() || info.kind != EntryKind::kMissing) {
+      return Status::Invalid(
+          std::string(kDataFolder) + "/" + path +
+          " is in the way: iofab did not make it (no manifest lists it) and the new dataset "
+          "needs that path; move it away or choose another dataset_dir");
+    }
+  }
+  std::string names;
+  for (size_t i = 0; i < left.size() && i < 3; ++i) names += (i ? ", " : "") + left[i];
+  notes->push_back(std::string(kDataFolder) + "/ holds files iofab did not make (" + names +
+                   (left.size() > 3 ? ", ..." : "") + "); they were left as they are");
+  return Status::Ok();
+}
+
+}  // namespace iofab

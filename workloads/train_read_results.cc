@@ -1,0 +1,270 @@
+#include "workloads/train_read_results.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "harness/comm/wire.h"
+#include "harness/engines/cufile_engine.h"
+#include "harness/stats/io_tally.h"
+#include "workloads/sampler.h"
+
+namespace iofab {
+
+using nlohmann::json;
+
+namespace {
+
+// Above this fraction resident at a cold epoch's start, its figures are flagged as possibly from memory.
+constexpr double kColdResidentLimit = 0.05;
+
+const char* drop_cache_name(DropCache d) {
+  switch (d) {
+    case DropCache::kEveryEpoch:
+      return "every_epoch";
+    case DropCache::kFirstEpoch:
+      return "first_epoch";
+    case DropCache::kNever:
+      return "never";
+  }
+  return "every_epoch";
+}
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+}  // namespace
+
+json to_wire(const EpochRecord& e) {
+  return {{"epoch", e.epoch},
+          {"ok", e.ok},
+          {"stats", e.stats.to_json()},
+          {"cache",
+           {{"files", e.cache.files},
+            {"bytes", e.cache.bytes},
+            {"resident_bytes", e.cache.resident_bytes},
+            {"drop", e.drop},
+            {"drop_error", e.cache.drop_error}}},
+          {"planned_count", e.planned_count},
+          {"planned_sum", e.planned_sum},
+          {"disk",
+           e.disk_seen ? json{{"read_bytes", e.disk.read_bytes}, {"reads", e.disk.reads}} : json(nullptr)}};
+}
+
+Status from_wire(const json& j, EpochRecord* out) {
+  WireReader r(j);
+  r.field("epoch", &out->epoch).field("ok", &out->ok).field("stats", &out->stats);
+  r.field("planned_count", &out->planned_count).field("planned_sum", &out->planned_sum);
+  json cache, disk;
+  r.field("cache", &cache).optional("disk", &disk);
+  if (!r.status().ok()) return r.status();
+  WireReader c(cache);
+  c.field("files", &out->cache.files).field("bytes", &out->cache.bytes);
+  c.field("resident_bytes", &out->cache.resident_bytes).field("drop", &out->drop);
+  c.field("drop_error", &out->cache.drop_error);
+  if (!c.status().ok()) return Status::Internal("cache: " + c.status().message());
+  out->disk_seen = !disk.is_null();
+  if (!out->disk_seen) return Status::Ok();
+  WireReader d(disk);
+  d.field("read_bytes", &out->disk.read_bytes).field("reads", &out->disk.reads);
+  return d.status().ok() ? Status::Ok() : Status::Internal("disk: " + d.status().message());
+}
+
+json to_wire(const RankReport& r) {
+  json epochs = json::array();
+  for (const auto& e : r.epochs) epochs.push_back(to_wire(e));
+  return {{"host", r.host},     {"engine", r.engine}, {"verified", r.verified},
+          {"device", r.device}, {"epochs", epochs},   {"status", iofab::to_wire(r.status)}};
+}
+
+Status from_wire(const json& j, RankReport* out) {
+  WireReader r(j);
+  r.field("host", &out->host).field("engine", &out->engine).field("verified", &out->verified);
+  r.field("device", &out->device).field("epochs", &out->epochs).field("status", &out->status);
+  return r.status();
+}
+
+void summarize_train_read(const TrainReadParams& p, const std::vector<RankReport>& ranks,
+                          const DatasetLayout& layout, PhaseResult* result, Status* worst) {
+  size_t epochs = SIZE_MAX;
+  for (const auto& r : ranks) epochs = std::min(epochs, r.epochs.size());
+  if (epochs == SIZE_MAX) epochs = 0;
+
+  const uint64_t n = layout.num_samples();
+  const uint64_t all_sum = fingerprint_sum(n);
+  EpochStats total(p.series_interval_ns);
+  double read_seconds = 0;
+  double au_min = 1.0;
+  bool au_min_seen = false;
+  double resident = 0, cached_bytes = 0;
+  uint64_t device_bytes = 0;
+  bool device_seen = false;
+  bool every_once = true;
+  uint64_t first_wait_max = 0;
+  json per_epoch = json::array();
+  std::vector<double> rank_samples(ranks.size(), 0), rank_bytes(ranks.size(), 0),
+      rank_compute(ranks.size(), 0), rank_wall(ranks.size(), 0);
+
+  for (size_t e = 0; e < epochs; ++e) {
+    EpochStats sum(p.series_interval_ns);
+    double ep_resident = 0, ep_cached = 0;
+    uint64_t ep_device = 0, planned_count = 0, planned_sum = 0;
+    bool ep_device_seen = false, ep_ok = true, drop = false;
+    std::string drop_error;
+    double ep_au_min = 1.0;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      const EpochRecord& rec = ranks[r].epochs[e];
+      const EpochStats& s = rec.stats;
+      sum.merge(s);
+      if (s.wall_ns > 0) ep_au_min = std::min(ep_au_min, s.au());
+      rank_samples[r] += static_cast<double>(s.reads.ios);
+      rank_bytes[r] += static_cast<double>(s.reads.bytes);
+      rank_compute[r] += static_cast<double>(s.compute_ns);
+      rank_wall[r] += static_cast<double>(s.wall_ns);
+      ep_ok = ep_ok && rec.ok;
+      ep_resident += static_cast<double>(rec.cache.resident_bytes);
+      ep_cached += static_cast<double>(rec.cache.bytes);
+      drop = drop || rec.drop;
+      if (drop_error.empty()) drop_error = rec.cache.drop_error;
+      planned_count += rec.planned_count;
+      planned_sum += rec.planned_sum;
+      if (rec.disk_seen) {
+        ep_device += rec.disk.read_bytes;
+        ep_device_seen = true;
+      }
+    }
+    const double seconds = static_cast<double>(sum.end_ns) * 1e-9;
+    const double resident_fraction = ratio(ep_resident, ep_cached);
+    const bool once = sum.id_count == n && sum.id_sum == all_sum;
+    const bool planned_once = sum.id_count == planned_count && sum.id_sum == planned_sum;
+    json ej = {
+        {"epoch", e},
+        {"complete", ep_ok},
+        {"seconds", seconds},
+        {"samples", sum.reads.ios},
+        {"read_bytes", sum.reads.bytes},
+        {"io_bytes", sum.io_bytes},
+        {"samples_per_s", ratio(static_cast<double>(sum.reads.ios), seconds)},
+        {"read_bytes_per_s", ratio(static_cast<double>(sum.reads.bytes), seconds)},
+        {"batches", sum.batches},
+        {"au", sum.au()},
+        {"au_min", ep_au_min},
+        {"batch_wait_fraction", ratio(static_cast<double>(sum.wait_ns), static_cast<double>(sum.wall_ns))},
+        {"first_batch_wait_s", static_cast<double>(sum.first_wait_ns) * 1e-9},
+        {"compute_s", static_cast<double>(sum.compute_ns) * 1e-9},
+        {"sample_latency", latency_summary_json(sum.reads.latency)},
+        {"batch_wait", latency_summary_json(sum.batch_wait)},
+        {"series", sum.reads.series.to_json()},
+        {"cache_resident_fraction", resident_fraction},
+        {"cache_dropped", drop},
+        {"cache_drop_error", drop_error},
+        {"device_read_bytes", ep_device_seen ? json(ep_device) : json(nullptr)},
+        {"corrupt_samples", sum.corrupt},
+        {"sample_ids",
+         {{"read", sum.id_count},
+          {"fingerprint_sum", sum.id_sum},
+          {"planned", planned_count},
+          {"planned_fingerprint_sum", planned_sum},
+          {"dataset", n},
+          {"dataset_fingerprint_sum", all_sum},
+          {"every_planned_sample_once", planned_once},
+          {"every_sample_once", once}}}};
+    if (sum.gpu_bytes > 0) {
+      ej["gpu_copy_bytes"] = sum.gpu_bytes;
+      ej["gpu_copy_s"] = static_cast<double>(sum.gpu_ns) * 1e-9;
+    }
+    per_epoch.push_back(std::move(ej));
+
+    total.merge(sum);
+    read_seconds += seconds;
+    if (sum.wall_ns > 0) {
+      au_min = std::min(au_min, ep_au_min);
+      au_min_seen = true;
+    }
+    resident += ep_resident;
+    cached_bytes += ep_cached;
+    device_bytes += ep_device;
+    device_seen = device_seen || ep_device_seen;
+    every_once = every_once && once;
+    first_wait_max = std::max(first_wait_max, sum.first_wait_ns);
+    if (ep_ok && !planned_once && worst->ok()) {
+      *worst =
+          Status::Internal("epoch " + std::to_string(e) + ": the samples read are not the samples planned");
+    }
+    if (drop && (!drop_error.empty() || resident_fraction > kColdResidentLimit)) {
+      result->warnings.push_back("epoch " + std::to_string(e) + " was meant to be cold, but " +
+                                 std::to_string(static_cast<int>(std::lround(resident_fraction * 100))) +
+                                 "% of the dataset was in the page cache at its start (" +
+                                 (drop_error.empty()
+                                      ? std::string("the drop was accepted but the pages stayed, as on tmpfs")
+                                      : "the drop was refused: " + drop_error) +
+                                 "): its figures may come from memory");
+    }
+  }
+
+  auto& m = result->metrics;
+  m["samples_per_s"] = ratio(static_cast<double>(total.reads.ios), read_seconds);
+  m["read_bytes_per_s"] = ratio(static_cast<double>(total.reads.bytes), read_seconds);
+  m["au"] = total.au();
+  m["au_min"] = au_min_seen ? au_min : 0.0;
+  m["batch_wait_fraction"] = ratio(static_cast<double>(total.wait_ns), static_cast<double>(total.wall_ns));
+  m["sample_latency_p50_s"] = static_cast<double>(total.reads.latency.percentile(0.50)) * 1e-9;
+  m["sample_latency_p90_s"] = static_cast<double>(total.reads.latency.percentile(0.90)) * 1e-9;
+  m["sample_latency_p99_s"] = static_cast<double>(total.reads.latency.percentile(0.99)) * 1e-9;
+  m["sample_latency_p999_s"] = static_cast<double>(total.reads.latency.percentile(0.999)) * 1e-9;
+  m["sample_latency_max_s"] = static_cast<double>(total.reads.latency.max()) * 1e-9;
+  m["cache_resident_fraction"] = ratio(resident, cached_bytes);
+  if (device_seen) {
+    m["device_read_bytes"] = static_cast<double>(device_bytes);
+    m["device_read_ratio"] = ratio(static_cast<double>(device_bytes), static_cast<double>(total.reads.bytes));
+  }
+  m["read_seconds"] = read_seconds;
+  m["samples"] = static_cast<double>(total.reads.ios);
+  m["read_bytes"] = static_cast<double>(total.reads.bytes);
+  m["epochs"] = static_cast<double>(epochs);
+  m["first_batch_wait_s"] = static_cast<double>(first_wait_max) * 1e-9;
+  m["corrupt_samples"] = static_cast<double>(total.corrupt);
+
+  auto& d = result->details;
+  d["engine"] = ranks.empty() ? "" : ranks[0].engine;
+  if (d["engine"] == "cufile") d["engine_mode"] = cufile_mode_text();
+  d["verified"] = !ranks.empty() && ranks[0].verified;
+  d["direct"] = p.direct;
+  d["drop_cache"] = drop_cache_name(p.drop_cache);
+  d["epochs"] = per_epoch;
+  d["every_sample_once"] = every_once && epochs > 0;
+  d["sample_latency"] = latency_summary_json(total.reads.latency);
+  d["sample_latency_histogram"] = total.reads.latency.to_json();
+  d["batch_wait"] = latency_summary_json(total.batch_wait);
+  d["io_bytes"] = total.io_bytes;
+  const std::string device = ranks.empty() ? std::string() : ranks[0].device;
+  d["device"] = device.empty() ? json(nullptr) : json(device);
+  if (!device_seen) {
+    result->warnings.push_back(
+        "device_read_bytes not measured: the dataset's filesystem has no block device in /proc/diskstats "
+        "(tmpfs, or a network or parallel filesystem)");
+  }
+  json per_rank = json::array();
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    per_rank.push_back({{"rank", r},
+                        {"host", ranks[r].host},
+                        {"samples", rank_samples[r]},
+                        {"read_bytes", rank_bytes[r]},
+                        {"au", ratio(rank_compute[r], rank_wall[r])},
+                        {"error", ranks[r].status.ok() ? "" : ranks[r].status.message()}});
+    if (worst->ok() && !ranks[r].status.ok() && !ranks[r].status.message().empty()) *worst = ranks[r].status;
+  }
+  d["per_rank"] = per_rank;
+  if (total.corrupt > 0 && worst->ok()) {
+    *worst =
+        Status::IoError(std::to_string(total.corrupt) +
+                        " samples were read back with a header naming another sample: the data path returned "
+                        "wrong bytes");
+  }
+  if (!d["verified"].get<bool>()) {
+    result->warnings.push_back(
+        "engine " + d["engine"].get<std::string>() +
+        " moves no data: figures measure the loader, not the storage, and samples are not "
+        "verified");
+  }
+}
+
+}  // namespace iofab
