@@ -9,6 +9,7 @@
 
 #include "harness/core/units.h"
 #include "reports/console_report.h"
+#include "reports/phase_definitions.h"
 #include "reports/repeat_stats.h"
 
 namespace iofab {
@@ -331,6 +332,25 @@ Table checks_table(const std::vector<SystemReport>& systems) {
   return t;
 }
 
+namespace {
+
+// What the phase's figures mean: one text when every system's phase defines them alike, else each
+// system's, labelled.
+std::string definitions_note(const std::vector<SystemReport>& systems, const std::vector<const PhaseReport*>& phases) {
+  std::vector<std::string> texts;
+  for (const PhaseReport* p : phases) texts.push_back(p != nullptr ? phase_definitions(*p) : "");
+  std::set<std::string> distinct(texts.begin(), texts.end());
+  distinct.erase("");
+  if (distinct.size() <= 1) return distinct.empty() ? "" : *distinct.begin();
+  std::string out;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    if (!texts[i].empty()) out += (out.empty() ? "" : " ") + systems[i].label + ": " + texts[i];
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Table> metric_tables(const std::vector<SystemReport>& systems) {
   std::vector<Table> out;
   for (const auto& name : phase_names(systems)) {
@@ -343,6 +363,7 @@ std::vector<Table> metric_tables(const std::vector<SystemReport>& systems) {
       if (phases.back() != nullptr && kind.empty()) kind = phases.back()->kind;
     }
     t.title = name + (kind.empty() || kind == name ? "" : " (" + kind + ")");
+    t.note = definitions_note(systems, phases);
     t.head.push_back("metric");
     for (const auto& s : systems) t.head.push_back(s.label);
     std::vector<Cell> status{{"status", Cell::Kind::kPlain}};

@@ -5,12 +5,12 @@
 
 #include "harness/comm/rank_gather.h"
 #include "harness/core/checked_math.h"
-#include "harness/engines/cufile_engine.h"
 #include "harness/engines/data_fill.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/engine_choice.h"
 #include "harness/engines/io_buffers.h"
 #include "harness/engines/io_pump.h"
+#include "harness/phase/io_details.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
 #include "harness/phase/worker_group.h"
@@ -21,17 +21,12 @@ namespace {
 
 using nlohmann::json;
 
-struct IngestParams {
-  std::string engine;
-  bool direct = false;
-  unsigned workers = 1;
+// The I/O params are the shared reader's (read_io_params).
+struct IngestParams : IoParams {
   uint64_t files_per_worker = 1;
   uint64_t file_size = 0;
-  uint64_t block_size = 0;
-  unsigned queue_depth = 1;
   bool fsync = true;
   uint64_t seed = 1;
-  uint64_t series_interval_ns = 0;
 };
 
 // What a rank sends rank 0 at the end of the phase.
@@ -221,12 +216,7 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
   m["latency_max_s"] = total.latency.max() * 1e-9;
   m["rank_bytes_per_s_min"] = rank_min;
   m["rank_bytes_per_s_max"] = rank_max;
-  result->details["latency"] = latency_summary_json(total.latency);
-  result->details["latency_histogram"] = total.latency.to_json();
-  result->details["series"] = total.series.to_json();
-  result->details["per_rank"] = per_rank;
-  result->details["engine"] = resolve_engine_name(p_.engine);
-  if (result->details["engine"] == "cufile") result->details["engine_mode"] = cufile_mode_text();
+  put_io_details(total, per_rank, p_.engine, result);
   if (!p_.direct) {
     result->warnings.push_back("buffered writes (direct: false): bandwidth includes page-cache absorption until fsync");
   }
@@ -237,7 +227,7 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
 
 std::unique_ptr<Phase> parse_ingest(ParamReader& r) {
   IngestParams p;
-  assign_io_params(read_io_params(r, {.queue_depth = 1}), &p);
+  static_cast<IoParams&>(p) = read_io_params(r, {.queue_depth = 1});
   p.files_per_worker = static_cast<uint64_t>(r.integer("files_per_worker", 1, 1, 4096));
   p.file_size = r.size("file_size", 64ULL << 20, 1);
   if (!checked_product({p.file_size, p.files_per_worker, p.workers})) {

@@ -35,15 +35,7 @@ struct IoParamsForm {
 // kDirectAlignment.
 IoParams read_io_params(ParamReader& r, const IoParamsForm& form);
 
-// Copies io into a phase's params struct whose fields have the same names.
-template <class PhaseParams>
-void assign_io_params(const IoParams& io, PhaseParams* p) {
-  p->engine = io.engine;
-  p->direct = io.direct;
-  p->workers = io.workers;
-  p->block_size = io.block_size;
-  p->queue_depth = io.queue_depth;
-  p->series_interval_ns = io.series_interval_ns;
-}
+// A storage phase's params derive from IoParams (struct CheckpointParams : IoParams), so the fields are
+// declared once and the reader's result is one assignment: static_cast<IoParams&>(p) = read_io_params(...).
 
 }  // namespace iofab

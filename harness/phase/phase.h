@@ -52,8 +52,7 @@ using EngineMaker =
 
 struct PhaseContext {
   Comm& comm;
-  int run_dir_fd;                     // the run folder; every file goes below it
-  const std::string& run_dir_path;
+  const std::string& run_dir_path;    // for messages and reports; files go through store
   const TargetInfo& target;
   const std::atomic<bool>& stop;      // set on SIGINT/SIGTERM
   Progress& progress;

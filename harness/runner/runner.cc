@@ -302,7 +302,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     }
     leave_fallback();
     Progress progress;
-    PhaseContext ctx{comm, run_dir.fd(), run_dir.path(), target, stop, progress, spec.name, opts.keep};
+    PhaseContext ctx{comm, run_dir.path(), target, stop, progress, spec.name, opts.keep};
     ctx.store = run_store.get();
     PhaseResult result;
     const auto t0 = std::chrono::steady_clock::now();

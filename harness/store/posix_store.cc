@@ -233,7 +233,9 @@ class PosixStore final : public Store {
       close(fd);
       if (e == EWOULDBLOCK) return Status::Invalid(shown_path + " is locked by another holder");
       if (e == ENOSYS || e == EOPNOTSUPP || e == ENOLCK) {
-        if (created) remove(path);  // a lock that holds nothing leaves nothing
+        // A lock that holds nothing leaves nothing; should the removal fail, the flock error is the one
+        // the caller must see.
+        if (created) remove(path).ignore_error();
         return Status::Unavailable("lock " + shown_path + ": this filesystem does not support flock");
       }
       return Status::FromErrno("lock " + shown_path, e);

@@ -150,8 +150,10 @@ TEST(CheckpointPhase, BudgetFiguresFollowTheFormulas) {
   }
   EXPECT_EQ(r.details["model"]["params"], 1e9);
   EXPECT_EQ(r.details["timing"]["interval_seconds"], 3600);
-  EXPECT_NE(r.details["budget"]["assumption"].get<std::string>().find("holds at full scale"),
-            std::string::npos);
+  // The projection's basis as a code and a count; no prose in details (the reporters word it).
+  EXPECT_EQ(r.details["budget"]["projection_basis"], "slowest_checkpoint_aggregate");
+  EXPECT_EQ(r.details["budget"]["projection_writers"], r.details["layout"]["shards"]);
+  EXPECT_EQ(r.details["stall_includes"], nlohmann::json::array({"write", "fsync", "commit"}));
 }
 
 TEST(CheckpointPhase, VerdictFlipsWithTheInterval) {

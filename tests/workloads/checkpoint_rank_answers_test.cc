@@ -3,7 +3,7 @@
 // naming the rank and the field ("rank 1 sent a bad result: ..."), on the
 // ranks that read it, never an exception out of a JSON accessor.
 //
-// The run folder is reached only through the Store: run_dir_fd is -1 here.
+// The run folder is reached only through the Store: the context carries no descriptor of it.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -77,7 +77,7 @@ class RankAnswers : public ::testing::Test {
       RewritingComm rewriting(comm, key.empty() ? "\x01none" : key, rewrite);
       Comm& used = r == 1 ? static_cast<Comm&>(rewriting) : comm;
       Progress progress;
-      PhaseContext ctx{used, -1, dir_.path(), target_, stop_, progress, name, false, nullptr};
+      PhaseContext ctx{used, dir_.path(), target_, stop_, progress, name, false, nullptr};
       ctx.store = store.get();
       PhaseResult result;
       EXPECT_NO_THROW(out[r] = phase->run(ctx, &result)) << "rank " << r;

@@ -59,7 +59,7 @@ class PhaseHarness {
     EXPECT_NE(phase, nullptr) << errors;
     if (phase == nullptr) return Status::Invalid(errors);
     Progress progress;
-    PhaseContext ctx{comm_, fd_, dir_.path(), target_, stop, progress, name, keep, engines};
+    PhaseContext ctx{comm_, dir_.path(), target_, stop, progress, name, keep, engines};
     std::unique_ptr<Store> store;
     if (Status s = posix_store_at(fd_, dir_.path(), &store); !s.ok()) return s;
     ctx.store = store.get();

@@ -82,7 +82,7 @@ class PhaseRun {
   ~PhaseRun() { close(fd_); }
 
   Status run(Phase& phase, PhaseResult* result, bool keep = false) {
-    PhaseContext ctx{comm_, fd_, dir_.path(), target_, stop, progress_, "train", keep};
+    PhaseContext ctx{comm_, dir_.path(), target_, stop, progress_, "train", keep};
     std::unique_ptr<Store> store;
     if (Status s = posix_store_at(fd_, dir_.path(), &store); !s.ok()) return s;
     ctx.store = store.get();

@@ -135,7 +135,7 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
 
 std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   CheckpointParams p;
-  assign_io_params(read_io_params(r, {.queue_depth = 16}), &p);
+  static_cast<IoParams&>(p) = read_io_params(r, {.queue_depth = 16});
   p.writer_fraction = r.fraction("writer_fraction", 1, kMinWriterFraction, 1);
   const bool has_params = r.raw("params") != nullptr;
   const bool has_bpp = r.raw("bytes_per_param") != nullptr;

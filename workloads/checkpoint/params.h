@@ -5,14 +5,16 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/phase/io_params.h"
 #include "workloads/checkpoint/budget.h"
 
 namespace iofab {
 
-struct CheckpointParams {
-  std::string engine = "auto";
-  bool direct = false;
-  unsigned workers = 1;
+// The I/O params (engine, direct, workers, block size, queue depth, series interval) are the shared
+// reader's (read_io_params), with this phase's defaults.
+struct CheckpointParams : IoParams {
+  CheckpointParams() : IoParams{.block_size = 1ULL << 20, .queue_depth = 16} {}
+
   double writer_fraction = 1;
   double params = 0;  // 0: the size came from checkpoint_size
   double bytes_per_param = kDefaultBytesPerParam;
@@ -24,10 +26,7 @@ struct CheckpointParams {
   bool async = false;
   unsigned keep = 1;
   double budget_fraction = kDefaultBudgetFraction;
-  uint64_t block_size = 1ULL << 20;
-  unsigned queue_depth = 16;
   uint64_t seed = 1;
-  uint64_t series_interval_ns = 100'000'000;
 };
 
 }  // namespace iofab

@@ -7,8 +7,7 @@
 
 #include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
-#include "harness/engines/cufile_engine.h"
-#include "harness/engines/engine_choice.h"
+#include "harness/phase/io_details.h"
 #include "workloads/checkpoint/budget.h"
 
 namespace iofab {
@@ -191,23 +190,18 @@ void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const Shar
                   const BudgetVerdict& overall, PhaseResult* result) {
   const IoTally& total = all.total;
   json budget = to_json(overall);
-  budget["rule"] = "stall <= budget_fraction x interval";
+  // Figures and codes only: the reporters say in words what they mean (reports/phase_definitions.cc).
   budget["budget_fraction"] = p.budget_fraction;
   budget["interval_seconds"] = p.interval_s;
   budget["scale"] = p.scale;
-  budget["assumption"] =
-      "projected stall = full-size checkpoint bytes / the aggregate bytes/s measured on the slowest "
-      "checkpoint "
-      "of this run (" +
-      std::to_string(l.shards) + " writers): it assumes that bandwidth holds at full scale";
+  budget["projection_basis"] = "slowest_checkpoint_aggregate";
+  budget["projection_writers"] = l.shards;
   budget["worst_checkpoint_projected_seconds"] = finite_or_zero(jd.worst_projected);
   result->details["budget"] = budget;
   result->details["checkpoints"] = jd.per_cp;
   result->details["mode"] = p.async ? "async" : "sync";
-  result->details["stall_definition"] =
-      p.async
-          ? "copy of every shard into host staging memory; the write and its fsync drain in the background"
-          : "write + fsync of every shard + commit (manifest, fsyncs, rename)";
+  result->details["stall_includes"] =
+      p.async ? json::array({"staging_copy"}) : json::array({"write", "fsync", "commit"});
   result->details["layout"] = {{"ranks", ctx.comm.size()},
                                {"workers", p.workers},
                                {"writer_fraction", p.writer_fraction},
@@ -221,18 +215,9 @@ void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const Shar
   if (p.params > 0) {
     result->details["model"] = {{"params", p.params}, {"bytes_per_param", p.bytes_per_param}};
   }
-  result->details["timing"] = {{"interval_seconds", p.interval_s},
-                               {"gap_seconds", p.gap_s},
-                               {"note",
-                                "interval is the training job's checkpoint interval (the budget); gap is "
-                                "how long this run computed between checkpoints"}};
+  result->details["timing"] = {{"interval_seconds", p.interval_s}, {"gap_seconds", p.gap_s}};
   result->details["stale_tmp_removed"] = mine.stale_removed;
-  result->details["latency"] = latency_summary_json(total.latency);
-  result->details["latency_histogram"] = total.latency.to_json();
-  result->details["series"] = total.series.to_json();
-  result->details["per_rank"] = all.per_rank;
-  result->details["engine"] = resolve_engine_name(p.engine);
-  if (result->details["engine"] == "cufile") result->details["engine_mode"] = cufile_mode_text();
+  put_io_details(total, all.per_rank, p.engine, result);
 }
 
 }  // namespace

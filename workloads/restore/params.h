@@ -5,22 +5,20 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/phase/io_params.h"
 #include "workloads/checkpoint/budget.h"
 
 namespace iofab {
 
-struct RestoreParams {
-  std::string engine = "auto";
-  bool direct = false;
-  unsigned workers = 1;
+// The I/O params are the shared reader's (read_io_params), with this phase's defaults.
+struct RestoreParams : IoParams {
+  RestoreParams() : IoParams{.block_size = 1ULL << 20, .queue_depth = 16} {}
+
   unsigned fanout = kDefaultFanout;
   std::string checkpoint;  // an earlier checkpoint phase of this run
   std::string from;        // or a step-N/ folder (or a checkpoint phase's folder) elsewhere
   double restore_budget_s = 0;
   bool drop_cache = true;
-  uint64_t block_size = 1ULL << 20;
-  unsigned queue_depth = 16;
-  uint64_t series_interval_ns = 100'000'000;
 };
 
 }  // namespace iofab

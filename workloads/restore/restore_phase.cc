@@ -89,7 +89,7 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
 
 std::unique_ptr<Phase> parse_restore(ParamReader& r) {
   RestoreParams p;
-  assign_io_params(read_io_params(r, {.queue_depth = 16}), &p);
+  static_cast<IoParams&>(p) = read_io_params(r, {.queue_depth = 16});
   p.fanout = static_cast<unsigned>(r.integer("fanout", kDefaultFanout, 1, kMaxFanout));
   p.checkpoint = r.string("checkpoint", "");
   p.from = r.string("from", "");

@@ -10,8 +10,8 @@
 
 #include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
-#include "harness/engines/cufile_engine.h"
 #include "harness/engines/engine_choice.h"
+#include "harness/phase/io_details.h"
 #include "workloads/checkpoint/budget.h"
 
 namespace iofab {
@@ -175,9 +175,8 @@ void fill_metrics(const RestoreParams& p, const Manifest& m, const AllRanks& all
     mt["required_read_bytes_per_s"] = finite_or_zero(v.required_bytes_per_s);
     mt["restore_budget_margin"] = finite_or_zero(v.margin);
     json b = to_json(v);
-    b["assumption"] =
-        "projected restore = fanout x full-size checkpoint bytes / the read bytes/s measured here: "
-        "it assumes that bandwidth holds at full scale";
+    b["projection_basis"] = "measured_read";  // the reporters say it in words
+    b["fanout"] = p.fanout;
     result->details["restore_budget"] = b;
   }
 }
@@ -201,12 +200,7 @@ void fill_details(const PhaseContext& ctx, const RestoreParams& p, const Located
   json bad_list = json::array();
   for (const auto& [name, reason] : all.bad_shards) bad_list.push_back({{"name", name}, {"reason", reason}});
   result->details["bad_shards"] = bad_list;
-  result->details["latency"] = latency_summary_json(total.latency);
-  result->details["latency_histogram"] = total.latency.to_json();
-  result->details["series"] = total.series.to_json();
-  result->details["per_rank"] = all.per_rank;
-  result->details["engine"] = resolve_engine_name(p.engine);
-  if (result->details["engine"] == "cufile") result->details["engine_mode"] = cufile_mode_text();
+  put_io_details(total, all.per_rank, p.engine, result);
 }
 
 void add_warnings(const RestoreParams& p, const AllRanks& all, PhaseResult* result) {
