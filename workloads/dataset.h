@@ -203,22 +203,4 @@ struct CacheCounts {
 Status dataset_cache_pass(Store& store, std::string_view data, const DatasetLayout& layout, uint64_t part,
                           uint64_t parts, bool drop, CacheCounts* out);
 
-// ---- the same, on a folder descriptor ----
-//
-// For callers that hold the folder open rather than a Store (the tests):
-// each wraps the descriptor in a POSIX store rooted there and calls the
-// Store form above. root_fd is the dataset's folder, data_fd its data/.
-
-Status inspect_dataset_dir(int root_fd, const DatasetLayout& layout, DatasetDirState* state,
-                           std::string* why);
-// As the Store form; the lock is held while *lock_fd stays open (-1 where
-// the filesystem has no flock); *created: this call made the lock file.
-Status lock_dataset_dir(int root_fd, const std::string& path, int* lock_fd, bool* created);
-Status prepare_dataset_dir(int root_fd, const DatasetLayout& layout, std::vector<std::string>* notes);
-Status complete_manifest(int root_fd, const DatasetLayout& layout, double generate_seconds);
-Status generate_dataset_part(int data_fd, const DatasetLayout& layout, const GenerateOptions& opts,
-                             uint64_t* bytes);
-Status dataset_cache_pass(int data_fd, const DatasetLayout& layout, uint64_t part, uint64_t parts, bool drop,
-                          CacheCounts* out);
-
 }  // namespace iofab

@@ -93,8 +93,11 @@ Status lock_dataset_dir(Store& store, std::string_view root, const std::string& 
 }
 
 void remove_dataset_lock(Store& store, std::string_view root, std::unique_ptr<StoreLock>* lock) {
-  // Removed while still held, so no other run can take the lock on a file about to go.
-  if (*lock != nullptr && (*lock)->created()) (void)store.remove(join_store_path(root, kDatasetLockName));
+  // Removed while still held, so no other run can take the lock on a file about to go. A lock file that
+  // stays is harmless: the next run takes the lock on it.
+  if (*lock != nullptr && (*lock)->created()) {
+    store.remove(join_store_path(root, kDatasetLockName)).ignore_error();
+  }
   lock->reset();
 }
 

@@ -116,7 +116,9 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   struct ReleaseOnExit {
     Comm& comm;
     ~ReleaseOnExit() {
-      if (comm.failed()) (void)comm.release_survivors();
+      // On the way out: a rank that cannot be released is lost already, and the others stop waiting
+      // for it at --rank-timeout.
+      if (comm.failed()) comm.release_survivors().ignore_error();
     }
   } release{comm};
   const std::string path = report_path(report);

@@ -469,7 +469,8 @@ Status open_verbs_fabric(const FabricChoice& choice, std::unique_ptr<RdmaFabric>
     // libibverbs answers ENOSYS when the kernel has no verbs devices at all; the kernel's own list says it
     // plainer.
     std::vector<RdmaDevice> sysfs;
-    (void)read_rdma_devices(kSysfsInfinibandRoot, &sysfs);
+    // An unreadable list reads as an empty one: either way there is no device to use.
+    read_rdma_devices(kSysfsInfinibandRoot, &sysfs).ignore_error();
     if (sysfs.empty()) return Status::Unavailable("no RDMA device (no /sys/class/infiniband entries)");
     if (list == nullptr) {
       return Status::Unavailable(std::string("no RDMA device: ibv_get_device_list: ") +

@@ -94,7 +94,7 @@ void write_fallback(const std::string& path, const std::string& text) {
       run_id_of(existing) == run_id_of(text)) {
     return;
   }
-  (void)write_file_atomic(path, text);  // nobody is left to tell of a failure
+  write_file_atomic(path, text).ignore_error();  // nobody is left to tell of a failure
 }
 
 [[noreturn]] void courier_main() {
@@ -110,7 +110,10 @@ void write_fallback(const std::string& path, const std::string& text) {
       if (!fallback_path.empty()) write_fallback(fallback_path, fallback_text);
       bool removed = false;
       // Only a folder named like a run folder, never through a symlink, and only once no rank holds it.
-      if (!remove_if_gone.empty()) (void)remove_run_dir_once_released(remove_if_gone, kRemovalWait, &removed);
+      // The courier has nobody left to tell of a failure: `iofab clean` removes what stays.
+      if (!remove_if_gone.empty()) {
+        remove_run_dir_once_released(remove_if_gone, kRemovalWait, &removed).ignore_error();
+      }
       _exit(0);
     };
     if (!recv_all(kCourierFd, &h, sizeof h)) rank_gone();

@@ -69,7 +69,6 @@ class PosixLock final : public StoreLock {
   PosixLock(int fd, bool created) : fd_(fd), created_(created) {}
   ~PosixLock() override { close(fd_); }
   bool created() const override { return created_; }
-  int fd() const override { return fd_; }
 
  private:
   int fd_;

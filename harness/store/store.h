@@ -58,9 +58,6 @@ class StoreLock {
   // Taking it made the lock's file: a caller that backs out removes it (Store::remove, after the
   // handle goes) to leave the folder as it found it.
   virtual bool created() const = 0;
-  // The descriptor that holds the lock where the store locks with one (POSIX: flock, so a
-  // duplicate keeps it held until closed); -1 elsewhere.
-  virtual int fd() const { return -1; }
 };
 
 // An open file. The store's descriptor is closed when the handle goes.

@@ -13,6 +13,8 @@
 #include <set>
 
 #include "harness/fs/run_dir.h"
+#include "dataset_at_fd.h"
+#include "harness/store/posix_store.h"
 #include "test_util.h"
 
 namespace iofab {
@@ -356,19 +358,21 @@ TEST(DatasetDirLock, ASecondHolderIsRefusedUntilTheFirstLetsGo) {
   TempDir dir("/dev/shm");
   int root = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
   ASSERT_GE(root, 0);
-  int first = -1;
-  bool created = false;
-  ASSERT_TRUE(lock_dataset_dir(root, dir.path(), &first, &created).ok());
-  EXPECT_TRUE(created);
-  int second = -1;
-  Status st = lock_dataset_dir(root, dir.path(), &second, &created);
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(open_posix_store(dir.path(), false, &store).ok());
+  std::unique_ptr<StoreLock> first;
+  ASSERT_TRUE(lock_dataset_dir(*store, "", dir.path(), &first).ok());
+  ASSERT_NE(first, nullptr);
+  EXPECT_TRUE(first->created());
+  std::unique_ptr<StoreLock> second;
+  Status st = lock_dataset_dir(*store, "", dir.path(), &second);
   EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
   EXPECT_NE(st.message().find("in use by another iofab run"), std::string::npos) << st.message();
-  EXPECT_FALSE(created);
-  EXPECT_EQ(second, -1);
-  close(first);
-  ASSERT_TRUE(lock_dataset_dir(root, dir.path(), &second, &created).ok());
-  close(second);
+  EXPECT_EQ(second, nullptr);
+  first.reset();
+  ASSERT_TRUE(lock_dataset_dir(*store, "", dir.path(), &second).ok());
+  EXPECT_NE(second, nullptr);
+  second.reset();
   // The lock file is iofab's: a folder holding only it is still empty to inspect.
   DatasetDirState state;
   std::string why;

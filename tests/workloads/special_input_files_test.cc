@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "dataset_at_fd.h"
 #include "fifo_guard.h"
 #include "phase_harness.h"
 #include "workloads/dataset.h"
