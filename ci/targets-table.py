@@ -77,7 +77,7 @@ def main(args):
                     )
                 elif kind == "gluster" and "client cache not excluded" not in ver.get("note", ""):
                     problems.append(f"{kind}: phase {name}: note does not say the client cache: {ver.get('note')}")
-                notes.setdefault(kind, ver.get("note", ""))
+                notes.setdefault((kind, ver.get("direction", "")), ver.get("note", ""))
         devices = ", ".join(target.get("devices", [])) or "none"
         label = f"{kind} ({fs}; {target.get('mount_source', '')}; devices: {devices})"
         rows.append((label, cells, report.get("verdict", {}).get("status", "?"), path))
@@ -90,8 +90,8 @@ def main(args):
         if i == 0:
             print("-+-".join("-" * w for w in widths))
     print()
-    for kind, note in notes.items():
-        print(f"{kind}: {note}")
+    for (kind, direction), note in notes.items():
+        print(f"{kind} ({direction}): {note}")
     print()
     for label, _, _, path in rows:
         print(f"report: {label.split(' ')[0]}: {path}")
