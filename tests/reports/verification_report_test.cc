@@ -7,6 +7,7 @@
 #include "reports/console_report.h"
 #include "reports/html_report.h"
 #include "reports/json_report.h"
+#include "reports/junit_report.h"
 #include "reports/markdown_report.h"
 #include "reports/report_fixtures.h"
 #include "reports/report_reader.h"
@@ -102,6 +103,12 @@ TEST(VerificationReport, ConsoleSaysUnverifiedBesideTheFigure) {
   EXPECT_NE(out.str().find("    unverified: client cache not excluded (fuse.glusterfs is a FUSE mount"),
             std::string::npos)
       << out.str();
+}
+
+TEST(VerificationReport, JunitCarriesTheLevelAndTheNote) {
+  const std::string xml = junit_for_run(read(gluster_report(), "g.json").report);
+  EXPECT_NE(xml.find("<property name=\"verification\" value=\"unverified\"/>"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<system-out>unverified: client cache not excluded"), std::string::npos) << xml;
 }
 
 TEST(VerificationReport, ComparisonPageShowsTheTargetAndTheLevelPerSystem) {
