@@ -37,6 +37,8 @@ void write_console_summary(const Report& r, std::ostream& out) {
       out << "    " << n << " = "
           << format_metric_value(p.metrics[n].get<double>(), unit_map.value(n, std::string("count"))) << "\n";
     }
+    // Said before the checks, so nobody reads a cached figure as the storage's.
+    if (p.verification) out << "    " << p.verification->note << "\n";
     for (const auto& c : p.checks) {
       out << "    " << (c.passed ? "pass" : "FAIL") << "  " << c.name << "  (measured ";
       out << (c.has_value ? format_metric_value(c.value, unit_map.value(c.metric, std::string("count")))

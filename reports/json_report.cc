@@ -34,15 +34,22 @@ json report_to_json(const Report& r) {
     }
     json metrics = json::object();
     for (const auto& [k, v] : p.metrics.items()) metrics[k] = v.is_number() ? number(v.get<double>()) : v;
-    phases.push_back({{"name", p.name},
-                      {"kind", p.kind},
-                      {"status", phase_status_text(p.status)},
-                      {"reason", p.reason},
-                      {"seconds", p.seconds},
-                      {"params", p.params},
-                      {"result", {{"metrics", metrics}, {"details", p.details}}},
-                      {"warnings", p.warnings},
-                      {"checks", checks}});
+    json phase = {{"name", p.name},
+                  {"kind", p.kind},
+                  {"status", phase_status_text(p.status)},
+                  {"reason", p.reason},
+                  {"seconds", p.seconds},
+                  {"params", p.params},
+                  {"result", {{"metrics", metrics}, {"details", p.details}}},
+                  {"warnings", p.warnings},
+                  {"checks", checks}};
+    if (p.verification) {
+      json v = to_json(*p.verification);
+      v["phase_bytes"] = number(p.verification->phase_bytes);
+      if (p.verification->counted_bytes) v["counted_bytes"] = number(*p.verification->counted_bytes);
+      phase["verification"] = std::move(v);
+    }
+    phases.push_back(std::move(phase));
   }
   return {{"schema_version", kSchemaVersion},
           {"tool", r.tool},

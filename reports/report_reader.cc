@@ -198,6 +198,34 @@ void read_check(Checker& c, const json& j, const std::string& path, CheckResult*
   out->passed = c.boolean(j, "passed", path);
 }
 
+// phases[].verification, absent from reports written before it existed.
+void read_verification(Checker& c, const json& j, const std::string& path, PhaseReport* out) {
+  const json* v = c.object(j, "verification", path, false);
+  if (v == nullptr) return;
+  const std::string vp = field_path(path, "verification");
+  Verification ver;
+  ver.level = c.string(*v, "level", vp, true);
+  if (v->contains("level") && (*v)["level"].is_string() && ver.level != kLevelStorage &&
+      ver.level != kLevelClient && ver.level != kLevelUnverified) {
+    c.fail(field_path(vp, "level"), "one of \"storage\" \"client\" \"unverified\"", &(*v)["level"]);
+  }
+  ver.direction = c.string(*v, "direction", vp, true);
+  if (v->contains("direction") && (*v)["direction"].is_string() && ver.direction != "read" &&
+      ver.direction != "write") {
+    c.fail(field_path(vp, "direction"), "\"read\" or \"write\"", &(*v)["direction"]);
+  }
+  const auto bytes = c.number_or_null(*v, "phase_bytes", vp, true);
+  if (bytes && *bytes < 0) c.fail(field_path(vp, "phase_bytes"), "a number >= 0", &(*v)["phase_bytes"]);
+  ver.phase_bytes = bytes.value_or(0);
+  ver.counted_bytes = c.number_or_null(*v, "counted_bytes", vp, false);
+  if (ver.counted_bytes && *ver.counted_bytes < 0) {
+    c.fail(field_path(vp, "counted_bytes"), "a number >= 0 or null", &(*v)["counted_bytes"]);
+  }
+  ver.source = c.string(*v, "source", vp, false);
+  ver.note = c.string(*v, "note", vp, true);
+  out->verification = std::move(ver);
+}
+
 void read_phase(Checker& c, const json& j, const std::string& path, PhaseReport* out) {
   if (!j.is_object()) {
     c.fail(path, "an object {name, kind, status, result, checks}", &j);
@@ -237,6 +265,7 @@ void read_phase(Checker& c, const json& j, const std::string& path, PhaseReport*
     }
   }
   c.strings(j, "warnings", path, &out->warnings);
+  read_verification(c, j, path, out);
   if (const json* checks = c.array(j, "checks", path, false)) {
     for (size_t i = 0; i < checks->size(); ++i) {
       read_check(c, (*checks)[i], field_path(path, "checks") + "[" + std::to_string(i) + "]",

@@ -99,9 +99,18 @@ std::string target_text(const Report& r) {
   const json& t = r.target;
   std::string s = scalar(get(t, "path"));
   std::string fs = scalar(get(t, "fs_type"));
-  std::string dev = scalar(get(t, "device"));
+  // mount_source since the field exists; device in older reports holds the same.
+  std::string dev = scalar(get(t, "mount_source"));
+  if (dev.empty()) dev = scalar(get(t, "device"));
   if (!fs.empty() || !dev.empty()) s += " (" + fs + (dev.empty() ? "" : " on " + dev) + ")";
   return s;
+}
+
+std::string devices_text(const Report& r) {
+  const json& d = get(r.target, "devices");
+  if (!d.is_array()) return scalar(get(r.target, "block_device"));
+  return d.empty() ? "none (no block device to count: figures cannot be verified from /proc/diskstats)"
+                   : scalar(d);
 }
 
 std::string repeat_text(const Report& r) {
@@ -217,8 +226,18 @@ Table systems_table(const std::vector<SystemReport>& systems) {
   row("GPUs", [](const Report& r, const LoadedReport&) { return gpus_text(r); });
   row("RDMA devices", [](const Report& r, const LoadedReport&) { return rdma_text(r); });
   row("target", [](const Report& r, const LoadedReport&) { return target_text(r); });
+  row("filesystem", [](const Report& r, const LoadedReport&) {
+    std::string s = scalar(get(r.target, "fs_type"));
+    const std::string access = scalar(get(r.target, "access"));
+    return access.empty() ? s : s + " (" + access + ")";
+  });
+  row("mount source", [](const Report& r, const LoadedReport&) {
+    const std::string s = scalar(get(r.target, "mount_source"));
+    return s.empty() ? scalar(get(r.target, "device")) : s;
+  });
   row("mount options",
       [](const Report& r, const LoadedReport&) { return scalar(get(r.target, "mount_options")); });
+  row("block devices", [](const Report& r, const LoadedReport&) { return devices_text(r); });
   row("target free", [](const Report& r, const LoadedReport&) {
     std::string s = bytes_text(get(r.target, "free_bytes"));
     const std::string total = bytes_text(get(r.target, "total_bytes"));
@@ -244,6 +263,22 @@ Table systems_table(const std::vector<SystemReport>& systems) {
     if (l.schema_version != kSchemaVersion) s += ", report schema " + std::to_string(l.schema_version);
     return s;
   });
+  // Per phase, whether its figure is the storage's: an unverified one is marked as a failed check is.
+  for (const auto& name : phase_names(systems)) {
+    std::vector<Cell> r{{"verification: " + name, Cell::Kind::kPlain}};
+    bool any = false;
+    for (const auto& s : systems) {
+      const PhaseReport* p = find_phase(s.loaded.report, name);
+      if (p == nullptr || !p->verification) {
+        r.push_back({"-", Cell::Kind::kAbsent});
+        continue;
+      }
+      any = true;
+      const bool verified = p->verification->level != kLevelUnverified;
+      r.push_back({p->verification->note, verified ? Cell::Kind::kPass : Cell::Kind::kFail});
+    }
+    if (any) t.rows.push_back(std::move(r));
+  }
   return t;
 }
 

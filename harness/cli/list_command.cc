@@ -139,6 +139,10 @@ json discover(const std::string& target) {
               {"device", info.device},
               {"mount_point", info.mount_point},
               {"block_device", info.block_device},
+              {"mount_source", info.mount_source},
+              {"mount_options", info.mount_options},
+              {"devices", info.devices},
+              {"access", info.access},
               {"free_bytes", info.free_bytes}});
   }
   // Leftovers of killed runs (names only: their sizes need a walk of every file; `iofab clean` shows them).
@@ -268,6 +272,13 @@ int cmd_list(const std::string& target, bool as_json, std::ostream& out) {
                 ? ""
                 : ", block device " + t["block_device"].get<std::string>())
         << ")\n";
+    // What a run's figures can be proved by there, before anyone runs one.
+    const bool nfs = t["fs_type"].get<std::string>().rfind("nfs", 0) == 0;
+    out << "  access " << t["access"].get<std::string>() << ": "
+        << (!t["devices"].empty() ? "bytes are counted in /proc/diskstats"
+            : nfs                 ? "the NFS client counts bytes in /proc/self/mountstats"
+                                  : "nothing counts its bytes: figures will be marked unverified")
+        << "\n";
   }
   if (!t["stale_run_folders"].empty()) {
     out << "stale run folders (no live run holds them): ";

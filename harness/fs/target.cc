@@ -51,7 +51,31 @@ std::string block_name_for(dev_t dev) {
   return slash == std::string::npos ? target : target.substr(slash + 1);
 }
 
+// The block device a mount source names ("/dev/loop3", "/dev/mapper/vg-lv"): how btrfs is found, whose
+// st_dev is an anonymous device that /sys/dev/block does not know.
+std::string block_name_of_source(const std::string& source) {
+  if (source.empty() || source[0] != '/') return "";
+  struct stat st {};
+  if (stat(source.c_str(), &st) != 0 || !S_ISBLK(st.st_mode)) return "";
+  return block_name_for(st.st_rdev);
+}
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
 }  // namespace
+
+std::string access_for_fs_type(const std::string& t) {
+  // fuseblk is a FUSE filesystem on a block device (ntfs-3g): the daemon's caches are not excluded either.
+  if (t == "fuse" || t == "fuseblk" || starts_with(t, "fuse.")) return "fuse";
+  static const char* const kNetwork[] = {"nfs",  "nfs4",     "cifs",      "smb3",   "smbfs",  "lustre",
+                                         "gpfs", "ceph",     "glusterfs", "beegfs", "wekafs", "afs",
+                                         "9p",   "orangefs", "pvfs2",     "ocfs2",  "gfs2"};
+  for (const char* n : kNetwork) {
+    if (t == n) return "network";
+  }
+  if (t == "tmpfs" || t == "ramfs" || t == "hugetlbfs") return "memory";
+  return "other";
+}
 
 Status describe_target(const std::string& path, TargetInfo* info) {
   char resolved[PATH_MAX];
@@ -93,8 +117,18 @@ Status describe_target(const std::string& path, TargetInfo* info) {
       info->mount_options = f[5] + (dash + 3 < f.size() ? "," + f[dash + 3] : "");
       info->fs_type = f[dash + 1];
       info->device = unescape_mount(f[dash + 2]);
+      info->mount_source = info->device;
     }
   }
+  info->devices.clear();
+  if (!info->block_device.empty()) info->devices.push_back(info->block_device);
+  if (const std::string src = block_name_of_source(info->mount_source);
+      !src.empty() && src != info->block_device) {
+    info->devices.push_back(src);
+  }
+  if (info->block_device.empty() && !info->devices.empty()) info->block_device = info->devices[0];
+  info->access =
+      !info->devices.empty() && info->fs_type != "fuseblk" ? "block" : access_for_fs_type(info->fs_type);
   return Status::Ok();
 }
 
@@ -123,7 +157,8 @@ Status check_target(const std::string& path, TargetInfo* info) {
                            " device; iofab writes files under a folder and never to a raw device");
   }
   if (!S_ISDIR(st.st_mode)) {
-    return Status::Invalid("target " + path + ": is not a folder; expected a folder to create the run folder in");
+    return Status::Invalid("target " + path +
+                           ": is not a folder; expected a folder to create the run folder in");
   }
   Status s = describe_target(path, info);
   if (!s.ok()) return Status::Invalid(s.message());
@@ -140,7 +175,10 @@ nlohmann::json to_json(const TargetInfo& info) {
           {"mount_point", info.mount_point},
           {"mount_options", info.mount_options},
           {"device", info.device},
+          {"mount_source", info.mount_source},
           {"block_device", info.block_device},
+          {"devices", info.devices},
+          {"access", info.access},
           {"free_bytes", info.free_bytes},
           {"total_bytes", info.total_bytes}};
 }

@@ -109,6 +109,11 @@ struct PhaseKind {
   // suite holds a phase of this kind, with every phase's report: to join figures across phases (the
   // rdma phase puts the collectives' busbw beside its verbs ceiling). The runner knows no such join.
   void (*after_all)(std::vector<PhaseReport>* phases) = nullptr;
+  // The metric that counts the bytes the phase read from or wrote to the target, if any: the runner
+  // holds it against the target's device (or NFS client) counters to give the figure its verification
+  // level. Empty for a phase that moves no bytes through the target.
+  std::string_view target_read_bytes{};
+  std::string_view target_write_bytes{};
 };
 
 // The metric's info for a phase kind, matching families ("busbw.*"); nullptr if unknown.

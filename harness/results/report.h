@@ -3,12 +3,14 @@
 // compare and report read it back, so they work on reports from elsewhere.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/core/status.h"
+#include "harness/results/verification.h"
 
 namespace iofab {
 
@@ -39,6 +41,9 @@ struct PhaseReport {
   std::vector<std::string> warnings;
   std::vector<CheckResult> checks;
   double seconds = 0;  // wall time of the phase, setup included
+  // Whether the figure is proved to be the storage's; absent for a phase that moves no bytes through the
+  // target (collectives, rdma), one that did not run, and in reports older than the field.
+  std::optional<Verification> verification;
 };
 
 struct Report {

@@ -18,8 +18,10 @@
 #include "harness/core/json_text.h"
 #include "harness/core/units.h"
 #include "harness/engines/io_pump.h"
+#include "harness/fs/direct_probe.h"
 #include "harness/fs/run_dir.h"
 #include "harness/fs/target.h"
+#include "harness/fs/target_counters.h"
 #include "harness/runner/host_info.h"
 #include "harness/runner/progress_line.h"
 #include "harness/runner/signals.h"
@@ -86,6 +88,116 @@ constexpr double kStopGraceSeconds = 0.3;
 // After the grace, how long more the runner may take to get to its report before the stop
 // watchdog writes one (the runner stuck in a blocking data-plane call): the launcher kills at ~1 s.
 constexpr double kEmergencyAfterGraceSeconds = 0.3;
+
+// Phases whose resolved params ask for O_DIRECT.
+std::vector<std::string> direct_phase_names(const Suite& suite) {
+  std::vector<std::string> names;
+  for (const auto& p : suite.phases) {
+    auto it = p.params.find("direct");
+    if (it != p.params.end() && it->is_boolean() && it->get<bool>()) names.push_back(p.name);
+  }
+  return names;
+}
+
+// Every rank asks its own mount (clients of one shared filesystem can mount it differently). Refused
+// means the direct phases would either fail mid-run or, worse, measure the page cache: stop before any.
+Status check_direct_io(const RunDir& run_dir, const TargetInfo& target,
+                       const std::vector<std::string>& phases, int rank) {
+  bool refused = false;
+  Status s = probe_direct_io(run_dir.fd(), ".iofab-direct-probe-" + std::to_string(rank), &refused);
+  if (!s.ok()) return Status::Invalid("target " + target.path + ": O_DIRECT probe: " + s.message());
+  if (!refused) return Status::Ok();
+  std::string names, sets;
+  for (const auto& n : phases) {
+    names += (names.empty() ? "" : ", ") + n;
+    sets += " --set phases." + n + ".direct=false";
+  }
+  return Status::Invalid("target " + target.path + " (" + target.fs_type + " from " + target.mount_source +
+                         ") refuses O_DIRECT: open returned EINVAL; phase" +
+                         (phases.size() == 1 ? " " : "s ") + names + (phases.size() == 1 ? " asks" : " ask") +
+                         " for direct: true. Run buffered with" + sets +
+                         " (the figures then include the page cache and are marked unverified), or use a "
+                         "filesystem that takes O_DIRECT; nothing was measured");
+}
+
+// One rank's counters for every phase, as sent to the report's writer: the host (ranks on one host see
+// the same devices, counted once) and per phase [device_seen, read, written, client_seen, read, written].
+std::string counters_text(const std::vector<TargetCounters>& per_phase) {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  json phases = json::array();
+  for (const auto& c : per_phase) {
+    phases.push_back({c.device_seen, c.device_read_bytes, c.device_write_bytes, c.client_seen,
+                      c.client_read_bytes, c.client_write_bytes});
+  }
+  return json_text(json{{"host", host}, {"phases", phases}});
+}
+
+// Sums what each host counted for phase i (the first rank of each host speaks for it); a host that
+// could not count makes the sum unseen. Malformed texts are left out.
+CountedBytes counted_for_phase(const std::vector<std::string>& texts, size_t i) {
+  CountedBytes sum;
+  sum.device_seen = sum.client_seen = true;
+  std::vector<std::string> hosts;
+  bool any = false;
+  for (const auto& t : texts) {
+    json j = json::parse(t, nullptr, false);
+    if (!j.is_object() || !j.contains("host") || !j["host"].is_string() || !j.contains("phases") ||
+        !j["phases"].is_array() || i >= j["phases"].size()) {
+      continue;
+    }
+    const std::string host = j["host"].get<std::string>();
+    if (std::find(hosts.begin(), hosts.end(), host) != hosts.end()) continue;
+    const json& c = j["phases"][i];
+    if (!c.is_array() || c.size() != 6 || !c[0].is_boolean() || !c[3].is_boolean() || !c[1].is_number() ||
+        !c[2].is_number() || !c[4].is_number() || !c[5].is_number()) {
+      continue;
+    }
+    hosts.push_back(host);
+    any = true;
+    sum.device_seen = sum.device_seen && c[0].get<bool>();
+    sum.device_read += c[1].get<double>();
+    sum.device_write += c[2].get<double>();
+    sum.client_seen = sum.client_seen && c[3].get<bool>();
+    sum.client_read += c[4].get<double>();
+    sum.client_write += c[5].get<double>();
+  }
+  if (!any) sum.device_seen = sum.client_seen = false;
+  return sum;
+}
+
+// The verification level of each phase that moved bytes through the target and ran to the end.
+void verify_phases(const Suite& suite, const TargetInfo& target, const std::vector<std::string>& counters,
+                   std::vector<PhaseReport>* phases) {
+  std::string devices;
+  for (const auto& d : target.devices) devices += (devices.empty() ? "" : ", ") + d;
+  const TargetKind kind{target.fs_type, target.access, devices};
+  for (size_t i = 0; i < phases->size() && i < suite.phases.size(); ++i) {
+    PhaseReport& pr = (*phases)[i];
+    const PhaseKind& k = *suite.phases[i].kind;
+    if (pr.status != PhaseStatus::kPassed && pr.status != PhaseStatus::kFailed) continue;
+    const bool reads = !k.target_read_bytes.empty();
+    const std::string metric(reads ? k.target_read_bytes : k.target_write_bytes);
+    if (metric.empty() || !pr.metrics.contains(metric) || !pr.metrics[metric].is_number()) continue;
+    Verification v = judge_verification(reads ? "read" : "write", pr.metrics[metric].get<double>(),
+                                        counted_for_phase(counters, i), kind);
+    // Read from a folder of the user's (dataset_dir, from) on another mount: the target's counters
+    // do not cover it.
+    for (const char* key : {"dataset_dir", "from"}) {
+      auto it = pr.params.find(key);
+      if (!reads || it == pr.params.end() || !it->is_string() || it->get<std::string>().empty()) continue;
+      TargetInfo there;
+      if (describe_target(it->get<std::string>(), &there).ok() && there.mount_point == target.mount_point) {
+        continue;
+      }
+      v.level = kLevelUnverified;
+      v.counted_bytes.reset();
+      v.note = std::string("unverified: read from ") + key + " " + it->get<std::string>() +
+               ", not on the target's mount whose counters were read";
+    }
+    pr.verification = std::move(v);
+  }
+}
 
 }  // namespace
 
@@ -158,6 +270,16 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   if (made.ok()) made = posix_store_at(run_dir.fd(), run_dir.path(), &run_store);
   st = agree_status(comm, made);
   if (!st.ok()) return Status::Invalid("run folder: " + st.message());
+  if (const std::vector<std::string> direct = direct_phase_names(suite); !direct.empty()) {
+    st = agree_status(comm, check_direct_io(run_dir, target, direct, comm.rank()));
+    if (!st.ok()) {
+      // Nothing was measured: leave the target as it was; the refusal is what the user needs to read.
+      if (Status rm = run_dir.remove(); !rm.ok()) {
+        return Status::Invalid(st.message() + "; cleanup: " + rm.message());
+      }
+      return st;
+    }
+  }
 
   // Described once, now: it asks the CUDA runtime for devices, which can take long on a loaded
   // node, and after a stop signal the launcher leaves about a second to get the report out.
@@ -213,6 +335,8 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   };
 
   report->phases.clear();
+  // What the target's devices (or NFS client) moved during each phase, on this rank's host.
+  std::vector<TargetCounters> counted(suite.phases.size());
   std::string comm_failure;
   // A wait given up after a stop signal on ranks that are alive as far as this rank knows.
   auto stopping_only = [&] { return comm.failed() && stop.load() && comm.gone_ranks().empty(); };
@@ -305,12 +429,15 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     PhaseContext ctx{comm, run_dir.path(), target, stop, progress, spec.name, opts.keep};
     ctx.store = run_store.get();
     PhaseResult result;
+    const TargetCounters counted_before = sample_target_counters(target);
     const auto t0 = std::chrono::steady_clock::now();
     Status ps;
     {
       ProgressLine line(spec.name, progress, comm.rank() == 0 && !opts.quiet);
       ps = spec.phase->run(ctx, &result);
     }
+    counted[static_cast<size_t>(&spec - suite.phases.data())] =
+        sample_target_counters(target) - counted_before;
     pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!result.skip_reason.empty()) {
       pr.status = PhaseStatus::kSkipped;
@@ -363,7 +490,13 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   }
 
   std::vector<std::string> hosts;
-  if (!gather_to_root(comm, this_host, &hosts).ok()) hosts = {this_host};
+  std::vector<std::string> counters;
+  if (!gather_to_root(comm, this_host, &hosts).ok()) {
+    hosts = {this_host};
+  } else if (!gather_to_root(comm, counters_text(counted), &counters).ok()) {
+    counters.clear();
+  }
+  if (counters.empty()) counters = {counters_text(counted)};
   if (comm.rank() != comm.report_rank()) {
     // The writer removes the same folder and reports its own failure; this rank's could no longer
     // reach the report, which is on its way.
@@ -376,6 +509,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
 
   fill_header(report, hosts, comm.lost_ranks());
   if (comm.failed()) report->warnings.push_back(comm_failure);
+  verify_phases(suite, target, counters, &report->phases);
   // Joins across phases, declared by the phase kinds in the suite (each kind once).
   std::vector<const PhaseKind*> kinds;
   for (const auto& spec : suite.phases) {
