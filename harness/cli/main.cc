@@ -76,10 +76,18 @@ int iofab_main(int argc, char** argv) {
 
   PlanArgs plan_args;
   auto* plan =
-      app.add_subcommand("plan", "Checkpoint size, allowed stall and the bandwidth a model needs (5% rule)");
-  plan->add_option("--params", plan_args.params, "Model parameters, e.g. 175e9")->required();
-  plan->add_option("--bytes-per-param", plan_args.bytes_per_param, "Checkpoint bytes per parameter")
-      ->capture_default_str();
+      app.add_subcommand("plan", "Checkpoint size, every rank's bytes, allowed stall and the bandwidth a model needs (5% rule)");
+  plan->add_option("--params", plan_args.params, "Model parameters, e.g. 175e9 (or --preset / --model)");
+  plan->add_option("--preset", plan_args.preset,
+                   "A named model: llama3-8b, llama3-70b, llama3-405b (exact), mlperf-llama3-8b, -70b, -405b, -1t "
+                   "(MLPerf Storage, DLIO's rules)");
+  plan->add_option("--model", plan_args.model,
+                   "A model as JSON: layers, hidden, ffn, vocab, heads, kv_heads, tied_embeddings, dtype, "
+                   "master_dtype, optimizer_dtype, tensor, pipeline, data, zero, formula (over --preset's)");
+  plan->add_option("--tensors", plan_args.tensors, "With a model: list this rank's tensors");
+  auto* bytes_per_param =
+      plan->add_option("--bytes-per-param", plan_args.bytes_per_param, "Checkpoint bytes per parameter (with --params)")
+          ->capture_default_str();
   plan->add_option("--interval", plan_args.interval, "Checkpoint interval, e.g. 1h")->capture_default_str();
   plan->add_option("--budget-fraction", plan_args.budget_fraction, "Share of the interval a stall may take")
       ->capture_default_str();
@@ -136,7 +144,10 @@ int iofab_main(int argc, char** argv) {
   if (*list) return cmd_list(list_target, list_json, std::cout);
   if (*clean)
     return cmd_clean(clean_target, clean_yes, isatty(STDIN_FILENO) != 0, std::cin, std::cout, std::cerr);
-  if (*plan) return cmd_plan(plan_args, std::cout, std::cerr);
+  if (*plan) {
+    plan_args.bytes_per_param_given = bytes_per_param->count() > 0;
+    return cmd_plan(plan_args, std::cout, std::cerr);
+  }
   if (*compare) return cmd_compare(compare_args, std::cout, std::cerr);
   if (*report) return cmd_report(report_args, std::cout, std::cerr);
 
