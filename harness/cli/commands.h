@@ -44,10 +44,10 @@ int cmd_clean(const std::string& target, bool yes, bool interactive, std::istrea
 // workloads/checkpoint/tensor_plan.h). Values as typed; a bad one exits 2
 // naming its option (and a model's field).
 struct PlanArgs {
-  std::string params;                  // a count like 175e9; or a model:
-  std::string preset;                  // a preset's name (workloads/checkpoint/presets.h)
-  std::string model;                   // a JSON object of model fields, over the preset's when both
-  std::string tensors;                 // with a model: list this rank's tensors
+  std::string params;   // a count like 175e9; or a model:
+  std::string preset;   // a preset's name (workloads/checkpoint/presets.h)
+  std::string model;    // a JSON object of model fields, over the preset's when both
+  std::string tensors;  // with a model: list this rank's tensors
   std::string bytes_per_param = "14";
   bool bytes_per_param_given = false;  // only with params
   std::string interval = "1h";
@@ -55,6 +55,7 @@ struct PlanArgs {
   std::string fanout = "8";
   std::string gpus;                    // empty: no per-GPU shares
   std::string writer_fraction = "1";   // of the GPUs that write a checkpoint
+  bool writer_fraction_given = false;  // only with params: a model's plan says who writes
   std::string restore_budget;          // empty: restore within the allowed stall
   bool json = false;
 };

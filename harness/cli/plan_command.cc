@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "harness/cli/commands.h"
 #include "harness/core/units.h"
@@ -73,7 +72,8 @@ bool read_model(const PlanArgs& a, ModelSpec* spec, const ModelPreset** preset, 
   if (!a.preset.empty()) {
     *preset = find_model_preset(a.preset);
     if (*preset == nullptr) {
-      err << "iofab plan: --preset: expected one of " << model_preset_names() << ", got \"" << a.preset << "\"\n";
+      err << "iofab plan: --preset: expected one of " << model_preset_names() << ", got \"" << a.preset
+          << "\"\n";
       return false;
     }
     *spec = (*preset)->spec;
@@ -81,7 +81,8 @@ bool read_model(const PlanArgs& a, ModelSpec* spec, const ModelPreset** preset, 
   if (a.model.empty()) return true;
   json j = json::parse(a.model, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
-    err << "iofab plan: --model: expected a JSON object like {\"layers\": 80, \"hidden\": 8192, \"ffn\": 28672, "
+    err << "iofab plan: --model: expected a JSON object like {\"layers\": 80, \"hidden\": 8192, \"ffn\": "
+           "28672, "
            "\"vocab\": 128256, \"heads\": 64, \"kv_heads\": 8}, got \""
         << a.model << "\"\n";
     return false;
@@ -98,8 +99,8 @@ void write_rank_groups(const ModelPlan& p, const Rows& row) {
   uint64_t start = 0;
   for (uint64_t r = 1; r <= p.ranks; ++r) {
     if (r < p.ranks && p.rank_bytes[r] == p.rank_bytes[start]) continue;
-    const std::string who =
-        r - start == 1 ? "rank " + std::to_string(start) : "ranks " + std::to_string(start) + "-" + std::to_string(r - 1);
+    const std::string who = r - start == 1 ? "rank " + std::to_string(start)
+                                           : "ranks " + std::to_string(start) + "-" + std::to_string(r - 1);
     const double b = static_cast<double>(p.rank_bytes[start]);
     row(who, plain(b) + " bytes (" + gib(b) + ")" + (r - start > 1 ? " each" : ""));
     start = r;
@@ -112,8 +113,9 @@ int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   bool ok = true;
   // Each value is read with the same range a suite's checkpoint or restore phase takes, so no figure
   // comes out as inf, NaN or a JSON null.
-  auto take = [&](const char* option, const std::string& text, std::optional<double> v, double min, double max,
-                  bool whole, const std::string& what, const std::string& range = "") -> std::optional<double> {
+  auto take = [&](const char* option, const std::string& text, std::optional<double> v, double min,
+                  double max, bool whole, const std::string& what,
+                  const std::string& range = "") -> std::optional<double> {
     if (v && std::isfinite(*v) && *v >= min && *v <= max && (!whole || *v == std::floor(*v))) return v;
     err << "iofab plan: " << option << ": expected " << what << " from "
         << (range.empty() ? g(min) + " to " + g(max) : range) << ", got \"" << text << "\"\n";
@@ -122,12 +124,19 @@ int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   };
   const bool by_model = !a.model.empty() || !a.preset.empty();
   if (by_model == !a.params.empty()) {
-    err << "iofab plan: give either --params (a parameter count like 175e9) or a model (--preset NAME, --model "
+    err << "iofab plan: give either --params (a parameter count like 175e9) or a model (--preset NAME, "
+           "--model "
            "JSON, or both: --model's fields over the preset's)\n";
     return 2;
   }
   if (by_model && a.bytes_per_param_given) {
-    err << "iofab plan: --bytes-per-param: applies only with --params; a model's bytes follow from its dtypes\n";
+    err << "iofab plan: --bytes-per-param: applies only with --params; a model's bytes follow from its "
+           "dtypes\n";
+    return 2;
+  }
+  if (by_model && a.writer_fraction_given) {
+    err << "iofab plan: --writer-fraction: applies only with --params; a model's plan says which ranks "
+           "write\n";
     return 2;
   }
   ModelSpec spec;
@@ -205,7 +214,9 @@ int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
       if (tensors_of) {
         json list = json::array();
         for (const RankTensor& t : tensors) {
-          list.push_back({{"name", tensor_name(t)}, {"elements", t.elements}, {"dtype_bytes", t.dtype_bytes},
+          list.push_back({{"name", tensor_name(t)},
+                          {"elements", t.elements},
+                          {"dtype_bytes", t.dtype_bytes},
                           {"bytes", t.bytes()}});
         }
         j["tensors"] = {{"rank", *tensors_of}, {"list", list}};
@@ -216,18 +227,20 @@ int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   }
   const Rows row(out);
   if (by_model) {
-    out << "model plan: " << (spec.name.empty() ? "model" : spec.name) << " (formula " << formula_name(spec.formula)
-        << ")\n";
+    out << "model plan: " << (spec.name.empty() ? "model" : spec.name) << " (formula "
+        << formula_name(spec.formula) << ")\n";
     if (preset != nullptr) row("preset", std::string(preset->about));
     row("shape", std::to_string(spec.layers) + " layers, hidden " + std::to_string(spec.hidden) + ", ffn " +
                      std::to_string(spec.ffn) + ", vocab " + std::to_string(spec.vocab) + ", " +
                      std::to_string(spec.heads) + " heads, " + std::to_string(spec.kv_heads) + " kv heads, " +
                      (spec.tied_embeddings ? "tied" : "untied") + " embeddings");
     row("dtypes", "weights " + std::string(dtype_name(spec.weights)) + ", master " +
-                      std::string(dtype_name(spec.master)) + ", Adam moments " + std::string(dtype_name(spec.moments)));
-    row("parallelism", "tensor " + std::to_string(spec.tensor) + " x pipeline " + std::to_string(spec.pipeline) +
-                           " x data " + std::to_string(spec.data) + " = " + std::to_string(spec.ranks()) +
-                           (spec.ranks() == 1 ? " rank" : " ranks") + ", ZeRO " + std::to_string(spec.zero));
+                      std::string(dtype_name(spec.master)) + ", Adam moments " +
+                      std::string(dtype_name(spec.moments)));
+    row("parallelism", "tensor " + std::to_string(spec.tensor) + " x pipeline " +
+                           std::to_string(spec.pipeline) + " x data " + std::to_string(spec.data) + " = " +
+                           std::to_string(spec.ranks()) + (spec.ranks() == 1 ? " rank" : " ranks") +
+                           ", ZeRO " + std::to_string(spec.zero));
     const auto p = static_cast<double>(mp.parameters);
     row("parameters", plain(p) + " (" + sci(p) + ")");
     const auto total = static_cast<double>(mp.total_bytes);

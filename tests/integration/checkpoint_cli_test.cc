@@ -105,22 +105,25 @@ TEST(CheckpointCli, PlanBadValuesExitTwoNamingTheOption) {
     std::vector<std::string> args;
     std::string says;
   };
-  for (const Case& c : {Case{{"--params", "lots"}, "--params"}, Case{{"--params", "-5"}, "--params"},
-                        Case{{"--params", "1e9", "--interval", "soon"}, "--interval"},
-                        Case{{"--params", "1e9", "--budget-fraction", "2"}, "--budget-fraction"},
-                        Case{{"--params", "1e9", "--fanout", "0"}, "--fanout"},
-                        Case{{"--params", "1e9", "--fanout", "2.5"}, "--fanout"},
-                        Case{{"--params", "1e9", "--gpus", "x"}, "--gpus"},
-                        Case{{"--params", "1e9", "--bytes-per-param", "0"}, "--bytes-per-param"},
-                        Case{{}, "give either --params"},
-                        Case{{"--params", "1e9", "--preset", "llama3-8b"}, "give either --params"},
-                        Case{{"--preset", "llama9"}, "--preset: expected one of llama3-8b"},
-                        Case{{"--model", "{\"layers\": 80"}, "--model: expected a JSON object"},
-                        Case{{"--preset", "llama3-70b", "--model", "{\"heads\": 7}"}, "--model.heads: must divide hidden"},
-                        Case{{"--preset", "llama3-70b", "--model", "{\"zero\": 9}"}, "--model.zero: expected a ZeRO stage"},
-                        Case{{"--model", "{\"layers\": 2}"}, "--model.hidden: required"},
-                        Case{{"--preset", "llama3-70b", "--bytes-per-param", "2"}, "--bytes-per-param: applies only"},
-                        Case{{"--preset", "mlperf-llama3-8b", "--tensors", "8"}, "--tensors: expected a rank from 0 to 7"}}) {
+  for (const Case& c :
+       {Case{{"--params", "lots"}, "--params"}, Case{{"--params", "-5"}, "--params"},
+        Case{{"--params", "1e9", "--interval", "soon"}, "--interval"},
+        Case{{"--params", "1e9", "--budget-fraction", "2"}, "--budget-fraction"},
+        Case{{"--params", "1e9", "--fanout", "0"}, "--fanout"},
+        Case{{"--params", "1e9", "--fanout", "2.5"}, "--fanout"},
+        Case{{"--params", "1e9", "--gpus", "x"}, "--gpus"},
+        Case{{"--params", "1e9", "--bytes-per-param", "0"}, "--bytes-per-param"},
+        Case{{}, "give either --params"},
+        Case{{"--params", "1e9", "--preset", "llama3-8b"}, "give either --params"},
+        Case{{"--preset", "llama9"}, "--preset: expected one of llama3-8b"},
+        Case{{"--model", "{\"layers\": 80"}, "--model: expected a JSON object"},
+        Case{{"--preset", "llama3-70b", "--model", "{\"heads\": 7}"}, "--model.heads: must divide hidden"},
+        Case{{"--preset", "llama3-70b", "--model", "{\"zero\": 9}"}, "--model.zero: expected a ZeRO stage"},
+        Case{{"--model", "{\"layers\": 2}"}, "--model.hidden: required"},
+        Case{{"--preset", "llama3-70b", "--bytes-per-param", "2"}, "--bytes-per-param: applies only"},
+        Case{{"--preset", "llama3-70b", "--writer-fraction", "0.5"}, "--writer-fraction: applies only"},
+        Case{{"--preset", "llama3-70b", "--gpus", "8"}, "--gpus: a model's ranks"},
+        Case{{"--preset", "mlperf-llama3-8b", "--tensors", "8"}, "--tensors: expected a rank from 0 to 7"}}) {
     std::vector<std::string> args{"plan"};
     args.insert(args.end(), c.args.begin(), c.args.end());
     CommandResult r = run_iofab(args);

@@ -18,13 +18,13 @@ using nlohmann::json;
 // tensor 2 x data 2 at ZeRO 1 of a two-layer model: four planned ranks of unequal bytes (tensor
 // rank 0 keeps the norms; data rank 1 only its optimizer half). model_plan_test.cc counts them by hand.
 json tiny_model() {
-  return {{"layers", 2}, {"hidden", 64}, {"ffn", 128}, {"vocab", 100}, {"heads", 4}, {"kv_heads", 2},
-          {"tensor", 2}, {"data", 2},    {"zero", 1}};
+  return {{"layers", 2},   {"hidden", 64}, {"ffn", 128}, {"vocab", 100}, {"heads", 4},
+          {"kv_heads", 2}, {"tensor", 2},  {"data", 2},  {"zero", 1}};
 }
 
 json run_params(json extra = json::object()) {
-  json p = {{"model", tiny_model()}, {"count", 1},           {"gap", 0},         {"workers", 4},
-            {"block_size", "4KiB"},  {"queue_depth", 4},     {"engine", "psync"}};
+  json p = {{"model", tiny_model()}, {"count", 1},       {"gap", 0},         {"workers", 4},
+            {"block_size", "4KiB"},  {"queue_depth", 4}, {"engine", "psync"}};
   for (auto& [k, v] : extra.items()) p[k] = v;
   return p;
 }
@@ -95,11 +95,13 @@ TEST(CheckpointModel, BadModelParamsNameTheField) {
     std::string says;
   };
   for (const Case& c : {
-           Case{{{"model", {{"layers", 80}, {"hidden", "wide"}}}}, "phases[0].model.hidden: expected a whole number"},
+           Case{{{"model", {{"layers", 80}, {"hidden", "wide"}}}},
+                "phases[0].model.hidden: expected a whole number"},
            Case{{{"preset", "llama9"}}, "phases[0].preset"},
            Case{{{"preset", "llama3-8b"}, {"model", {{"zero", 5}}}}, "phases[0].model.zero"},
            Case{{{"preset", "llama3-8b"}, {"params", 1e9}}, "phases[0].params: give either a model"},
-           Case{{{"preset", "llama3-8b"}, {"writer_fraction", 0.5}}, "phases[0].writer_fraction: applies only without"},
+           Case{{{"preset", "llama3-8b"}, {"writer_fraction", 0.5}},
+                "phases[0].writer_fraction: applies only without"},
            Case{{{"model", {{"layers", 2}}}}, "phases[0].model.hidden: required"},
        }) {
     std::string errors;

@@ -3,9 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <numeric>
-
 #include <nlohmann/json.hpp>
+#include <numeric>
 
 #include "workloads/checkpoint/model_spec.h"
 #include "workloads/checkpoint/presets.h"
@@ -88,7 +87,8 @@ TEST(ModelPlan, EveryShardingKeepsEveryElementOnce) {
           s.data = dp;
           s.zero = zero;
           const ModelPlan p = plan_model(s);
-          EXPECT_EQ(p.total_bytes, 1352u * 14) << "zero " << zero << " tp " << tp << " pp " << pp << " dp " << dp;
+          EXPECT_EQ(p.total_bytes, 1352u * 14)
+              << "zero " << zero << " tp " << tp << " pp " << pp << " dp " << dp;
           EXPECT_EQ(p.weight_bytes, 1352u * 2);
           EXPECT_EQ(std::accumulate(p.rank_bytes.begin(), p.rank_bytes.end(), uint64_t{0}), p.total_bytes);
         }
@@ -158,8 +158,8 @@ TEST(ModelPlan, MlperfFourOhFiveBIsUnevenUnderZeroOne) {
   EXPECT_EQ(p.parameters, 405853388800u);
   ASSERT_EQ(p.ranks, 512u);
   EXPECT_EQ(p.total_bytes, 5682508791808u);
-  EXPECT_EQ(p.rank_bytes[0], 13226441600u);  // stage 0: embedding and 4 layers
-  EXPECT_EQ(p.rank_bytes[8], 12701105024u);  // stage 1: 4 layers
+  EXPECT_EQ(p.rank_bytes[0], 13226441600u);   // stage 0: embedding and 4 layers
+  EXPECT_EQ(p.rank_bytes[8], 12701105024u);   // stage 1: 4 layers
   EXPECT_EQ(p.rank_bytes[256], 9513171840u);  // data rank 1: optimizer only
   EXPECT_EQ(p.rank_bytes[511], 9513171840u);
   EXPECT_EQ(std::round(p.total_bytes / kGiB / 10) * 10, 5290);  // "5.29 TB"

@@ -199,7 +199,9 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   const bool has_size = r.raw("checkpoint_size") != nullptr;
   const bool has_model = read_model(r, &p);
   if (has_model && (has_params || has_size || has_bpp)) {
-    r.fail(has_params ? "params" : has_size ? "checkpoint_size" : "bytes_per_param",
+    r.fail(has_params ? "params"
+           : has_size ? "checkpoint_size"
+                      : "bytes_per_param",
            "give either a model (model, preset) or params / checkpoint_size, not both");
   } else if (has_model) {
     // The model's plan sets the size; what follows reads the other params.

@@ -15,22 +15,31 @@ using nlohmann::json;
 
 uint32_t dtype_bytes(Dtype d) {
   switch (d) {
-    case Dtype::kNone: return 0;
-    case Dtype::kFp8: return 1;
+    case Dtype::kNone:
+      return 0;
+    case Dtype::kFp8:
+      return 1;
     case Dtype::kBf16:
-    case Dtype::kFp16: return 2;
-    case Dtype::kFp32: return 4;
+    case Dtype::kFp16:
+      return 2;
+    case Dtype::kFp32:
+      return 4;
   }
   return 0;
 }
 
 std::string_view dtype_name(Dtype d) {
   switch (d) {
-    case Dtype::kNone: return "none";
-    case Dtype::kFp8: return "fp8";
-    case Dtype::kBf16: return "bf16";
-    case Dtype::kFp16: return "fp16";
-    case Dtype::kFp32: return "fp32";
+    case Dtype::kNone:
+      return "none";
+    case Dtype::kFp8:
+      return "fp8";
+    case Dtype::kBf16:
+      return "bf16";
+    case Dtype::kFp16:
+      return "fp16";
+    case Dtype::kFp32:
+      return "fp32";
   }
   return "none";
 }
@@ -85,7 +94,9 @@ Status parse_model_spec(const json& j, const std::string& path, ModelSpec* spec)
       if (n && *n >= min && *n <= max) {
         *out = *n;
       } else {
-        bad(key, "a whole number from " + std::to_string(min) + " to " + std::to_string(max) + " like " + example, v);
+        bad(key,
+            "a whole number from " + std::to_string(min) + " to " + std::to_string(max) + " like " + example,
+            v);
       }
     };
   };
@@ -95,7 +106,10 @@ Status parse_model_spec(const json& j, const std::string& path, ModelSpec* spec)
       if (d) {
         *out = *d;
       } else {
-        bad(key, none_ok ? "one of \"fp32\", \"bf16\", \"fp16\", \"fp8\", \"none\"" : "one of \"fp32\", \"bf16\", \"fp16\", \"fp8\"", v);
+        bad(key,
+            none_ok ? "one of \"fp32\", \"bf16\", \"fp16\", \"fp8\", \"none\""
+                    : "one of \"fp32\", \"bf16\", \"fp16\", \"fp8\"",
+            v);
       }
     };
   };
@@ -147,7 +161,9 @@ Status parse_model_spec(const json& j, const std::string& path, ModelSpec* spec)
          } else if (v == "dlio") {
            spec->formula = ModelFormula::kDlio;
          } else {
-           bad(key, "\"exact\" (every tensor of the architecture) or \"dlio\" (DLIO's rules, as MLPerf Storage)", v);
+           bad(key,
+               "\"exact\" (every tensor of the architecture) or \"dlio\" (DLIO's rules, as MLPerf Storage)",
+               v);
          }
        }},
   };
@@ -186,18 +202,23 @@ Status check_model_spec(const ModelSpec& s, const std::string& path) {
     need(s.heads % s.kv_heads == 0, "kv_heads",
          "must divide heads (" + std::to_string(s.heads) + ") with formula \"exact\"");
   } else {
-    need(!s.tied_embeddings, "tied_embeddings", "must be false with formula \"dlio\" (DLIO always counts the output layer)");
+    need(!s.tied_embeddings, "tied_embeddings",
+         "must be false with formula \"dlio\" (DLIO always counts the output layer)");
     need(s.master == Dtype::kFp32 || s.master == Dtype::kNone, "master_dtype",
-         "with formula \"dlio\" the optimizer's three groups all take optimizer_dtype; leave master_dtype out");
+         "with formula \"dlio\" the optimizer's three groups all take optimizer_dtype; leave master_dtype "
+         "out");
   }
   // Every count below then fits 64 bits with room: 1e15 parameters x 14 bytes is below 2^54.
   const double h = static_cast<double>(s.hidden);
   const double kv = static_cast<double>(s.kv_heads) * static_cast<double>(s.head_dim());
-  const double estimate = static_cast<double>(s.layers) * (2 * h + h * (2 * h + 2 * kv) + 3 * h * static_cast<double>(s.ffn)) +
-                          2 * h * static_cast<double>(s.vocab) + h;
+  const double estimate =
+      static_cast<double>(s.layers) * (2 * h + h * (2 * h + 2 * kv) + 3 * h * static_cast<double>(s.ffn)) +
+      2 * h * static_cast<double>(s.vocab) + h;
   need(estimate <= 1e15, "layers",
-       "this model has about " + std::to_string(static_cast<long long>(estimate / 1e12)) + "e12 parameters; at most 1e15 are planned");
-  need(s.pipeline <= s.layers, "pipeline", "must be at most layers (" + std::to_string(s.layers) + "): a stage holds at least one layer");
+       "this model has about " + std::to_string(static_cast<long long>(estimate / 1e12)) +
+           "e12 parameters; at most 1e15 are planned");
+  need(s.pipeline <= s.layers, "pipeline",
+       "must be at most layers (" + std::to_string(s.layers) + "): a stage holds at least one layer");
   need(s.tensor * s.pipeline <= kMaxModelRanks && s.ranks() <= kMaxModelRanks, "data",
        "tensor x pipeline x data must be at most " + std::to_string(kMaxModelRanks) + " ranks");
   return errors.empty() ? Status::Ok() : Status::Invalid(join(errors));

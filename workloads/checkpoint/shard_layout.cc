@@ -23,8 +23,8 @@ ShardLayout shard_layout(double full_bytes, double scale, int ranks, unsigned wo
   return l;
 }
 
-ShardLayout plan_shard_layout(const std::vector<uint64_t>& rank_bytes, double scale, int ranks, unsigned workers,
-                              bool align) {
+ShardLayout plan_shard_layout(const std::vector<uint64_t>& rank_bytes, double scale, int ranks,
+                              unsigned workers, bool align) {
   std::vector<uint64_t> writing;
   for (uint64_t b : rank_bytes) {
     if (b > 0) writing.push_back(b);
@@ -41,7 +41,8 @@ ShardLayout plan_shard_layout(const std::vector<uint64_t>& rank_bytes, double sc
   l.sizes.resize(l.shards);
   for (uint64_t s = 0; s < l.shards; ++s) {
     // Exact at scale 1 (a double holds every byte count below 2^53, and the plan's stay far below).
-    const double scaled = scale == 1 ? static_cast<double>(full[s]) : std::ceil(static_cast<double>(full[s]) / scale);
+    const double scaled =
+        scale == 1 ? static_cast<double>(full[s]) : std::ceil(static_cast<double>(full[s]) / scale);
     uint64_t bytes = std::max<uint64_t>(1, static_cast<uint64_t>(scaled));
     if (align) bytes = (bytes + kShardAlign - 1) / kShardAlign * kShardAlign;
     l.sizes[s] = bytes;

@@ -32,7 +32,7 @@ ShardLayout shard_layout(double full_bytes, double scale, int ranks, unsigned wo
 // A shard per planned rank with bytes (rank_bytes: the plan's, full size), on up to ranks x workers
 // writers. A shard's bytes are ceil(its ranks' bytes / scale), rounded up to 4 KiB only when align
 // (O_DIRECT): at scale 1 without O_DIRECT each shard is exactly its planned rank's bytes.
-ShardLayout plan_shard_layout(const std::vector<uint64_t>& rank_bytes, double scale, int ranks, unsigned workers,
-                              bool align);
+ShardLayout plan_shard_layout(const std::vector<uint64_t>& rank_bytes, double scale, int ranks,
+                              unsigned workers, bool align);
 
 }  // namespace iofab

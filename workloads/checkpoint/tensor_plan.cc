@@ -69,7 +69,8 @@ void exact_tensors(const ModelSpec& s, const RankPosition& pos, std::vector<Rank
     if (sharded) return share(n, s.data, pos.data);
     return pos.data == 0 ? n : 0;
   };
-  for (const Piece& p : pieces) push(out, p.part, TensorState::kWeights, p.layer, split(p.elements, s.zero >= 3), s.weights);
+  for (const Piece& p : pieces)
+    push(out, p.part, TensorState::kWeights, p.layer, split(p.elements, s.zero >= 3), s.weights);
   for (const Piece& p : pieces) {
     const uint64_t n = split(p.elements, s.zero >= 1);
     push(out, p.part, TensorState::kMaster, p.layer, n, s.master);
@@ -130,33 +131,54 @@ void dlio_tensors(const ModelSpec& s, const RankPosition& pos, std::vector<RankT
 
 const char* part_name(TensorPart p) {
   switch (p) {
-    case TensorPart::kEmbedding: return "embedding";
-    case TensorPart::kAttnNorm: return "attn_norm";
-    case TensorPart::kQ: return "attn.q";
-    case TensorPart::kK: return "attn.k";
-    case TensorPart::kV: return "attn.v";
-    case TensorPart::kO: return "attn.o";
-    case TensorPart::kMlpNorm: return "mlp_norm";
-    case TensorPart::kGate: return "mlp.gate";
-    case TensorPart::kUp: return "mlp.up";
-    case TensorPart::kDown: return "mlp.down";
-    case TensorPart::kFinalNorm: return "final_norm";
-    case TensorPart::kOutput: return "output";
-    case TensorPart::kDlioQkv: return "attn.qkv";
-    case TensorPart::kDlioUpGate: return "mlp.gate_up";
-    case TensorPart::kDlioOptimizer: return "optimizer.group";
-    case TensorPart::kDlioNormGroup: return "optimizer.small_group";
+    case TensorPart::kEmbedding:
+      return "embedding";
+    case TensorPart::kAttnNorm:
+      return "attn_norm";
+    case TensorPart::kQ:
+      return "attn.q";
+    case TensorPart::kK:
+      return "attn.k";
+    case TensorPart::kV:
+      return "attn.v";
+    case TensorPart::kO:
+      return "attn.o";
+    case TensorPart::kMlpNorm:
+      return "mlp_norm";
+    case TensorPart::kGate:
+      return "mlp.gate";
+    case TensorPart::kUp:
+      return "mlp.up";
+    case TensorPart::kDown:
+      return "mlp.down";
+    case TensorPart::kFinalNorm:
+      return "final_norm";
+    case TensorPart::kOutput:
+      return "output";
+    case TensorPart::kDlioQkv:
+      return "attn.qkv";
+    case TensorPart::kDlioUpGate:
+      return "mlp.gate_up";
+    case TensorPart::kDlioOptimizer:
+      return "optimizer.group";
+    case TensorPart::kDlioNormGroup:
+      return "optimizer.small_group";
   }
   return "tensor";
 }
 
 const char* state_name(TensorState s) {
   switch (s) {
-    case TensorState::kWeights: return "weight";
-    case TensorState::kMaster: return "master";
-    case TensorState::kMoment1: return "exp_avg";
-    case TensorState::kMoment2: return "exp_avg_sq";
-    case TensorState::kOptimizer: return "";
+    case TensorState::kWeights:
+      return "weight";
+    case TensorState::kMaster:
+      return "master";
+    case TensorState::kMoment1:
+      return "exp_avg";
+    case TensorState::kMoment2:
+      return "exp_avg_sq";
+    case TensorState::kOptimizer:
+      return "";
   }
   return "";
 }
@@ -164,7 +186,8 @@ const char* state_name(TensorState s) {
 }  // namespace
 
 std::string tensor_name(const RankTensor& t) {
-  if (t.state == TensorState::kOptimizer) return std::string(part_name(t.part)) + "." + std::to_string(t.layer);
+  if (t.state == TensorState::kOptimizer)
+    return std::string(part_name(t.part)) + "." + std::to_string(t.layer);
   std::string name = t.layer >= 0 ? "layers." + std::to_string(t.layer) + "." : "";
   return name + part_name(t.part) + "." + state_name(t.state);
 }
@@ -221,9 +244,12 @@ ModelPlan plan_model(const ModelSpec& spec) {
 }
 
 nlohmann::json to_json(const ModelPlan& p) {
-  return {{"parameters", p.parameters},       {"ranks", p.ranks},
-          {"total_bytes", p.total_bytes},     {"weight_bytes", p.weight_bytes},
-          {"optimizer_bytes", p.optimizer_bytes}, {"writing_ranks", p.writing_ranks},
+  return {{"parameters", p.parameters},
+          {"ranks", p.ranks},
+          {"total_bytes", p.total_bytes},
+          {"weight_bytes", p.weight_bytes},
+          {"optimizer_bytes", p.optimizer_bytes},
+          {"writing_ranks", p.writing_ranks},
           {"rank_bytes", p.rank_bytes}};
 }
 

@@ -10,10 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "workloads/checkpoint/model_spec.h"
 
@@ -46,7 +45,8 @@ enum class TensorState { kWeights, kMaster, kMoment1, kMoment2, kOptimizer };
 struct RankTensor {
   TensorPart part = TensorPart::kEmbedding;
   TensorState state = TensorState::kWeights;
-  int64_t layer = -1;     // transformer layer 0..layers-1; -1 outside the layers; DLIO's group index for its groups
+  int64_t layer =
+      -1;  // transformer layer 0..layers-1; -1 outside the layers; DLIO's group index for its groups
   uint64_t elements = 0;  // on this rank
   uint32_t dtype_bytes = 0;
   uint64_t bytes() const { return elements * dtype_bytes; }
