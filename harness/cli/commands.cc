@@ -1,10 +1,7 @@
 #include "harness/cli/commands.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <optional>
 
 #include "harness/cli/output_paths.h"
 #include "harness/core/build_info.h"
@@ -20,7 +17,6 @@
 #include "reports/json_report.h"
 #include "reports/junit_report.h"
 #include "reports/repeat_console.h"
-#include "workloads/checkpoint/budget.h"
 
 namespace iofab {
 
@@ -161,112 +157,6 @@ int cmd_validate(const std::string& suite_path, const std::vector<std::string>& 
   if (suite.target) j["target"] = *suite.target;
   out << json_text(j, 2) << "\n";
   err << "suite OK: " << suite.phases.size() << " phase" << (suite.phases.size() == 1 ? "" : "s") << "\n";
-  return 0;
-}
-
-namespace {
-
-// "2.45e12": three significant digits, as DESIGN.md writes its numbers.
-std::string sci(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2e", v);
-  std::string s = buf;
-  const auto e = s.find('e');
-  if (e == std::string::npos) return s;
-  std::string mant = s.substr(0, e);
-  std::string exp = s.substr(e + 1);
-  bool neg = !exp.empty() && exp[0] == '-';
-  if (!exp.empty() && (exp[0] == '+' || exp[0] == '-')) exp.erase(0, 1);
-  while (exp.size() > 1 && exp[0] == '0') exp.erase(0, 1);
-  return mant + "e" + (neg ? "-" : "") + exp;
-}
-
-// A bound as a person writes it: 1, 0.001, 1e+15.
-std::string g(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-std::string plain(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  return buf;
-}
-
-}  // namespace
-
-int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
-  bool ok = true;
-  // Each value is read with the same range a suite's checkpoint or restore phase takes, so no figure
-  // comes out as inf, NaN or a JSON null.
-  auto take = [&](const char* option, const std::string& text, std::optional<double> v, double min, double max,
-                  bool whole, const std::string& what, const std::string& range = "") -> std::optional<double> {
-    if (v && std::isfinite(*v) && *v >= min && *v <= max && (!whole || *v == std::floor(*v))) return v;
-    err << "iofab plan: " << option << ": expected " << what << " from "
-        << (range.empty() ? g(min) + " to " + g(max) : range) << ", got \"" << text << "\"\n";
-    ok = false;
-    return std::nullopt;
-  };
-  CheckpointPlanInput in;
-  if (auto v = take("--params", a.params, units::parse_count(a.params), kMinParams, kMaxParams, false,
-                    "a parameter count like 175e9"))
-    in.params = *v;
-  if (auto v = take("--bytes-per-param", a.bytes_per_param, units::parse_count(a.bytes_per_param),
-                    kMinBytesPerParam, kMaxBytesPerParam, false, "a number of bytes like 14"))
-    in.bytes_per_param = *v;
-  if (auto v = take("--interval", a.interval, units::parse_duration(a.interval), kMinIntervalSeconds,
-                    kMaxIntervalSeconds, false, "a duration like \"1h\" or \"30min\"", "1ms to 365 days"))
-    in.interval_s = *v;
-  if (auto v = take("--budget-fraction", a.budget_fraction, units::parse_fraction(a.budget_fraction),
-                    kMinBudgetFraction, 1, false, "a fraction like 0.05 or \"5%\""))
-    in.budget_fraction = *v;
-  if (auto v = take("--fanout", a.fanout, units::parse_count(a.fanout), 1, kMaxFanout, true,
-                    "a whole number like 8"))
-    in.fanout = static_cast<unsigned>(*v);
-  if (!a.gpus.empty()) {
-    if (auto v = take("--gpus", a.gpus, units::parse_count(a.gpus), 1, 1e9, true, "a whole number like 2000"))
-      in.gpus = *v;
-  }
-  if (auto v = take("--writer-fraction", a.writer_fraction, units::parse_fraction(a.writer_fraction),
-                    kMinWriterFraction, 1, false, "a fraction like 0.125"))
-    in.writer_fraction = *v;
-  if (!a.restore_budget.empty()) {
-    if (auto v = take("--restore-budget", a.restore_budget, units::parse_duration(a.restore_budget),
-                      kMinIntervalSeconds, kMaxIntervalSeconds, false, "a duration like \"10min\"",
-                      "1ms to 365 days"))
-      in.restore_budget_s = *v;
-  }
-  if (!ok) return 2;
-
-  const CheckpointPlan plan = make_checkpoint_plan(in);
-  if (a.json) {
-    out << to_json(plan).dump(2) << "\n";
-    return 0;
-  }
-  auto row = [&](const std::string& label, const std::string& value) {
-    out << "  " << label << std::string(label.size() < 30 ? 30 - label.size() : 1, ' ') << value << "\n";
-  };
-  out << "checkpoint plan: " << a.params << " parameters x " << plain(in.bytes_per_param)
-      << " bytes/parameter, every " << units::format_duration(in.interval_s) << "\n";
-  row("checkpoint size", plain(plan.checkpoint_bytes) + " bytes (" + sci(plan.checkpoint_bytes) + ", " +
-                             units::format_bytes(plan.checkpoint_bytes) + ")");
-  row("allowed stall", plain(plan.allowed_stall_seconds) + " s (" + plain(in.budget_fraction * 100) +
-                           "% of " + units::format_duration(in.interval_s) + ")");
-  row("required write bandwidth", units::format_rate(plan.required_write_bytes_per_s) + " (" +
-                                      sci(plan.required_write_bytes_per_s) + " bytes/s)");
-  row("restore reads (fanout " + std::to_string(in.fanout) + ")",
-      plain(plan.restore_read_bytes) + " bytes (" + sci(plan.restore_read_bytes) + ")");
-  row("required restore bandwidth",
-      units::format_rate(plan.required_restore_bytes_per_s) + " (" + sci(plan.required_restore_bytes_per_s) +
-          " bytes/s, restoring in " + plain(plan.restore_seconds) + " s" +
-          (in.restore_budget_s > 0 ? ", the restore budget)" : ", the allowed stall)"));
-  if (in.gpus > 0) {
-    out << "per-GPU shares (" << plain(in.gpus) << " GPUs, " << plain(plan.writers) << " of them write):\n";
-    row("checkpoint bytes per writer", units::format_bytes(plan.per_writer_checkpoint_bytes));
-    row("write bandwidth per writer", units::format_rate(plan.per_writer_write_bytes_per_s));
-    row("read bandwidth per GPU", units::format_rate(plan.per_gpu_read_bytes_per_s));
-  }
   return 0;
 }
 

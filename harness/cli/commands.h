@@ -40,15 +40,22 @@ int cmd_clean(const std::string& target, bool yes, bool interactive, std::istrea
               std::ostream& err);
 
 // `iofab plan`: what a model's checkpoints need from storage (DESIGN.md, the
-// 5% rule). Values as typed; a bad one exits 2 naming its option.
+// 5% rule), from a parameter count or from a model (then every rank's bytes,
+// workloads/checkpoint/tensor_plan.h). Values as typed; a bad one exits 2
+// naming its option (and a model's field).
 struct PlanArgs {
-  std::string params;                  // required: a count like 175e9
+  std::string params;   // a count like 175e9; or a model:
+  std::string preset;   // a preset's name (workloads/checkpoint/presets.h)
+  std::string model;    // a JSON object of model fields, over the preset's when both
+  std::string tensors;  // with a model: list this rank's tensors
   std::string bytes_per_param = "14";
+  bool bytes_per_param_given = false;  // only with params
   std::string interval = "1h";
   std::string budget_fraction = "0.05";
   std::string fanout = "8";
   std::string gpus;                    // empty: no per-GPU shares
   std::string writer_fraction = "1";   // of the GPUs that write a checkpoint
+  bool writer_fraction_given = false;  // only with params: a model's plan says who writes
   std::string restore_budget;          // empty: restore within the allowed stall
   bool json = false;
 };

@@ -75,19 +75,28 @@ int iofab_main(int argc, char** argv) {
                   "Remove them without asking (without it and without a terminal: list only)");
 
   PlanArgs plan_args;
-  auto* plan =
-      app.add_subcommand("plan", "Checkpoint size, allowed stall and the bandwidth a model needs (5% rule)");
-  plan->add_option("--params", plan_args.params, "Model parameters, e.g. 175e9")->required();
-  plan->add_option("--bytes-per-param", plan_args.bytes_per_param, "Checkpoint bytes per parameter")
-      ->capture_default_str();
+  auto* plan = app.add_subcommand(
+      "plan", "Checkpoint size, every rank's bytes, allowed stall and the bandwidth a model needs (5% rule)");
+  plan->add_option("--params", plan_args.params, "Model parameters, e.g. 175e9 (or --preset / --model)");
+  plan->add_option(
+      "--preset", plan_args.preset,
+      "A named model: llama3-8b, llama3-70b, llama3-405b (exact), mlperf-llama3-8b, -70b, -405b, -1t "
+      "(MLPerf Storage, DLIO's rules)");
+  plan->add_option("--model", plan_args.model,
+                   "A model as JSON: layers, hidden, ffn, vocab, heads, kv_heads, tied_embeddings, dtype, "
+                   "master_dtype, optimizer_dtype, tensor, pipeline, data, zero, formula (over --preset's)");
+  plan->add_option("--tensors", plan_args.tensors, "With a model: list this rank's tensors");
+  auto* bytes_per_param = plan->add_option("--bytes-per-param", plan_args.bytes_per_param,
+                                           "Checkpoint bytes per parameter (with --params)")
+                              ->capture_default_str();
   plan->add_option("--interval", plan_args.interval, "Checkpoint interval, e.g. 1h")->capture_default_str();
   plan->add_option("--budget-fraction", plan_args.budget_fraction, "Share of the interval a stall may take")
       ->capture_default_str();
   plan->add_option("--fanout", plan_args.fanout, "Restore reads per byte written")->capture_default_str();
   plan->add_option("--gpus", plan_args.gpus, "GPUs in the job, for per-GPU shares");
-  plan->add_option("--writer-fraction", plan_args.writer_fraction,
-                   "Share of the GPUs that write a checkpoint")
-      ->capture_default_str();
+  auto* writer_fraction = plan->add_option("--writer-fraction", plan_args.writer_fraction,
+                                           "Share of the GPUs that write a checkpoint (with --params)")
+                              ->capture_default_str();
   plan->add_option("--restore-budget", plan_args.restore_budget,
                    "Time a restore may take (default: the allowed stall)");
   plan->add_flag("--json", plan_args.json, "Print JSON instead of a table");
@@ -136,7 +145,11 @@ int iofab_main(int argc, char** argv) {
   if (*list) return cmd_list(list_target, list_json, std::cout);
   if (*clean)
     return cmd_clean(clean_target, clean_yes, isatty(STDIN_FILENO) != 0, std::cin, std::cout, std::cerr);
-  if (*plan) return cmd_plan(plan_args, std::cout, std::cerr);
+  if (*plan) {
+    plan_args.bytes_per_param_given = bytes_per_param->count() > 0;
+    plan_args.writer_fraction_given = writer_fraction->count() > 0;
+    return cmd_plan(plan_args, std::cout, std::cerr);
+  }
   if (*compare) return cmd_compare(compare_args, std::cout, std::cerr);
   if (*report) return cmd_report(report_args, std::cout, std::cerr);
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include "harness/core/json_text.h"
 #include "harness/core/units.h"
@@ -62,6 +63,8 @@ void ParamReader::bad(std::string_view key, std::string_view expected, const jso
 void ParamReader::fail(std::string_view key, std::string_view message) {
   errors_.push_back(path_of(key) + ": " + std::string(message));
 }
+
+void ParamReader::fail_at_path(std::string message) { errors_.push_back(std::move(message)); }
 
 static std::string range_text(double min, double max) {
   auto fmt = [](double x) {

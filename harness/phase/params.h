@@ -56,6 +56,9 @@ class ParamReader {
   // Records a phase-specific validation error against key, e.g. a relation
   // between two parameters: "phases[0].batch_size: must be <= num_samples (100)".
   void fail(std::string_view key, std::string_view message);
+  // Records an error that already names its full path: one found in a nested object the phase reads
+  // itself (checkpoint's `model`), whose fields have paths of their own.
+  void fail_at_path(std::string message);
   // The JSON path of key as the user wrote it (phase or defaults).
   std::string path_of(std::string_view key) const;
 

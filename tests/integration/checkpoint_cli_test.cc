@@ -72,19 +72,58 @@ TEST(CheckpointCli, PlanPrintsTheWorkedNumbers) {
   EXPECT_NE(r.out.find("per-GPU shares (2000 GPUs"), std::string::npos) << r.out;
 }
 
+// The figures docs/models.md quotes: the architecture's exact count, and MLPerf Storage's 70B split.
+TEST(CheckpointCli, PlanPresetsPrintEveryRanksBytes) {
+  CommandResult r = run_iofab({"plan", "--preset", "llama3-70b"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"70553706496 (7.06e10)", "987751890944 bytes (9.88e11, 919.92 GiB)"}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+  }
+  r = run_iofab({"plan", "--preset", "mlperf-llama3-70b"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"69882617856 (6.99e10)", "978406572032 bytes (9.78e11, 911.21 GiB)", "912 GiB",
+                        "ranks 0-63                    15287602688 bytes (14.24 GiB) each"}) {
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+  }
+  r = run_iofab({"plan", "--preset", "mlperf-llama3-405b", "--json", "--tensors", "256"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["model_plan"]["rank_bytes"].size(), 512u);
+  EXPECT_EQ(j["model_plan"]["rank_bytes"][0], 13226441600u);
+  EXPECT_EQ(j["model_plan"]["rank_bytes"][256], 9513171840u);
+  EXPECT_EQ(j["published_gib"], 5290);
+  // Data rank 1 under ZeRO 1: DLIO's three optimizer groups and their small companions, no weights.
+  EXPECT_EQ(j["tensors"]["list"].size(), 6u);
+  r = run_iofab({"plan", "--preset", "llama3-8b", "--model", "{\"tensor\": 2, \"data\": 2, \"zero\": 3}"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("tensor 2 x pipeline 1 x data 2 = 4 ranks, ZeRO 3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("112423657472 bytes"), std::string::npos) << r.out;  // 8,030,261,248 x 14
+}
+
 TEST(CheckpointCli, PlanBadValuesExitTwoNamingTheOption) {
   struct Case {
     std::vector<std::string> args;
     std::string says;
   };
-  for (const Case& c : {Case{{"--params", "lots"}, "--params"}, Case{{"--params", "-5"}, "--params"},
-                        Case{{"--params", "1e9", "--interval", "soon"}, "--interval"},
-                        Case{{"--params", "1e9", "--budget-fraction", "2"}, "--budget-fraction"},
-                        Case{{"--params", "1e9", "--fanout", "0"}, "--fanout"},
-                        Case{{"--params", "1e9", "--fanout", "2.5"}, "--fanout"},
-                        Case{{"--params", "1e9", "--gpus", "x"}, "--gpus"},
-                        Case{{"--params", "1e9", "--bytes-per-param", "0"}, "--bytes-per-param"},
-                        Case{{}, "--params is required"}}) {
+  for (const Case& c :
+       {Case{{"--params", "lots"}, "--params"}, Case{{"--params", "-5"}, "--params"},
+        Case{{"--params", "1e9", "--interval", "soon"}, "--interval"},
+        Case{{"--params", "1e9", "--budget-fraction", "2"}, "--budget-fraction"},
+        Case{{"--params", "1e9", "--fanout", "0"}, "--fanout"},
+        Case{{"--params", "1e9", "--fanout", "2.5"}, "--fanout"},
+        Case{{"--params", "1e9", "--gpus", "x"}, "--gpus"},
+        Case{{"--params", "1e9", "--bytes-per-param", "0"}, "--bytes-per-param"},
+        Case{{}, "give either --params"},
+        Case{{"--params", "1e9", "--preset", "llama3-8b"}, "give either --params"},
+        Case{{"--preset", "llama9"}, "--preset: expected one of llama3-8b"},
+        Case{{"--model", "{\"layers\": 80"}, "--model: expected a JSON object"},
+        Case{{"--preset", "llama3-70b", "--model", "{\"heads\": 7}"}, "--model.heads: must divide hidden"},
+        Case{{"--preset", "llama3-70b", "--model", "{\"zero\": 9}"}, "--model.zero: expected a ZeRO stage"},
+        Case{{"--model", "{\"layers\": 2}"}, "--model.hidden: required"},
+        Case{{"--preset", "llama3-70b", "--bytes-per-param", "2"}, "--bytes-per-param: applies only"},
+        Case{{"--preset", "llama3-70b", "--writer-fraction", "0.5"}, "--writer-fraction: applies only"},
+        Case{{"--preset", "llama3-70b", "--gpus", "8"}, "--gpus: a model's ranks"},
+        Case{{"--preset", "mlperf-llama3-8b", "--tensors", "8"}, "--tensors: expected a rank from 0 to 7"}}) {
     std::vector<std::string> args{"plan"};
     args.insert(args.end(), c.args.begin(), c.args.end());
     CommandResult r = run_iofab(args);

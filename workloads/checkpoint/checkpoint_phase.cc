@@ -13,8 +13,10 @@
 #include "workloads/checkpoint/params.h"
 #include "workloads/checkpoint/phase_folder.h"
 #include "workloads/checkpoint/placement.h"
+#include "workloads/checkpoint/presets.h"
 #include "workloads/checkpoint/results.h"
 #include "workloads/checkpoint/shard_layout.h"
+#include "workloads/checkpoint/tensor_plan.h"
 #include "workloads/checkpoint/writer.h"
 
 namespace iofab {
@@ -27,11 +29,13 @@ class CheckpointPhase final : public Phase {
   std::optional<uint64_t> planned_bytes(int ranks) const override {
     // At the peak, `keep` committed checkpoints and the one being written.
     const ShardLayout l = layout(ranks);
+    if (!l.sizes.empty()) return checked_product({static_cast<uint64_t>(p_.keep) + 1, l.checkpoint_bytes()});
     return checked_product({static_cast<uint64_t>(p_.keep) + 1, l.shards, l.shard_bytes});
   }
   // The newest `keep` checkpoints stay for a restore phase until the run ends.
   std::optional<uint64_t> retained_bytes(int ranks) const override {
     const ShardLayout l = layout(ranks);
+    if (!l.sizes.empty()) return checked_product({static_cast<uint64_t>(p_.keep), l.checkpoint_bytes()});
     return checked_product({static_cast<uint64_t>(p_.keep), l.shards, l.shard_bytes});
   }
 
@@ -39,6 +43,9 @@ class CheckpointPhase final : public Phase {
 
  private:
   ShardLayout layout(int ranks) const {
+    if (!p_.plan_rank_bytes.empty()) {
+      return plan_shard_layout(p_.plan_rank_bytes, p_.scale, ranks, p_.workers, p_.direct);
+    }
     return shard_layout(p_.full_bytes, p_.scale, ranks, p_.workers, p_.writer_fraction);
   }
   // This rank's writers, one per worker, placed on their shards.
@@ -67,7 +74,7 @@ std::vector<Writer> CheckpointPhase::place_writers(PhaseContext& ctx, const Shar
     wk.shard = slot.shard;
     wk.active = slot.active;
     wk.file = shard_file_name(wk.shard, l.shards);
-    if (wk.active) my_bytes += l.shard_bytes;
+    if (wk.active) my_bytes += l.bytes_of(wk.shard);
   }
   ctx.progress.total_bytes.store(my_bytes * p_.count);
   return writers;
@@ -131,6 +138,56 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
   return report_checkpoints(ctx, p_, l, mine, result);
 }
 
+// `preset` and `model` (its fields over the preset's): the model, its plan's per-rank bytes and the
+// full size they add up to. False when neither is given; errors go to r, naming each field.
+bool read_model(ParamReader& r, CheckpointParams* p) {
+  const bool has_preset = r.raw("preset") != nullptr;
+  const nlohmann::json* model = r.raw("model");
+  if (!has_preset && model == nullptr) return false;
+  ModelSpec spec;
+  bool ok = true;
+  if (has_preset) {
+    const std::string name = r.choice(
+        "preset", "", [](std::string_view n) { return find_model_preset(n) != nullptr; },
+        [] {
+          std::vector<std::string> names;
+          for (const auto& m : model_presets()) names.emplace_back(m.name);
+          return names;
+        });
+    const ModelPreset* preset = find_model_preset(name);
+    ok = preset != nullptr;
+    if (ok) spec = preset->spec;
+  }
+  if (ok && model != nullptr) {
+    const Status st = parse_model_spec(*model, r.path_of("model"), &spec);
+    if (!st.ok()) {
+      // One error a line, each naming its field.
+      std::string line;
+      for (char c : st.message() + "\n") {
+        if (c != '\n') {
+          line += c;
+        } else if (!line.empty()) {
+          r.fail_at_path(line);
+          line.clear();
+        }
+      }
+      ok = false;
+    }
+  }
+  if (r.raw("writer_fraction") != nullptr) {
+    r.fail("writer_fraction", "applies only without a model: the model's plan decides which ranks write");
+  }
+  if (ok) {
+    const ModelPlan plan = plan_model(spec);
+    p->params = static_cast<double>(plan.parameters);
+    p->bytes_per_param = static_cast<double>(plan.total_bytes) / static_cast<double>(plan.parameters);
+    p->full_bytes = static_cast<double>(plan.total_bytes);
+    p->plan_rank_bytes = plan.rank_bytes;
+    p->model = spec;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
@@ -140,7 +197,15 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   const bool has_params = r.raw("params") != nullptr;
   const bool has_bpp = r.raw("bytes_per_param") != nullptr;
   const bool has_size = r.raw("checkpoint_size") != nullptr;
-  if (has_params) {
+  const bool has_model = read_model(r, &p);
+  if (has_model && (has_params || has_size || has_bpp)) {
+    r.fail(has_params ? "params"
+           : has_size ? "checkpoint_size"
+                      : "bytes_per_param",
+           "give either a model (model, preset) or params / checkpoint_size, not both");
+  } else if (has_model) {
+    // The model's plan sets the size; what follows reads the other params.
+  } else if (has_params) {
     p.params = r.count("params", 0, kMinParams, kMaxParams);
     p.bytes_per_param =
         r.count("bytes_per_param", kDefaultBytesPerParam, kMinBytesPerParam, kMaxBytesPerParam);
@@ -148,7 +213,9 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   }
   if (has_bpp && !has_params)
     r.fail("bytes_per_param", "applies only with params; give params too, or checkpoint_size alone");
-  if (has_size && has_params) {
+  if (has_model) {
+    // Reported with the model above.
+  } else if (has_size && has_params) {
     r.fail("checkpoint_size", "give either params (with bytes_per_param) or checkpoint_size, not both");
   } else if (!has_params) {
     p.full_bytes = static_cast<double>(r.size("checkpoint_size", 1ULL << 30, kShardAlign));
@@ -184,7 +251,7 @@ const std::vector<MetricInfo>& checkpoint_metrics() {
       {"checkpoint_bytes", Unit::kBytes, Better::kNeither,
        "bytes of one checkpoint as written (full size / scale)"},
       {"full_checkpoint_bytes", Unit::kBytes, Better::kNeither,
-       "bytes of one full-size checkpoint (params x bytes_per_param)"},
+       "bytes of one full-size checkpoint (params x bytes_per_param, or the sum of the model plan's ranks)"},
       {"stall_seconds_mean", Unit::kSeconds, Better::kLower, "mean stall per checkpoint"},
       {"drain_seconds_max", Unit::kSeconds, Better::kLower,
        "async: longest background write + fsync; 0 for sync"},

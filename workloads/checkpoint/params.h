@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/phase/io_params.h"
 #include "workloads/checkpoint/budget.h"
+#include "workloads/checkpoint/model_spec.h"
 
 namespace iofab {
 
@@ -19,6 +22,10 @@ struct CheckpointParams : IoParams {
   double params = 0;  // 0: the size came from checkpoint_size
   double bytes_per_param = kDefaultBytesPerParam;
   double full_bytes = 0;
+  // `model` or `preset`: the model, and its plan's bytes for every planned rank (full size), which
+  // the shards follow (shard_layout.h); full_bytes is their sum.
+  std::optional<ModelSpec> model;
+  std::vector<uint64_t> plan_rank_bytes;
   double scale = 1;
   unsigned count = 3;
   double interval_s = 3600;

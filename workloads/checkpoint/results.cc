@@ -215,6 +215,16 @@ void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const Shar
   if (p.params > 0) {
     result->details["model"] = {{"params", p.params}, {"bytes_per_param", p.bytes_per_param}};
   }
+  if (p.model) {
+    // The plan the shards follow: shard i holds plan_ranks_per_shard[i] planned ranks' bytes / scale.
+    json& model = result->details["model"];
+    model["spec"] = to_json(*p.model);
+    model["plan_ranks"] = p.plan_rank_bytes.size();
+    model["plan_rank_bytes_max"] = *std::max_element(p.plan_rank_bytes.begin(), p.plan_rank_bytes.end());
+    model["plan_ranks_per_shard_max"] =
+        *std::max_element(l.plan_ranks_per_shard.begin(), l.plan_ranks_per_shard.end());
+    result->details["layout"]["shard_bytes_min"] = *std::min_element(l.sizes.begin(), l.sizes.end());
+  }
   result->details["timing"] = {{"interval_seconds", p.interval_s}, {"gap_seconds", p.gap_s}};
   result->details["stale_tmp_removed"] = mine.stale_removed;
   put_io_details(total, all.per_rank, p.engine, result);

@@ -40,7 +40,7 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk) {
   BlockFiller stamper(writer_seed(p, *wk) + 17);
   const bool staged = p.async;
   const IoBuffers& bufs = staged ? wk->staging : wk->ring;
-  const uint64_t blocks = (l.shard_bytes + p.block_size - 1) / p.block_size;
+  const uint64_t blocks = (l.bytes_of(wk->shard) + p.block_size - 1) / p.block_size;
   const auto slots =
       static_cast<unsigned>(std::min<uint64_t>(p.queue_depth, staged ? blocks : p.queue_depth));
   IoPump pump(*wk->engine, bufs, slots, !staged, &wk->tally.latency, &wk->tally.series, wc.phase_t0,
@@ -50,14 +50,14 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk) {
   Status committed;
   s = pump.run(
       [&](unsigned, IoRequest& req) {
-        if (offset >= l.shard_bytes || !committed.ok()) return false;
+        if (offset >= l.bytes_of(wk->shard) || !committed.ok()) return false;
         // What is staged goes to the device now, so it works while this block is stamped and hashed.
         committed = wk->engine->commit();
         if (!committed.ok()) return false;
         req.file = handle;
         req.op = IoOp::kWrite;
         req.offset = offset;
-        req.len = static_cast<uint32_t>(std::min<uint64_t>(p.block_size, l.shard_bytes - offset));
+        req.len = static_cast<uint32_t>(std::min<uint64_t>(p.block_size, l.bytes_of(wk->shard) - offset));
         if (staged) {
           req.buf = wk->staging.at(block);
           req.buf_index = -1;
@@ -86,7 +86,7 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk) {
 
 Status check_staging_memory(const std::vector<Writer>& writers, const ShardLayout& l) {
   uint64_t need = 0;
-  for (const auto& wk : writers) need += wk.active ? l.shard_bytes : 0;
+  for (const auto& wk : writers) need += wk.active ? l.bytes_of(wk.shard) : 0;
   const uint64_t avail = mem_available_bytes();
   if (avail != 0 && need > avail / 10 * 9) {
     return Status::IoError("async mode holds a host copy of every shard: this rank needs " +
@@ -112,7 +112,7 @@ Status setup_writer(const CheckpointParams& p, const PhaseContext& ctx, const Sh
     for (size_t i = 0; i < wk->ring.count(); ++i) filler.fill(wk->ring.at(i), wk->ring.size());
     return wk->engine->register_buffers(wk->ring.iovecs());
   }
-  const uint64_t blocks = (l.shard_bytes + p.block_size - 1) / p.block_size;
+  const uint64_t blocks = (l.bytes_of(wk->shard) + p.block_size - 1) / p.block_size;
   s = IoBuffers::allocate(blocks, p.block_size, &wk->staging);
   if (!s.ok()) return Status::IoError(s.message() + " (async mode holds a host copy of each shard)");
   const uint64_t src_blocks = std::clamp<uint64_t>(kSourceBytes / p.block_size, 1, blocks);
@@ -125,8 +125,8 @@ Status setup_writer(const CheckpointParams& p, const PhaseContext& ctx, const Sh
 void snapshot_shard(const CheckpointParams& p, const ShardLayout& l, Writer* wk) {
   wk->start_ns = now_ns();
   uint64_t off = 0;
-  for (size_t b = 0; off < l.shard_bytes; ++b) {
-    const size_t len = static_cast<size_t>(std::min<uint64_t>(p.block_size, l.shard_bytes - off));
+  for (size_t b = 0; off < l.bytes_of(wk->shard); ++b) {
+    const size_t len = static_cast<size_t>(std::min<uint64_t>(p.block_size, l.bytes_of(wk->shard) - off));
     std::memcpy(wk->staging.at(b), wk->source.at(b % wk->source.count()), len);
     off += len;
   }

@@ -1,0 +1,296 @@
+// `iofab plan`: what a model's checkpoints need from storage (DESIGN.md, the 5% rule), from a
+// parameter count (--params) or from a model (--model, --preset): then every rank's bytes too.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "harness/cli/commands.h"
+#include "harness/core/units.h"
+#include "workloads/checkpoint/budget.h"
+#include "workloads/checkpoint/model_spec.h"
+#include "workloads/checkpoint/presets.h"
+#include "workloads/checkpoint/tensor_plan.h"
+
+namespace iofab {
+
+using nlohmann::json;
+
+namespace {
+
+// "2.45e12": three significant digits, as DESIGN.md writes its numbers.
+std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2e", v);
+  std::string s = buf;
+  const auto e = s.find('e');
+  if (e == std::string::npos) return s;
+  std::string mant = s.substr(0, e);
+  std::string exp = s.substr(e + 1);
+  bool neg = !exp.empty() && exp[0] == '-';
+  if (!exp.empty() && (exp[0] == '+' || exp[0] == '-')) exp.erase(0, 1);
+  while (exp.size() > 1 && exp[0] == '0') exp.erase(0, 1);
+  return mant + "e" + (neg ? "-" : "") + exp;
+}
+
+// A bound as a person writes it: 1, 0.001, 1e+15.
+std::string g(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string plain(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
+// GiB with two decimals: MLPerf Storage's tables count in GiB (and write "GB").
+std::string gib(double bytes) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+class Rows {
+ public:
+  explicit Rows(std::ostream& out) : out_(out) {}
+  void operator()(const std::string& label, const std::string& value) const {
+    out_ << "  " << label << std::string(label.size() < 30 ? 30 - label.size() : 1, ' ') << value << "\n";
+  }
+
+ private:
+  std::ostream& out_;
+};
+
+// The model the options name: a preset, then --model's fields over it (or over the defaults).
+// Errors name the option and the field; false after printing them.
+bool read_model(const PlanArgs& a, ModelSpec* spec, const ModelPreset** preset, std::ostream& err) {
+  *preset = nullptr;
+  if (!a.preset.empty()) {
+    *preset = find_model_preset(a.preset);
+    if (*preset == nullptr) {
+      err << "iofab plan: --preset: expected one of " << model_preset_names() << ", got \"" << a.preset
+          << "\"\n";
+      return false;
+    }
+    *spec = (*preset)->spec;
+  }
+  if (a.model.empty()) return true;
+  json j = json::parse(a.model, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    err << "iofab plan: --model: expected a JSON object like {\"layers\": 80, \"hidden\": 8192, \"ffn\": "
+           "28672, "
+           "\"vocab\": 128256, \"heads\": 64, \"kv_heads\": 8}, got \""
+        << a.model << "\"\n";
+    return false;
+  }
+  if (Status st = parse_model_spec(j, "--model", spec); !st.ok()) {
+    err << "iofab plan: " << st.message() << "\n";
+    return false;
+  }
+  return true;
+}
+
+// Consecutive ranks with the same bytes, as one line each: 512 ranks read in a few lines.
+void write_rank_groups(const ModelPlan& p, const Rows& row) {
+  uint64_t start = 0;
+  for (uint64_t r = 1; r <= p.ranks; ++r) {
+    if (r < p.ranks && p.rank_bytes[r] == p.rank_bytes[start]) continue;
+    const std::string who = r - start == 1 ? "rank " + std::to_string(start)
+                                           : "ranks " + std::to_string(start) + "-" + std::to_string(r - 1);
+    const double b = static_cast<double>(p.rank_bytes[start]);
+    row(who, plain(b) + " bytes (" + gib(b) + ")" + (r - start > 1 ? " each" : ""));
+    start = r;
+  }
+}
+
+}  // namespace
+
+int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
+  bool ok = true;
+  // Each value is read with the same range a suite's checkpoint or restore phase takes, so no figure
+  // comes out as inf, NaN or a JSON null.
+  auto take = [&](const char* option, const std::string& text, std::optional<double> v, double min,
+                  double max, bool whole, const std::string& what,
+                  const std::string& range = "") -> std::optional<double> {
+    if (v && std::isfinite(*v) && *v >= min && *v <= max && (!whole || *v == std::floor(*v))) return v;
+    err << "iofab plan: " << option << ": expected " << what << " from "
+        << (range.empty() ? g(min) + " to " + g(max) : range) << ", got \"" << text << "\"\n";
+    ok = false;
+    return std::nullopt;
+  };
+  const bool by_model = !a.model.empty() || !a.preset.empty();
+  if (by_model == !a.params.empty()) {
+    err << "iofab plan: give either --params (a parameter count like 175e9) or a model (--preset NAME, "
+           "--model "
+           "JSON, or both: --model's fields over the preset's)\n";
+    return 2;
+  }
+  if (by_model && a.bytes_per_param_given) {
+    err << "iofab plan: --bytes-per-param: applies only with --params; a model's bytes follow from its "
+           "dtypes\n";
+    return 2;
+  }
+  if (by_model && a.writer_fraction_given) {
+    err << "iofab plan: --writer-fraction: applies only with --params; a model's plan says which ranks "
+           "write\n";
+    return 2;
+  }
+  ModelSpec spec;
+  const ModelPreset* preset = nullptr;
+  CheckpointPlanInput in;
+  if (by_model) {
+    if (!read_model(a, &spec, &preset, err)) return 2;
+    if (!a.gpus.empty()) {
+      err << "iofab plan: --gpus: a model's ranks are tensor x pipeline x data; set them in --model\n";
+      return 2;
+    }
+  } else {
+    if (auto v = take("--params", a.params, units::parse_count(a.params), kMinParams, kMaxParams, false,
+                      "a parameter count like 175e9"))
+      in.params = *v;
+    if (auto v = take("--bytes-per-param", a.bytes_per_param, units::parse_count(a.bytes_per_param),
+                      kMinBytesPerParam, kMaxBytesPerParam, false, "a number of bytes like 14"))
+      in.bytes_per_param = *v;
+  }
+  std::optional<uint64_t> tensors_of;
+  if (!a.tensors.empty()) {
+    if (!by_model) {
+      err << "iofab plan: --tensors: lists a rank's tensors of a model; give --preset or --model\n";
+      return 2;
+    }
+    const double limit = static_cast<double>(spec.ranks()) - 1;
+    if (auto v = take("--tensors", a.tensors, units::parse_count(a.tensors), 0, limit, true, "a rank"))
+      tensors_of = static_cast<uint64_t>(*v);
+  }
+  if (auto v = take("--interval", a.interval, units::parse_duration(a.interval), kMinIntervalSeconds,
+                    kMaxIntervalSeconds, false, "a duration like \"1h\" or \"30min\"", "1ms to 365 days"))
+    in.interval_s = *v;
+  if (auto v = take("--budget-fraction", a.budget_fraction, units::parse_fraction(a.budget_fraction),
+                    kMinBudgetFraction, 1, false, "a fraction like 0.05 or \"5%\""))
+    in.budget_fraction = *v;
+  if (auto v = take("--fanout", a.fanout, units::parse_count(a.fanout), 1, kMaxFanout, true,
+                    "a whole number like 8"))
+    in.fanout = static_cast<unsigned>(*v);
+  if (!a.gpus.empty()) {
+    if (auto v = take("--gpus", a.gpus, units::parse_count(a.gpus), 1, 1e9, true, "a whole number like 2000"))
+      in.gpus = *v;
+  }
+  if (!by_model) {
+    if (auto v = take("--writer-fraction", a.writer_fraction, units::parse_fraction(a.writer_fraction),
+                      kMinWriterFraction, 1, false, "a fraction like 0.125"))
+      in.writer_fraction = *v;
+  }
+  if (!a.restore_budget.empty()) {
+    if (auto v = take("--restore-budget", a.restore_budget, units::parse_duration(a.restore_budget),
+                      kMinIntervalSeconds, kMaxIntervalSeconds, false, "a duration like \"10min\"",
+                      "1ms to 365 days"))
+      in.restore_budget_s = *v;
+  }
+  if (!ok) return 2;
+
+  ModelPlan mp;
+  if (by_model) {
+    // The budget reads the model's plan: its bytes over its parameters, every rank a GPU, the ranks with
+    // bytes to write the writers.
+    mp = plan_model(spec);
+    in.params = static_cast<double>(mp.parameters);
+    in.bytes_per_param = static_cast<double>(mp.total_bytes) / static_cast<double>(mp.parameters);
+    in.gpus = static_cast<double>(mp.ranks);
+    in.writer_fraction = static_cast<double>(mp.writing_ranks) / static_cast<double>(mp.ranks);
+  }
+  const CheckpointPlan plan = make_checkpoint_plan(in);
+  std::vector<RankTensor> tensors;
+  if (tensors_of) tensors = rank_tensors(spec, *tensors_of);
+  if (a.json) {
+    json j = to_json(plan);
+    if (by_model) {
+      j["model"] = to_json(spec);
+      j["model_plan"] = to_json(mp);
+      if (preset != nullptr && preset->published_gib > 0) j["published_gib"] = preset->published_gib;
+      if (tensors_of) {
+        json list = json::array();
+        for (const RankTensor& t : tensors) {
+          list.push_back({{"name", tensor_name(t)},
+                          {"elements", t.elements},
+                          {"dtype_bytes", t.dtype_bytes},
+                          {"bytes", t.bytes()}});
+        }
+        j["tensors"] = {{"rank", *tensors_of}, {"list", list}};
+      }
+    }
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  const Rows row(out);
+  if (by_model) {
+    out << "model plan: " << (spec.name.empty() ? "model" : spec.name) << " (formula "
+        << formula_name(spec.formula) << ")\n";
+    if (preset != nullptr) row("preset", std::string(preset->about));
+    row("shape", std::to_string(spec.layers) + " layers, hidden " + std::to_string(spec.hidden) + ", ffn " +
+                     std::to_string(spec.ffn) + ", vocab " + std::to_string(spec.vocab) + ", " +
+                     std::to_string(spec.heads) + " heads, " + std::to_string(spec.kv_heads) + " kv heads, " +
+                     (spec.tied_embeddings ? "tied" : "untied") + " embeddings");
+    row("dtypes", "weights " + std::string(dtype_name(spec.weights)) + ", master " +
+                      std::string(dtype_name(spec.master)) + ", Adam moments " +
+                      std::string(dtype_name(spec.moments)));
+    row("parallelism", "tensor " + std::to_string(spec.tensor) + " x pipeline " +
+                           std::to_string(spec.pipeline) + " x data " + std::to_string(spec.data) + " = " +
+                           std::to_string(spec.ranks()) + (spec.ranks() == 1 ? " rank" : " ranks") +
+                           ", ZeRO " + std::to_string(spec.zero));
+    const auto p = static_cast<double>(mp.parameters);
+    row("parameters", plain(p) + " (" + sci(p) + ")");
+    const auto total = static_cast<double>(mp.total_bytes);
+    row("checkpoint size", plain(total) + " bytes (" + sci(total) + ", " + gib(total) + ")");
+    row("  weights", plain(static_cast<double>(mp.weight_bytes)) + " bytes");
+    row("  optimizer state", plain(static_cast<double>(mp.optimizer_bytes)) + " bytes");
+    if (preset != nullptr && preset->published_gib > 0) {
+      row("MLPerf Storage's table", g(preset->published_gib) + " GiB (docs/models.md explains the gap)");
+    }
+    out << "per rank (" << mp.ranks << (mp.ranks == 1 ? " rank, " : " ranks, ") << mp.writing_ranks
+        << (mp.writing_ranks == 1 ? " writes" : " write") << "):\n";
+    write_rank_groups(mp, row);
+    if (tensors_of) {
+      out << "tensors of rank " << *tensors_of << " (" << tensors.size() << "):\n";
+      for (const RankTensor& t : tensors) {
+        row(tensor_name(t), std::to_string(t.elements) + " x " + std::to_string(t.dtype_bytes) + " = " +
+                                std::to_string(t.bytes()) + " bytes");
+      }
+    }
+    out << "checkpoint plan: every " << units::format_duration(in.interval_s) << "\n";
+  } else {
+    out << "checkpoint plan: " << a.params << " parameters x " << plain(in.bytes_per_param)
+        << " bytes/parameter, every " << units::format_duration(in.interval_s) << "\n";
+    row("checkpoint size", plain(plan.checkpoint_bytes) + " bytes (" + sci(plan.checkpoint_bytes) + ", " +
+                               units::format_bytes(plan.checkpoint_bytes) + ")");
+  }
+  row("allowed stall", plain(plan.allowed_stall_seconds) + " s (" + plain(in.budget_fraction * 100) +
+                           "% of " + units::format_duration(in.interval_s) + ")");
+  row("required write bandwidth", units::format_rate(plan.required_write_bytes_per_s) + " (" +
+                                      sci(plan.required_write_bytes_per_s) + " bytes/s)");
+  row("restore reads (fanout " + std::to_string(in.fanout) + ")",
+      plain(plan.restore_read_bytes) + " bytes (" + sci(plan.restore_read_bytes) + ")");
+  row("required restore bandwidth",
+      units::format_rate(plan.required_restore_bytes_per_s) + " (" + sci(plan.required_restore_bytes_per_s) +
+          " bytes/s, restoring in " + plain(plan.restore_seconds) + " s" +
+          (in.restore_budget_s > 0 ? ", the restore budget)" : ", the allowed stall)"));
+  if (in.gpus > 0) {
+    out << "per-GPU shares (" << plain(in.gpus) << " GPUs, " << plain(plan.writers) << " of them write):\n";
+    row("checkpoint bytes per writer", units::format_bytes(plan.per_writer_checkpoint_bytes));
+    row("write bandwidth per writer", units::format_rate(plan.per_writer_write_bytes_per_s));
+    row("read bandwidth per GPU", units::format_rate(plan.per_gpu_read_bytes_per_s));
+  }
+  if (by_model && mp.ranks > 1) {
+    // Ranks write in parallel, so the stall ends when the largest share is down: under ZeRO 1 that is a
+    // rank of the first data-parallel replica, above the average.
+    const auto largest = static_cast<double>(*std::max_element(mp.rank_bytes.begin(), mp.rank_bytes.end()));
+    row("largest rank's bytes", units::format_bytes(largest));
+    row("write bandwidth, largest rank", units::format_rate(largest / plan.allowed_stall_seconds));
+  }
+  return 0;
+}
+
+}  // namespace iofab
