@@ -67,7 +67,7 @@ class Rows {
 
 // The model the options name: a preset, then --model's fields over it (or over the defaults).
 // Errors name the option and the field; false after printing them.
-bool read_model(const PlanArgs& a, ModelSpec* spec, const ModelPreset** preset, std::ostream& err) {
+bool read_model(const PlanArgs& a, TransformerSpec* spec, const ModelPreset** preset, std::ostream& err) {
   *preset = nullptr;
   if (!a.preset.empty()) {
     *preset = find_model_preset(a.preset);
@@ -139,7 +139,7 @@ int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
            "write\n";
     return 2;
   }
-  ModelSpec spec;
+  TransformerSpec spec;
   const ModelPreset* preset = nullptr;
   CheckpointPlanInput in;
   if (by_model) {

@@ -29,8 +29,8 @@ json run_params(json extra = json::object()) {
   return p;
 }
 
-ModelSpec tiny_spec() {
-  ModelSpec s;
+TransformerSpec tiny_spec() {
+  TransformerSpec s;
   EXPECT_TRUE(parse_model_spec(tiny_model(), "model", &s).ok());
   return s;
 }
@@ -59,7 +59,7 @@ TEST(CheckpointModel, EachShardIsItsPlannedRanksBytes) {
 }
 
 TEST(CheckpointModel, FewerWritersThanRanksFoldRanksTogether) {
-  ModelSpec spec = tiny_spec();
+  TransformerSpec spec = tiny_spec();
   const ModelPlan plan = plan_model(spec);
   // Two writers for four planned ranks: shard 0 holds ranks 0 and 2, shard 1 ranks 1 and 3.
   const ShardLayout l = plan_shard_layout(plan.rank_bytes, 1, 1, 2, false);

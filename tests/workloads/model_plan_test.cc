@@ -17,17 +17,17 @@ using nlohmann::json;
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-ModelSpec preset(const char* name) {
+TransformerSpec preset(const char* name) {
   const ModelPreset* p = find_model_preset(name);
   EXPECT_NE(p, nullptr) << name;
-  return p == nullptr ? ModelSpec{} : p->spec;
+  return p == nullptr ? TransformerSpec{} : p->spec;
 }
 
 // Two layers small enough to add up by hand: hidden 8, 4 heads of 2, 2 kv heads, ffn 16, vocab 10.
 // A layer: norms 8 + 8, q 8x8 = 64, k 4x8 = 32, v 32, o 64, gate 16x8 = 128, up 128, down 128: 592.
 // The model: 2 x 592 + embedding 80 + output 80 + final norm 8 = 1352.
-ModelSpec tiny() {
-  ModelSpec s;
+TransformerSpec tiny() {
+  TransformerSpec s;
   s.layers = 2;
   s.hidden = 8;
   s.ffn = 16;
@@ -38,7 +38,7 @@ ModelSpec tiny() {
 }
 
 TEST(ModelPlan, TinyModelCountedByHand) {
-  ModelSpec s = tiny();
+  TransformerSpec s = tiny();
   EXPECT_EQ(parameter_count(s), 1352u);
   s.tied_embeddings = true;
   EXPECT_EQ(parameter_count(s), 1272u);  // the output is the embedding
@@ -53,7 +53,7 @@ TEST(ModelPlan, TinyModelCountedByHand) {
 }
 
 TEST(ModelPlan, TinyModelShardedByHand) {
-  ModelSpec s = tiny();
+  TransformerSpec s = tiny();
   s.tensor = 2;
   s.pipeline = 2;
   s.data = 2;
@@ -81,7 +81,7 @@ TEST(ModelPlan, EveryShardingKeepsEveryElementOnce) {
     for (uint64_t tp : {1, 2, 3}) {
       for (uint64_t pp : {1, 2}) {
         for (uint64_t dp : {1, 3, 4}) {
-          ModelSpec s = tiny();
+          TransformerSpec s = tiny();
           s.tensor = tp;
           s.pipeline = pp;
           s.data = dp;
@@ -98,7 +98,7 @@ TEST(ModelPlan, EveryShardingKeepsEveryElementOnce) {
 }
 
 TEST(ModelPlan, ZeroZeroLeavesOtherReplicasEmpty) {
-  ModelSpec s = tiny();
+  TransformerSpec s = tiny();
   s.data = 4;
   const ModelPlan p = plan_model(s);
   EXPECT_EQ(p.writing_ranks, 1u);
@@ -107,7 +107,7 @@ TEST(ModelPlan, ZeroZeroLeavesOtherReplicasEmpty) {
 }
 
 TEST(ModelPlan, DtypesSetTheBytesPerParameter) {
-  ModelSpec s = tiny();
+  TransformerSpec s = tiny();
   s.weights = Dtype::kFp32;
   s.master = Dtype::kNone;  // training in fp32 keeps no second copy
   EXPECT_EQ(plan_model(s).total_bytes, 1352u * 12);
@@ -129,7 +129,7 @@ TEST(ModelPlan, Llama3ArchitecturesCountedExactly) {
 // 2 x 8192 + 8192 x 9216 + 8192^2 + 3 x 8192 x 28672 = 847,265,792; x 80 + 2 x 128256 x 8192 + 8192
 // = 69,882,617,856 (6.99e10).
 TEST(ModelPlan, MlperfSeventyBSplitsEvenlyOverSixtyFourRanks) {
-  const ModelSpec s = preset("mlperf-llama3-70b");
+  const TransformerSpec s = preset("mlperf-llama3-70b");
   const ModelPlan p = plan_model(s);
   EXPECT_EQ(p.parameters, 69882617856u);
   ASSERT_EQ(p.ranks, 64u);
@@ -153,7 +153,7 @@ TEST(ModelPlan, MlperfEightB) {
 // ZeRO 1 at 8 x 32 x 2: the weights sit only on data-parallel rank 0 (ranks 0..255), by pipeline
 // stage; the optimizer's groups on every rank alike.
 TEST(ModelPlan, MlperfFourOhFiveBIsUnevenUnderZeroOne) {
-  const ModelSpec s = preset("mlperf-llama3-405b");
+  const TransformerSpec s = preset("mlperf-llama3-405b");
   const ModelPlan p = plan_model(s);
   EXPECT_EQ(p.parameters, 405853388800u);
   ASSERT_EQ(p.ranks, 512u);
@@ -177,7 +177,7 @@ TEST(ModelPlan, MlperfOneT) {
 }
 
 TEST(ModelSpecParse, ReadsOverAPreset) {
-  ModelSpec s = preset("llama3-70b");
+  TransformerSpec s = preset("llama3-70b");
   ASSERT_TRUE(parse_model_spec(json{{"tensor", 8}, {"data", "16"}, {"zero", "fsdp"}}, "model", &s).ok());
   EXPECT_EQ(s.tensor, 8u);
   EXPECT_EQ(s.data, 16u);
@@ -205,13 +205,13 @@ TEST(ModelSpecParse, ErrorsNameTheFieldAndTheForm) {
       {{{"formula", "guess"}}, "phases[0].model.formula", "\"dlio\""},
   };
   for (const Case& c : cases) {
-    ModelSpec s = preset("llama3-70b");
+    TransformerSpec s = preset("llama3-70b");
     Status st = parse_model_spec(c.j, "phases[0].model", &s);
     ASSERT_FALSE(st.ok()) << c.j.dump();
     EXPECT_NE(st.message().find(c.field + ":"), std::string::npos) << st.message();
     EXPECT_NE(st.message().find(c.words), std::string::npos) << st.message();
   }
-  ModelSpec empty;
+  TransformerSpec empty;
   Status st = parse_model_spec(json::object(), "model", &empty);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("model.layers: required"), std::string::npos) << st.message();

@@ -144,7 +144,7 @@ bool read_model(ParamReader& r, CheckpointParams* p) {
   const bool has_preset = r.raw("preset") != nullptr;
   const nlohmann::json* model = r.raw("model");
   if (!has_preset && model == nullptr) return false;
-  ModelSpec spec;
+  TransformerSpec spec;
   bool ok = true;
   if (has_preset) {
     const std::string name = r.choice(

@@ -79,7 +79,7 @@ std::string join(const std::vector<std::string>& errors) {
 
 }  // namespace
 
-Status parse_model_spec(const json& j, const std::string& path, ModelSpec* spec) {
+Status parse_model_spec(const json& j, const std::string& path, TransformerSpec* spec) {
   if (!j.is_object()) {
     return Status::Invalid(path + ": expected an object like {\"layers\": 80, \"hidden\": 8192, ...}, got " +
                            describe_json_value(j));
@@ -181,7 +181,7 @@ Status parse_model_spec(const json& j, const std::string& path, ModelSpec* spec)
   return check_model_spec(*spec, path);
 }
 
-Status check_model_spec(const ModelSpec& s, const std::string& path) {
+Status check_model_spec(const TransformerSpec& s, const std::string& path) {
   std::vector<std::string> errors;
   auto need = [&](bool ok, const std::string& field, const std::string& message) {
     if (!ok) errors.push_back(path + "." + field + ": " + message);
@@ -224,7 +224,7 @@ Status check_model_spec(const ModelSpec& s, const std::string& path) {
   return errors.empty() ? Status::Ok() : Status::Invalid(join(errors));
 }
 
-json to_json(const ModelSpec& s) {
+json to_json(const TransformerSpec& s) {
   json j = {{"layers", s.layers},
             {"hidden", s.hidden},
             {"ffn", s.ffn},

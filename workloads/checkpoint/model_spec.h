@@ -32,7 +32,7 @@ enum class ModelFormula {
 };
 std::string_view formula_name(ModelFormula f);
 
-struct ModelSpec {
+struct TransformerSpec {
   std::string name;  // a preset's name, or empty
   uint64_t layers = 0;
   uint64_t hidden = 0;
@@ -66,11 +66,11 @@ inline constexpr uint64_t kMaxModelVocab = 1 << 24;
 // Reads the fields j holds over *spec (a preset's values, or the defaults above), so a suite can name
 // a preset and change its parallelism. Every error names path.FIELD and the form it expects; all are
 // reported at once. Unknown fields are errors.
-Status parse_model_spec(const nlohmann::json& j, const std::string& path, ModelSpec* spec);
+Status parse_model_spec(const nlohmann::json& j, const std::string& path, TransformerSpec* spec);
 // The relations between fields (heads divide hidden, kv_heads divide heads, pipeline <= layers,
 // ranks <= kMaxModelRanks, ...), named at path.
-Status check_model_spec(const ModelSpec& spec, const std::string& path);
+Status check_model_spec(const TransformerSpec& spec, const std::string& path);
 // Every field, in the form parse_model_spec reads.
-nlohmann::json to_json(const ModelSpec& spec);
+nlohmann::json to_json(const TransformerSpec& spec);
 
 }  // namespace iofab

@@ -24,7 +24,7 @@ struct CheckpointParams : IoParams {
   double full_bytes = 0;
   // `model` or `preset`: the model, and its plan's bytes for every planned rank (full size), which
   // the shards follow (shard_layout.h); full_bytes is their sum.
-  std::optional<ModelSpec> model;
+  std::optional<TransformerSpec> model;
   std::vector<uint64_t> plan_rank_bytes;
   double scale = 1;
   unsigned count = 3;

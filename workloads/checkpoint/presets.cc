@@ -6,8 +6,8 @@ namespace {
 
 // The architecture as Meta publishes it (params.json of each release): untied embedding and output,
 // bf16 weights, fp32 master weights and Adam moments, on one rank unless a suite says otherwise.
-ModelSpec llama3(const char* name, uint64_t layers, uint64_t hidden, uint64_t ffn, uint64_t heads) {
-  ModelSpec s;
+TransformerSpec llama3(const char* name, uint64_t layers, uint64_t hidden, uint64_t ffn, uint64_t heads) {
+  TransformerSpec s;
   s.name = name;
   s.layers = layers;
   s.hidden = hidden;
@@ -21,9 +21,9 @@ ModelSpec llama3(const char* name, uint64_t layers, uint64_t hidden, uint64_t ff
 // MLPerf Storage's checkpointing workload: the shape from its DLIO config
 // (configs/dlio/workload/llama3_*.yaml: fp16 model, fp32 optimizer), the parallelism and ZeRO stage
 // from its rules' table of models (Submission_guidelines.md, Table 2), counted by DLIO's rules.
-ModelSpec mlperf(const char* name, uint64_t layers, uint64_t hidden, uint64_t ffn, uint64_t heads,
+TransformerSpec mlperf(const char* name, uint64_t layers, uint64_t hidden, uint64_t ffn, uint64_t heads,
                  uint64_t kv_heads, uint64_t tp, uint64_t pp, uint64_t dp, int zero) {
-  ModelSpec s;
+  TransformerSpec s;
   s.name = name;
   s.layers = layers;
   s.hidden = hidden;

@@ -15,7 +15,7 @@ namespace iofab {
 struct ModelPreset {
   std::string_view name;
   std::string_view about;  // one line: what it is and where its numbers come from
-  ModelSpec spec;
+  TransformerSpec spec;
   // MLPerf Storage's published checkpoint size in GiB (its table writes "GB"); 0 where none.
   double published_gib = 0;
 };

@@ -16,7 +16,7 @@ struct LayerRange {
   uint64_t count = 0;
 };
 // The transformer layers of pipeline stage s: contiguous, the first layers % pipeline stages one more.
-LayerRange stage_layers(const ModelSpec& s, uint64_t stage) {
+LayerRange stage_layers(const TransformerSpec& s, uint64_t stage) {
   const uint64_t base = s.layers / s.pipeline;
   const uint64_t extra = s.layers % s.pipeline;
   return {stage * base + std::min(stage, extra), base + (stage < extra ? 1 : 0)};
@@ -34,7 +34,7 @@ void push(std::vector<RankTensor>* out, TensorPart part, TensorState state, int6
 // distributed checkpoint keeps one replica. ZeRO then splits each tensor's elements over the
 // data-parallel ranks: the optimizer's state from stage 1, the weights too at stage 3; what is not
 // split is written by data-parallel rank 0 alone.
-void exact_tensors(const ModelSpec& s, const RankPosition& pos, std::vector<RankTensor>* out) {
+void exact_tensors(const TransformerSpec& s, const RankPosition& pos, std::vector<RankTensor>* out) {
   struct Piece {
     TensorPart part;
     int64_t layer;
@@ -86,7 +86,7 @@ void exact_tensors(const ModelSpec& s, const RankPosition& pos, std::vector<Rank
 // rounded down by tensor and by the ZeRO-3 data-parallel split in turn. Below ZeRO 3 only the first
 // data-parallel replica writes weights; its three optimizer groups of parameters / ranks (parameters /
 // (tensor x pipeline) at ZeRO 0, then on the first replica only) each carry a 5 x hidden group.
-void dlio_tensors(const ModelSpec& s, const RankPosition& pos, std::vector<RankTensor>* out) {
+void dlio_tensors(const TransformerSpec& s, const RankPosition& pos, std::vector<RankTensor>* out) {
   const uint64_t h = s.hidden;
   const uint64_t dkv = s.head_dim() * s.kv_heads;
   const uint64_t tp = s.tensor;
@@ -192,11 +192,11 @@ std::string tensor_name(const RankTensor& t) {
   return name + part_name(t.part) + "." + state_name(t.state);
 }
 
-RankPosition rank_position(const ModelSpec& spec, uint64_t rank) {
+RankPosition rank_position(const TransformerSpec& spec, uint64_t rank) {
   return {rank % spec.tensor, (rank / spec.tensor) % spec.pipeline, rank / (spec.tensor * spec.pipeline)};
 }
 
-std::vector<RankTensor> rank_tensors(const ModelSpec& spec, uint64_t rank) {
+std::vector<RankTensor> rank_tensors(const TransformerSpec& spec, uint64_t rank) {
   std::vector<RankTensor> out;
   const RankPosition pos = rank_position(spec, rank);
   if (spec.formula == ModelFormula::kDlio) {
@@ -207,13 +207,13 @@ std::vector<RankTensor> rank_tensors(const ModelSpec& spec, uint64_t rank) {
   return out;
 }
 
-uint64_t rank_bytes(const ModelSpec& spec, uint64_t rank) {
+uint64_t rank_bytes(const TransformerSpec& spec, uint64_t rank) {
   uint64_t sum = 0;
   for (const RankTensor& t : rank_tensors(spec, rank)) sum += t.bytes();
   return sum;
 }
 
-uint64_t parameter_count(const ModelSpec& s) {
+uint64_t parameter_count(const TransformerSpec& s) {
   const uint64_t h = s.hidden;
   const uint64_t hd = s.head_dim();
   if (s.formula == ModelFormula::kDlio) {
@@ -225,7 +225,7 @@ uint64_t parameter_count(const ModelSpec& s) {
   return s.layers * per_layer + (s.tied_embeddings ? 1 : 2) * s.vocab * h + h;
 }
 
-ModelPlan plan_model(const ModelSpec& spec) {
+ModelPlan plan_model(const TransformerSpec& spec) {
   ModelPlan p;
   p.parameters = parameter_count(spec);
   p.ranks = spec.ranks();

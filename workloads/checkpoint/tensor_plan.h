@@ -59,15 +59,15 @@ struct RankPosition {
   uint64_t pipeline = 0;  // pipeline stage
   uint64_t data = 0;      // data-parallel rank
 };
-RankPosition rank_position(const ModelSpec& spec, uint64_t rank);
+RankPosition rank_position(const TransformerSpec& spec, uint64_t rank);
 
 // Every tensor rank holds, in a stable order: the layers' weights first, then the optimizer's state.
 // Empty for a rank that writes nothing (ZeRO 0: every data-parallel rank but the first).
-std::vector<RankTensor> rank_tensors(const ModelSpec& spec, uint64_t rank);
-uint64_t rank_bytes(const ModelSpec& spec, uint64_t rank);
+std::vector<RankTensor> rank_tensors(const TransformerSpec& spec, uint64_t rank);
+uint64_t rank_bytes(const TransformerSpec& spec, uint64_t rank);
 
 // The parameters the model has: the architecture's exact count, or DLIO's formula for kDlio.
-uint64_t parameter_count(const ModelSpec& spec);
+uint64_t parameter_count(const TransformerSpec& spec);
 
 // The whole job's checkpoint.
 struct ModelPlan {
@@ -79,7 +79,7 @@ struct ModelPlan {
   uint64_t optimizer_bytes = 0;  // master weights and moments, or DLIO's groups
   uint64_t writing_ranks = 0;    // ranks with bytes to write
 };
-ModelPlan plan_model(const ModelSpec& spec);
+ModelPlan plan_model(const TransformerSpec& spec);
 // {"parameters", "total_bytes", ..., "rank_bytes": [...]}.
 nlohmann::json to_json(const ModelPlan& plan);
 
