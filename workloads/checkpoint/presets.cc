@@ -22,14 +22,8 @@ TransformerSpec llama3(const char* name, uint64_t layers, uint64_t hidden, uint6
 // (configs/dlio/workload/llama3_*.yaml: fp16 model, fp32 optimizer), the parallelism and ZeRO stage
 // from its rules' table of models (Submission_guidelines.md, Table 2), counted by DLIO's rules.
 TransformerSpec mlperf(const char* name, uint64_t layers, uint64_t hidden, uint64_t ffn, uint64_t heads,
-                 uint64_t kv_heads, uint64_t tp, uint64_t pp, uint64_t dp, int zero) {
-  TransformerSpec s;
-  s.name = name;
-  s.layers = layers;
-  s.hidden = hidden;
-  s.ffn = ffn;
-  s.vocab = 128256;
-  s.heads = heads;
+                       uint64_t kv_heads, uint64_t tp, uint64_t pp, uint64_t dp, int zero) {
+  TransformerSpec s = llama3(name, layers, hidden, ffn, heads);
   s.kv_heads = kv_heads;
   s.weights = Dtype::kFp16;
   s.master = Dtype::kNone;
