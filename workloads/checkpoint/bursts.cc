@@ -36,10 +36,14 @@ CheckpointBursts::~CheckpointBursts() {
 void CheckpointBursts::run(uint64_t base_step) {
   for (unsigned k = 0; k < p_.count; ++k) {
     const uint64_t step = base_step + 1 + k;
-    if (p_.async && pending_ && !commit_due()) break;
+    if ((p_.async || tier_ != nullptr) && pending_ && !commit_due()) break;
     LocalCheckpoint cp;
     Status mine;
     const uint64_t t0 = burst(step, &cp, &mine);
+    if (tier_ != nullptr) {
+      if (!commit_local_and_drain(step, t0, mine, cp) || !idle_and_commit_drained()) break;
+      continue;
+    }
     if (!p_.async) {
       if (!commit_now(step, t0, mine, cp)) break;
       if (k + 1 < p_.count) idle_for(p_.gap_s, ctx_.stop);
@@ -88,6 +92,7 @@ bool CheckpointBursts::commit_now(uint64_t step, uint64_t t0, const Status& mine
     return false;
   }
   done_.push_back(cp);
+  last_step_ = step;
   record_commit(rec);
   return true;
 }
@@ -112,7 +117,7 @@ bool CheckpointBursts::start_drains(uint64_t step, uint64_t t0, const Status& mi
 
 bool CheckpointBursts::commit_due() {
   // A new checkpoint is due: the previous one must have drained by now.
-  bool drained = true;
+  bool drained = drain_.done();
   for (const auto& wk : writers_) drained = drained && wk.drained.load();
   // An int per rank: a std::vector<bool> has no bool* for the wire to read into.
   std::vector<int> all;
@@ -136,8 +141,12 @@ Status CheckpointBursts::finish_pending(bool overran) {
     if (wk.active) {
       keep_worst(&s, wk.status);
       pending_cp_.bytes += wk.bytes;
-      pending_cp_.drain_ns = std::max(pending_cp_.drain_ns, wk.end_ns - wk.start_ns);
+      if (tier_ == nullptr) pending_cp_.drain_ns = std::max(pending_cp_.drain_ns, wk.end_ns - wk.start_ns);
     }
+  }
+  if (tier_ != nullptr) {
+    uint64_t drained_bytes = 0;
+    keep_worst(&s, drain_.wait(&pending_cp_.drain_ns, &drained_bytes));
   }
   CommitRecord rec;
   rec.overran = overran;
@@ -145,6 +154,7 @@ Status CheckpointBursts::finish_pending(bool overran) {
   pending_ = false;
   if (c.ok()) {
     done_.push_back(pending_cp_);
+    last_step_ = pending_step_;
     record_commit(rec);
   }
   return c;

@@ -7,6 +7,12 @@
 // writes drain in the background during the gap, and the step commits when
 // the next burst is due (or at the end). A drain still running then is an
 // overrun: storage falls behind the checkpoint interval.
+//
+// Two tiers (tier: two; bursts_tier.cc): the stall is the write and fsync of
+// every shard into the local tier plus its local commit; a drain thread per
+// rank copies the step to the target while training goes on, and the step
+// commits there once every rank's part is durable (or, when a drain overran,
+// when the next burst is due, after waiting for it).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +21,8 @@
 #include "harness/core/status.h"
 #include "harness/phase/phase.h"
 #include "workloads/checkpoint/commit.h"
+#include "workloads/checkpoint/tier_drain.h"
+#include "workloads/checkpoint/tier_local.h"
 #include "workloads/checkpoint/writer.h"
 
 namespace iofab {
@@ -25,7 +33,7 @@ struct LocalCheckpoint {
   uint64_t stall_ns = 0;
   uint64_t write_start_ns = UINT64_MAX;  // first write's start
   uint64_t write_end_ns = 0;             // last fsync's end
-  uint64_t drain_ns = 0;                 // async: the longest writer's drain
+  uint64_t drain_ns = 0;                 // async: the longest writer's drain; two tiers: this rank's drain
   uint64_t bytes = 0;
 };
 
@@ -33,9 +41,11 @@ struct LocalCheckpoint {
 // threads it starts are joined before it is destroyed.
 class CheckpointBursts {
  public:
-  // worst collects every failure; wc and writers outlive this object.
-  CheckpointBursts(PhaseContext& ctx, const WriteContext& wc, std::vector<Writer>& writers, Status* worst)
-      : ctx_(ctx), wc_(wc), p_(wc.p), writers_(writers), worst_(worst) {}
+  // worst collects every failure; wc, writers and tier (two tiers: wc writes through its
+  // write_context(); else null) outlive this object.
+  CheckpointBursts(PhaseContext& ctx, const WriteContext& wc, std::vector<Writer>& writers, Status* worst,
+                   LocalTier* tier = nullptr)
+      : ctx_(ctx), wc_(wc), p_(wc.p), writers_(writers), worst_(worst), tier_(tier) {}
   ~CheckpointBursts();
   CheckpointBursts(const CheckpointBursts&) = delete;
   CheckpointBursts& operator=(const CheckpointBursts&) = delete;
@@ -47,6 +57,7 @@ class CheckpointBursts {
   const std::vector<LocalCheckpoint>& done() const { return done_; }     // committed, this rank's view
   const std::vector<CommitRecord>& commits() const { return commits_; }  // rank 0
   uint64_t overruns() const { return overruns_; }
+  uint64_t last_committed_step() const { return last_step_; }  // 0: none
 
  private:
   // Every writer's part of step: the write (sync) or the snapshot (async).
@@ -62,6 +73,12 @@ class CheckpointBursts {
   Status finish_pending(bool overran);
   // Rank 0, after a commit: rotation, and the record for the report.
   void record_commit(CommitRecord rec);
+  // Two tiers (bursts_tier.cc): commits step locally (the stall's end), agrees that every rank did
+  // and starts this rank's drain. False: stop.
+  bool commit_local_and_drain(uint64_t step, uint64_t t0, const Status& mine, LocalCheckpoint cp);
+  // Two tiers: the gap, in which the step commits on the target once every rank's drain has ended.
+  // False: stop.
+  bool idle_and_commit_drained();
 
   PhaseContext& ctx_;
   const WriteContext& wc_;
@@ -75,6 +92,9 @@ class CheckpointBursts {
   bool pending_ = false;
   uint64_t pending_step_ = 0;
   LocalCheckpoint pending_cp_;
+  uint64_t last_step_ = 0;
+  LocalTier* tier_ = nullptr;
+  TierDrain drain_;  // two tiers: this rank's; declared last, so joined first
 };
 
 }  // namespace iofab

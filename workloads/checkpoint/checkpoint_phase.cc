@@ -17,6 +17,9 @@
 #include "workloads/checkpoint/results.h"
 #include "workloads/checkpoint/shard_layout.h"
 #include "workloads/checkpoint/tensor_plan.h"
+#include "workloads/checkpoint/tier_local.h"
+#include "workloads/checkpoint/tier_params.h"
+#include "workloads/checkpoint/tier_recovery.h"
 #include "workloads/checkpoint/writer.h"
 
 namespace iofab {
@@ -118,16 +121,29 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
   uint64_t base_step = 0;
   const Status b = prepare_folder(ctx, &st, &mine.stale_removed, &base_step);
   if (st.ok() && p_.async) st = check_staging_memory(writers, l);
+  std::unique_ptr<LocalTier> tier;  // two tiers: the writers write here; removed on every way out
+  if (st.ok() && p_.two_tier) st = LocalTier::open(p_, ctx, rank_checkpoint_bytes(writers, l), &tier);
   uint64_t phase_t0 = 0;
   const bool go = setup_writers(ctx, l, writers, st, b, &phase_t0, &mine.worst);
 
-  const WriteContext wc{p_, ctx, l, phase_t0};
+  const WriteContext wc{p_, tier ? tier->write_context() : ctx, l, phase_t0};
+  uint64_t last_step = 0;
   {
-    CheckpointBursts bursts(ctx, wc, writers, &mine.worst);
+    CheckpointBursts bursts(ctx, wc, writers, &mine.worst, tier.get());
     if (go) bursts.run(base_step);
     mine.done = bursts.done();
     mine.commits = bursts.commits();
     mine.overruns = bursts.overruns();
+    last_step = bursts.last_committed_step();
+  }
+  if (tier && go) {
+    const bool all_committed = mine.done.size() == p_.count && !ctx.stop.load();
+    keep_worst(&mine.worst, time_recovery(ctx, *tier, last_step, writers, p_.block_size, all_committed,
+                                          &mine.tier.recovery));
+    mine.tier.local_folder = tier->location();
+  }
+  if (tier) {
+    if (Status rm = tier->remove(); !rm.ok()) mine.tier.cleanup_problem = rm.message();
   }
   for (auto& wk : writers) {
     wk.engine.reset();
@@ -225,6 +241,7 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   p.interval_s = r.duration("interval", 3600, kMinIntervalSeconds, kMaxIntervalSeconds);
   p.gap_s = r.duration("gap", 2, 0, 24 * 3600);
   p.async = r.choice("mode", "sync", {"sync", "async"}) == "async";
+  read_tier_params(r, &p);
   p.keep = static_cast<unsigned>(r.integer("keep", 1, 1, 1000));
   p.budget_fraction = r.fraction("budget_fraction", kDefaultBudgetFraction, kMinBudgetFraction, 1);
   p.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
@@ -254,7 +271,8 @@ const std::vector<MetricInfo>& checkpoint_metrics() {
        "bytes of one full-size checkpoint (params x bytes_per_param, or the sum of the model plan's ranks)"},
       {"stall_seconds_mean", Unit::kSeconds, Better::kLower, "mean stall per checkpoint"},
       {"drain_seconds_max", Unit::kSeconds, Better::kLower,
-       "async: longest background write + fsync; 0 for sync"},
+       "async: longest background write + fsync; two tiers: longest copy from local_dir to the target "
+       "(slowest rank); 0 for sync"},
       {"allowed_stall_seconds", Unit::kSeconds, Better::kNeither, "budget_fraction x interval"},
       {"required_bytes_per_s", Unit::kBytesPerSecond, Better::kNeither,
        "full-size checkpoint bytes / allowed stall: what storage must sustain"},
@@ -266,11 +284,19 @@ const std::vector<MetricInfo>& checkpoint_metrics() {
       {"shards", Unit::kCount, Better::kNeither, "shard files per checkpoint (writers)"},
       {"write_bytes", Unit::kBytes, Better::kNeither, "bytes written by all ranks, all checkpoints"},
       {"drain_overruns", Unit::kCount, Better::kLower,
-       "async: checkpoints due while the previous one still drained"},
-      {"projected_drain_seconds", Unit::kSeconds, Better::kLower, "async: longest drain scaled to full size"},
+       "async, two tiers: checkpoints due while the previous one still drained"},
+      {"projected_drain_seconds", Unit::kSeconds, Better::kLower,
+       "async, two tiers: longest drain scaled to full size"},
       {"drain_margin", Unit::kRatio, Better::kHigher,
-       "async: (interval - projected stall) / projected drain; >= 1: a full-size drain ends before the next "
-       "checkpoint"},
+       "async, two tiers: (interval - projected stall) / projected drain; >= 1: a full-size drain ends "
+       "before the next checkpoint"},
+      {"drain_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+       "two tiers: checkpoint bytes / the slowest rank's drain, over every checkpoint"},
+      {"recovery_local_seconds", Unit::kSeconds, Better::kLower,
+       "two tiers: read back and verify the newest checkpoint from local_dir, cache dropped (slowest rank)"},
+      {"recovery_shared_seconds", Unit::kSeconds, Better::kLower,
+       "two tiers: read back and verify the newest checkpoint from the target, cache dropped (slowest rank)"},
+      {"recovery_bytes", Unit::kBytes, Better::kNeither, "two tiers: bytes read back from each tier"},
       {"latency_p50_s", Unit::kSeconds, Better::kLower, "per-write latency, median"},
       {"latency_p99_s", Unit::kSeconds, Better::kLower, "per-write latency, 99th percentile"},
       {"latency_max_s", Unit::kSeconds, Better::kLower, "per-write latency, max"},

@@ -34,6 +34,10 @@ struct CheckpointParams : IoParams {
   unsigned keep = 1;
   double budget_fraction = kDefaultBudgetFraction;
   uint64_t seed = 1;
+  // tier: two (tier_local.h, tier_drain.h): each checkpoint is written to local_dir, the stall, and
+  // drained to the target in the background.
+  bool two_tier = false;
+  std::string local_dir;  // absolute; set with two_tier only
 };
 
 }  // namespace iofab

@@ -17,6 +17,11 @@ using nlohmann::json;
 
 double finite_or_zero(double v) { return std::isfinite(v) ? v : 0; }
 
+constexpr const char* kAsyncOverrun = "): storage cannot keep up with asynchronous checkpoints at this gap";
+constexpr const char* kTierOverrun =
+    "): the target cannot absorb the drains from local_dir at this gap; each next checkpoint waited for the "
+    "previous drain";
+
 // What one rank sends rank 0: its writers' tally, its committed checkpoints, its outcome.
 struct RankResult {
   IoTally tally;
@@ -92,7 +97,7 @@ void merge_ranks(const std::vector<RankResult>& gathered, AllRanks* all, Status*
 // The checkpoints as all ranks saw them, judged against the budget.
 struct Judged {
   json per_cp = json::array();
-  double stall_max = 0, stall_sum = 0, drain_max = 0, commit_max = 0, delete_max = 0;
+  double stall_max = 0, stall_sum = 0, drain_max = 0, drain_sum = 0, commit_max = 0, delete_max = 0;
   double write_bytes_sum = 0, write_seconds_sum = 0, bytes_per_cp = 0;
   double worst_projected = 0;
   uint64_t committed = 0;
@@ -126,6 +131,7 @@ Judged judge_checkpoints(const CheckpointParams& p, const CheckpointRun& mine, c
     jd.stall_max = std::max(jd.stall_max, stall);
     jd.stall_sum += stall;
     jd.drain_max = std::max(jd.drain_max, drain);
+    jd.drain_sum += drain;
     jd.commit_max = std::max(jd.commit_max, rec.commit_ns * 1e-9);
     jd.delete_max = std::max(jd.delete_max, rec.delete_ns * 1e-9);
     jd.write_bytes_sum += bytes;
@@ -140,7 +146,7 @@ Judged judge_checkpoints(const CheckpointParams& p, const CheckpointRun& mine, c
                 {"delete_seconds", rec.delete_ns * 1e-9},
                 {"deleted_checkpoints", rec.deleted},
                 {"budget", to_json(v)}};
-    if (p.async) {
+    if (p.async || p.two_tier) {
       cpj["drain_seconds"] = drain;
       cpj["drained_before_next"] = !rec.overran;
       if (rec.overran) cpj["budget"]["passed"] = false;
@@ -175,7 +181,8 @@ void fill_metrics(const CheckpointParams& p, const ShardLayout& l, const Checkpo
   m["latency_p50_s"] = total.latency.percentile(0.50) * 1e-9;
   m["latency_p99_s"] = total.latency.percentile(0.99) * 1e-9;
   m["latency_max_s"] = total.latency.max() * 1e-9;
-  if (p.async) {
+  if (p.two_tier) fill_tier_metrics(mine.tier, jd.write_bytes_sum, jd.drain_sum, result);
+  if (p.async || p.two_tier) {
     m["drain_overruns"] = static_cast<double>(mine.overruns);
     const double projected_drain = jd.bytes_per_cp > 0 ? jd.drain_max * full / jd.bytes_per_cp : 0.0;
     m["projected_drain_seconds"] = projected_drain;
@@ -200,8 +207,9 @@ void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const Shar
   result->details["budget"] = budget;
   result->details["checkpoints"] = jd.per_cp;
   result->details["mode"] = p.async ? "async" : "sync";
-  result->details["stall_includes"] =
-      p.async ? json::array({"staging_copy"}) : json::array({"write", "fsync", "commit"});
+  result->details["stall_includes"] = json::array({"write", "fsync", "commit"});
+  if (p.async) result->details["stall_includes"] = json::array({"staging_copy"});
+  if (p.two_tier) fill_tier_details(p, mine.tier, result);
   result->details["layout"] = {{"ranks", ctx.comm.size()},
                                {"workers", p.workers},
                                {"writer_fraction", p.writer_fraction},
@@ -253,14 +261,12 @@ Status report_checkpoints(PhaseContext& ctx, const CheckpointParams& p, const Sh
         "buffered writes (direct: false): the page cache absorbs writes until each shard's "
         "fsync, which is inside the measured time");
   }
-  if (p.async && mine.overruns > 0) {
+  if ((p.async || p.two_tier) && mine.overruns > 0) {
     const std::string msg = std::to_string(mine.overruns) +
                             " checkpoint(s) started before the previous one had drained "
                             "(longest drain " +
                             units::format_duration(jd.drain_max) + ", gap " +
-                            units::format_duration(p.gap_s) +
-                            "): storage cannot keep up with asynchronous "
-                            "checkpoints at this gap";
+                            units::format_duration(p.gap_s) + (p.two_tier ? kTierOverrun : kAsyncOverrun);
     result->warnings.push_back(msg);
     keep_worst(&worst, Status::IoError(msg));
   }

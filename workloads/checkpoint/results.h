@@ -13,6 +13,7 @@
 #include "workloads/checkpoint/commit.h"
 #include "workloads/checkpoint/params.h"
 #include "workloads/checkpoint/shard_layout.h"
+#include "workloads/checkpoint/tier_results.h"
 
 namespace iofab {
 
@@ -21,9 +22,10 @@ struct CheckpointRun {
   IoTally tally;                      // every writer's, merged
   std::vector<LocalCheckpoint> done;  // committed checkpoints, this rank's view
   std::vector<CommitRecord> commits;  // rank 0
-  uint64_t overruns = 0;              // async: checkpoints due while the previous one drained
+  uint64_t overruns = 0;              // async, two tiers: checkpoints due while the previous one drained
   uint64_t stale_removed = 0;         // rank 0: step-N.tmp/ folders an earlier run left
   Status worst;                       // this rank's outcome
+  TierRun tier;                       // two tiers: drain and recovery (tier_results.h)
 };
 
 // Collective. Returns mine.worst on ranks other than 0; on rank 0 the

@@ -1,0 +1,131 @@
+#include "workloads/checkpoint/tier_local.h"
+
+#include <chrono>
+#include <ctime>
+
+#include "harness/core/units.h"
+#include "harness/fs/target.h"
+#include "harness/store/posix_store.h"
+#include "workloads/checkpoint/manifest.h"
+#include "workloads/checkpoint/phase_folder.h"
+
+namespace iofab {
+namespace {
+
+// The margin the runner's preflight keeps on the target (64 MiB + 2%), kept on the local tier too.
+uint64_t local_margin(uint64_t planned) { return (64ULL << 20) + planned / 50; }
+
+// "/mnt/fs/iofab-20261121T211400Z-3f9a2c" -> "iofab-20261121T211400Z-3f9a2c".
+std::string run_folder_name(const std::string& run_dir_path) {
+  std::string p = run_dir_path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  const auto slash = p.rfind('/');
+  std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
+  // A name the store takes as one component; a run folder's always is.
+  if (!check_store_path(name).ok()) name = "iofab-local";
+  return name;
+}
+
+std::string rfc3339_utc_now() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+uint64_t rank_checkpoint_bytes(const std::vector<Writer>& writers, const ShardLayout& l) {
+  uint64_t bytes = 0;
+  for (const Writer& wk : writers) bytes += wk.active ? l.bytes_of(wk.shard) : 0;
+  return bytes;
+}
+
+LocalTier::LocalTier(const PhaseContext& ctx, std::string local_dir, std::string run_name,
+                     std::unique_ptr<Store> store)
+    : local_dir_(std::move(local_dir)),
+      run_name_(std::move(run_name)),
+      phase_(ctx.phase_name),
+      folder_(join_store_path(ctx.phase_name, "rank-" + std::to_string(ctx.comm.rank()))),
+      store_(std::move(store)),
+      wctx_(ctx),
+      keep_(ctx.keep) {
+  wctx_.store = store_.get();
+  wctx_.phase_name = folder_;
+}
+
+LocalTier::~LocalTier() {
+  // The phase's way out without a call to remove() (an early return): still never leave the local copy.
+  remove().ignore_error();
+}
+
+Status LocalTier::open(const CheckpointParams& p, const PhaseContext& ctx, uint64_t rank_bytes,
+                       std::unique_ptr<LocalTier>* out) {
+  TargetInfo info;
+  Status s = check_target(p.local_dir, &info);
+  if (!s.ok()) {
+    std::string msg = s.message();
+    if (msg.starts_with("target ")) msg.erase(0, 7);
+    return Status::Invalid("local_dir " + msg);
+  }
+  const uint64_t need = 2 * rank_bytes + local_margin(2 * rank_bytes);
+  if (need > info.free_bytes) {
+    return Status::Invalid(
+        "local_dir " + info.path + " has " + std::to_string(info.free_bytes) + " bytes free (" +
+        units::format_bytes(static_cast<double>(info.free_bytes)) + "); rank " +
+        std::to_string(ctx.comm.rank()) + " needs " + std::to_string(need) +
+        " bytes: two of its checkpoints (the newest and the one being written) plus a margin; "
+        "nothing was written");
+  }
+  const std::string run_name = run_folder_name(ctx.run_dir_path);
+  std::unique_ptr<Store> store;
+  s = open_posix_store(info.path + "/" + run_name, true, &store);
+  if (s.ok()) s = store->make_folder(ctx.phase_name);
+  std::unique_ptr<LocalTier> tier(new LocalTier(ctx, info.path, run_name, std::move(store)));
+  if (s.ok()) s = tier->store_->make_folder(tier->folder_);
+  if (!s.ok()) return Status::IoError("local_dir " + info.path + ": " + s.message());
+  *out = std::move(tier);
+  return Status::Ok();
+}
+
+Status LocalTier::commit(const CheckpointParams& p, uint64_t step, const std::vector<Writer>& writers) {
+  Manifest m;
+  m.step = step;
+  m.phase = phase_;
+  m.created = rfc3339_utc_now();
+  m.committed_unix_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                  std::chrono::system_clock::now().time_since_epoch())
+                                                  .count());
+  m.full_checkpoint_bytes = p.full_bytes;
+  m.scale = p.scale;
+  for (const Writer& wk : writers) {
+    if (wk.active) m.shards.push_back({wk.file, wk.bytes, wk.xxh3, wk.rank, static_cast<int>(wk.worker)});
+  }
+  return commit_step_folder(*store_, folder_, m);
+}
+
+Status LocalTier::rotate() {
+  uint64_t deleted = 0;
+  return rotate_steps(*store_, folder_, 1, &deleted);
+}
+
+Status LocalTier::remove() {
+  if (removed_ || keep_ || store_ == nullptr) return Status::Ok();
+  removed_ = true;
+  Status s = store_->remove_tree(folder_);
+  // Empty folders only: another rank on this node may still be using its own folder in them.
+  store_->remove(phase_).ignore_error();
+  store_.reset();
+  std::unique_ptr<Store> parent;
+  if (open_posix_store(local_dir_, false, &parent).ok()) {
+    parent->remove(run_name_).ignore_error();  // as above: empty only, the last rank's removes it
+  }
+  if (!s.ok())
+    return Status::IoError("local_dir: removing " + local_dir_ + "/" + run_name_ + "/" + folder_ + ": " +
+                           s.message());
+  return Status::Ok();
+}
+
+}  // namespace iofab
