@@ -20,11 +20,14 @@ std::string stall_parts(const json& parts) {
   std::string out;
   for (const auto& part : parts) {
     const std::string p = part.is_string() ? part.get<std::string>() : "";
-    const std::string words = p == "staging_copy" ? "the copy of every shard into host staging memory"
-                              : p == "write"      ? "the write of every shard"
-                              : p == "fsync"      ? "its fsync"
-                              : p == "commit"     ? "the commit (manifest, fsyncs, rename)"
-                                                  : p;
+    const std::string words = p == "staging_copy"   ? "the copy of every shard into host staging memory"
+                              : p == "write"        ? "the write of every shard"
+                              : p == "fsync"        ? "its fsync"
+                              : p == "commit"       ? "the commit (manifest, fsyncs, rename)"
+                              : p == "local_write"  ? "the write of every shard into local_dir"
+                              : p == "local_fsync"  ? "its fsync"
+                              : p == "local_commit" ? "the local commit (manifest, fsyncs, rename)"
+                                                    : p;
     if (words.empty()) continue;
     out += (out.empty() ? "" : " + ") + words;
   }
@@ -37,6 +40,13 @@ std::string checkpoint_definitions(const json& d) {
     const std::string what = stall_parts(*parts);
     if (!what.empty()) out += "The stall is " + what + ".";
     if (text_of(find_key(d, "mode")) == "async") out += " The write and its fsync drain in the background.";
+    if (find_key(d, "tier") != nullptr) {
+      out +=
+          " A drain per rank copies each checkpoint from local_dir to the target in the background; it "
+          "commits there once every rank's part is durable, or, when a drain outlasts the gap, before the "
+          "next checkpoint (which waits for it). The recovery times read the newest checkpoint back from "
+          "each tier, cache dropped, every byte verified.";
+    }
   }
   const json* budget = find_key(d, "budget");
   if (text_of(budget != nullptr ? find_key(*budget, "projection_basis") : nullptr) ==

@@ -13,6 +13,7 @@
 #include "harness/fs/target.h"
 #include "harness/store/posix_store.h"
 #include "phase_harness.h"
+#include "reports/phase_definitions.h"
 #include "slow_store.h"
 #include "test_util.h"
 #include "workloads/checkpoint/checkpoint_phase.h"
@@ -142,6 +143,15 @@ TEST(CheckpointTier, LocalFolderGoesWithThePhaseAndRecoveryReadsBothTiers) {
   EXPECT_EQ(r.details["stall_includes"], json::array({"local_write", "local_fsync", "local_commit"}));
   EXPECT_EQ(r.details["checkpoints"].size(), 2u);
   EXPECT_TRUE(r.details["checkpoints"][0].contains("drain_seconds"));
+  // The reports say in words what the stall holds.
+  PhaseReport pr;
+  pr.kind = "checkpoint";
+  pr.details = r.details;
+  const std::string words = phase_definitions(pr);
+  EXPECT_NE(words.find("The stall is the write of every shard into local_dir + its fsync + the local commit"),
+            std::string::npos)
+      << words;
+  EXPECT_NE(words.find("A drain per rank copies each checkpoint from local_dir"), std::string::npos) << words;
 }
 
 // Every file the drain creates on the target waits 100 ms: the drain of two shards lasts at least
