@@ -11,6 +11,7 @@
 
 #include "harness/comm/comm.h"
 #include "harness/fs/target.h"
+#include "harness/store/memory_store.h"
 #include "harness/store/posix_store.h"
 #include "phase_harness.h"
 #include "reports/phase_definitions.h"
@@ -274,6 +275,54 @@ TEST(CheckpointTier, BadParamsExit2BeforeWritingAnything) {
   EXPECT_NE(r.err.find("local_dir"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(target));
   EXPECT_FALSE(fs::exists(dir.path() + "/r.json"));
+}
+
+// Writes text as the file path of store.
+void put(Store& store, const std::string& path, const std::string& text) {
+  StoreFile f;
+  ASSERT_TRUE(store.create(path, {}, &f).ok()) << path;
+  ASSERT_EQ(write(f.fd(), text.data(), text.size()), static_cast<ssize_t>(text.size())) << path;
+}
+
+std::string get(Store& store, const std::string& path) {
+  StoreFile f;
+  EXPECT_TRUE(store.open(path, {}, &f).ok()) << path;
+  std::string out(1 << 20, '\0');
+  const ssize_t n = pread(f.fd(), out.data(), out.size(), 0);
+  out.resize(n < 0 ? 0 : static_cast<size_t>(n));
+  return out;
+}
+
+// The drain knows no layout: every file and folder of the local step (a folder per parallel rank, as
+// Megatron writes) lands in the target's step-N.tmp/, byte for byte, except the commit file, which the
+// target's commit writes itself.
+TEST(CheckpointTier, DrainCopiesEveryFileAndFolderButTheCommitFile) {
+  MemoryStore local, shared;
+  for (const char* f : {"l", "l/step-7", "l/step-7/mp_rank_00", "s"})
+    ASSERT_TRUE(local.make_folder(f).ok()) << f;
+  ASSERT_TRUE(shared.make_folder("s").ok());
+  const std::string big(300000, 'x');  // more than one block of the drain's
+  put(local, "l/step-7/__0_0.distcp", big + "tail");
+  put(local, "l/step-7/mp_rank_00/model_optim_rng.pt", "weights");
+  put(local, "l/step-7/" + std::string(step_commit_file_name()), "{}");
+  uint64_t bytes = 0;
+  std::atomic<bool> stop{false};
+  Status s = drain_step(DrainSpec{.local = &local,
+                                  .local_folder = "l",
+                                  .shared = &shared,
+                                  .shared_folder = "s",
+                                  .step = 7,
+                                  .block_size = 64 << 10,
+                                  .direct = false,
+                                  .stop = &stop},
+                        &bytes);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(bytes, big.size() + 4 + 7);
+  std::vector<std::string> names;
+  ASSERT_TRUE(shared.list("s/step-7.tmp", &names).ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"__0_0.distcp", "mp_rank_00"}));
+  EXPECT_TRUE(get(shared, "s/step-7.tmp/__0_0.distcp") == big + "tail");  // not printed: 300 kB
+  EXPECT_EQ(get(shared, "s/step-7.tmp/mp_rank_00/model_optim_rng.pt"), "weights");
 }
 
 TEST(CheckpointTier, MetricsHaveDirections) {

@@ -35,13 +35,13 @@ Status write_all(int fd, const char* data, size_t len, uint64_t offset, const st
 }
 
 // One file: read from the local step, written and synced into the shared step-N.tmp/.
-Status copy_file(const DrainSpec& spec, const std::string& from_folder, const std::string& name, char* buf,
-                 size_t buf_len, uint64_t* bytes) {
+Status copy_file(const DrainSpec& spec, const std::string& from_folder, const std::string& name, bool direct,
+                 char* buf, size_t buf_len, uint64_t* bytes) {
   StoreFile in;
   Status s = spec.local->open(join_store_path(from_folder, name), {}, &in);
   if (!s.ok()) return s;
   StoreFile out;
-  s = create_shard_file(*spec.shared, spec.shared_folder, spec.step, name, spec.direct, &out);
+  s = create_shard_file(*spec.shared, spec.shared_folder, spec.step, name, direct, &out);
   if (!s.ok()) return s;
   uint64_t offset = 0;
   while (true) {
@@ -81,7 +81,9 @@ Status copy_tree(const DrainSpec& spec, const std::string& from, const std::stri
       s = spec.shared->make_folder(join_store_path(to, name));
       if (s.ok()) s = copy_tree(spec, from, path, buf, buf_len, bytes);
     } else if (info.kind == EntryKind::kFile) {
-      s = copy_file(spec, from, path, buf, buf_len, bytes);
+      // O_DIRECT takes whole 4 KiB blocks: a file of another size (a layout's small metadata file) goes
+      // through the cache, synced all the same.
+      s = copy_file(spec, from, path, spec.direct && info.size % kAlign == 0, buf, buf_len, bytes);
     }
     if (!s.ok()) return Status::FromCode(s.code(), "drain of " + path + ": " + s.message());
   }

@@ -49,6 +49,7 @@ LocalTier::LocalTier(const PhaseContext& ctx, std::string local_dir, std::string
       run_name_(std::move(run_name)),
       phase_(ctx.phase_name),
       folder_(join_store_path(ctx.phase_name, "rank-" + std::to_string(ctx.comm.rank()))),
+      location_(store->location() + "/" + folder_),
       store_(std::move(store)),
       wctx_(ctx),
       keep_(ctx.keep) {
@@ -82,8 +83,10 @@ Status LocalTier::open(const CheckpointParams& p, const PhaseContext& ctx, uint6
   const std::string run_name = run_folder_name(ctx.run_dir_path);
   std::unique_ptr<Store> store;
   s = open_posix_store(info.path + "/" + run_name, true, &store);
-  if (s.ok()) s = store->make_folder(ctx.phase_name);
+  if (!s.ok()) return Status::IoError("local_dir " + info.path + ": " + s.message());
+  // From here a failure leaves nothing behind: the tier's destructor removes what was made.
   std::unique_ptr<LocalTier> tier(new LocalTier(ctx, info.path, run_name, std::move(store)));
+  s = tier->store_->make_folder(ctx.phase_name);
   if (s.ok()) s = tier->store_->make_folder(tier->folder_);
   if (!s.ok()) return Status::IoError("local_dir " + info.path + ": " + s.message());
   *out = std::move(tier);

@@ -45,7 +45,7 @@ class LocalTier {
   // The phase's context with the local store and folder: what the writers write through.
   const PhaseContext& write_context() const { return wctx_; }
   // The rank's folder as a path, for messages and the report.
-  std::string location() const { return store_->location() + "/" + folder_; }
+  const std::string& location() const { return location_; }
 
   // Commits step in the rank's folder, with a manifest of the shards writers wrote, synced.
   Status commit(const CheckpointParams& p, uint64_t step, const std::vector<Writer>& writers);
@@ -63,6 +63,7 @@ class LocalTier {
   std::string run_name_;  // the run folder's name, reused below local_dir
   std::string phase_;
   std::string folder_;
+  std::string location_;
   std::unique_ptr<Store> store_;  // rooted at <local_dir>/<run_name>
   PhaseContext wctx_;
   bool keep_ = false;

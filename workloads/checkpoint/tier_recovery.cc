@@ -116,9 +116,10 @@ Status time_recovery(PhaseContext& ctx, LocalTier& tier, uint64_t step, const st
   uint64_t local_bytes = 0, shared_bytes = 0;
   // Both tiers on every rank, whatever one rank's reads met: each is collective.
   const Status from_local = time_tier(ctx, tier.store(), join_store_path(tier.folder(), step_dir_name(step)),
-                                      writers, block, &out->local_ns, &local_bytes, &out->cache_note);
-  const Status from_shared = time_tier(ctx, *ctx.store, join_store_path(ctx.phase_name, step_dir_name(step)),
-                                       writers, block, &out->shared_ns, &shared_bytes, &out->cache_note);
+                                      writers, block, &out->local_ns, &local_bytes, &out->local_cache_note);
+  const Status from_shared =
+      time_tier(ctx, *ctx.store, join_store_path(ctx.phase_name, step_dir_name(step)), writers, block,
+                &out->shared_ns, &shared_bytes, &out->shared_cache_note);
   std::vector<uint64_t> rank_bytes;
   Status g = all_gather(ctx.comm, local_bytes, &rank_bytes);
   if (!from_local.ok())

@@ -27,7 +27,8 @@ struct TierRecovery {
   uint64_t local_ns = 0;   // slowest rank
   uint64_t shared_ns = 0;  // slowest rank
   uint64_t bytes = 0;      // every rank's, read from each tier
-  std::string cache_note;  // a file whose cached pages could not be dropped (tmpfs keeps them): the first
+  // Per tier, the first file whose cached pages could not be dropped (tmpfs keeps them); "" when none.
+  std::string local_cache_note, shared_cache_note;
 };
 
 // Collective. can: this rank committed every checkpoint (every rank must agree, or none measures).

@@ -24,17 +24,16 @@ void fill_tier_details(const CheckpointParams& p, const TierRun& t, PhaseResult*
                         {"bytes", t.recovery.bytes},
                         {"local_seconds", t.recovery.local_ns * 1e-9},
                         {"shared_seconds", t.recovery.shared_ns * 1e-9},
-                        {"verified", "xxh3 of every byte, against the writers' hashes"}};
+                        {"verify", "xxh3_every_byte"}};
   }
   result->details["tier"] = tier;
   result->details["stall_includes"] = nlohmann::json::array({"local_write", "local_fsync", "local_commit"});
-  if (!t.recovery.cache_note.empty()) {
+  for (const std::string* note : {&t.recovery.local_cache_note, &t.recovery.shared_cache_note}) {
+    if (note->empty()) continue;
+    const std::string where = "(" + *note + ")";
     result->warnings.push_back(
-        "recovery read part of a checkpoint from the page cache, which could not be "
-        "dropped (" +
-        t.recovery.cache_note +
-        "): that tier's recovery time is a memory "
-        "read, not a storage read");
+        "recovery read part of a checkpoint from the page cache, which could not be dropped " + where +
+        ": that tier's recovery time is a memory read, not a storage read");
   }
   if (!t.cleanup_problem.empty()) result->warnings.push_back(t.cleanup_problem);
 }
