@@ -41,7 +41,7 @@ void CheckpointBursts::run(uint64_t base_step) {
     Status mine;
     const uint64_t t0 = burst(step, &cp, &mine);
     if (tier_ != nullptr) {
-      if (!commit_local_and_drain(step, t0, mine, cp) || !idle_and_commit_drained()) break;
+      if (!commit_local_and_drain(step, t0, mine, cp) || !idle_and_commit_drained(k + 1 == p_.count)) break;
       continue;
     }
     if (!p_.async) {

@@ -76,9 +76,9 @@ class CheckpointBursts {
   // Two tiers (bursts_tier.cc): commits step locally (the stall's end), agrees that every rank did
   // and starts this rank's drain. False: stop.
   bool commit_local_and_drain(uint64_t step, uint64_t t0, const Status& mine, LocalCheckpoint cp);
-  // Two tiers: the gap, in which the step commits on the target once every rank's drain has ended.
-  // False: stop.
-  bool idle_and_commit_drained();
+  // Two tiers: the gap, in which the step commits on the target once every rank's drain has ended;
+  // after the last checkpoint no more than that. False: stop.
+  bool idle_and_commit_drained(bool last);
 
   PhaseContext& ctx_;
   const WriteContext& wc_;

@@ -55,7 +55,7 @@ bool CheckpointBursts::commit_local_and_drain(uint64_t step, uint64_t t0, const 
   return true;
 }
 
-bool CheckpointBursts::idle_and_commit_drained() {
+bool CheckpointBursts::idle_and_commit_drained(bool last) {
   const uint64_t gap_end = now_ns() + static_cast<uint64_t>(p_.gap_s * 1e9);
   // Until this rank's part is durable on the target, or the gap is over...
   idle_until(gap_end, ctx_.stop, &drain_);
@@ -75,8 +75,9 @@ bool CheckpointBursts::idle_and_commit_drained() {
       return false;
     }
   }
-  // Else the step commits when the next one is due (commit_due: an overrun) or at the end.
-  idle_until(gap_end, ctx_.stop, nullptr);
+  // Else the step commits when the next one is due (commit_due: an overrun) or at the end. Nothing is
+  // due after the last one: the phase ends as soon as it has committed.
+  if (!last) idle_until(gap_end, ctx_.stop, nullptr);
   return true;
 }
 
