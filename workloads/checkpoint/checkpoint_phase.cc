@@ -122,7 +122,11 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
   const Status b = prepare_folder(ctx, &st, &mine.stale_removed, &base_step);
   if (st.ok() && p_.async) st = check_staging_memory(writers, l);
   std::unique_ptr<LocalTier> tier;  // two tiers: the writers write here; removed on every way out
-  if (st.ok() && p_.two_tier) st = LocalTier::open(p_, ctx, rank_checkpoint_bytes(writers, l), &tier);
+  if (p_.two_tier) {
+    HostShare host;
+    const Status h = host_share(ctx, writers, l, &host);  // collective: every rank, whatever st says
+    if (st.ok()) st = h.ok() ? LocalTier::open(p_, ctx, host, &tier) : h;
+  }
   uint64_t phase_t0 = 0;
   const bool go = setup_writers(ctx, l, writers, st, b, &phase_t0, &mine.worst);
 

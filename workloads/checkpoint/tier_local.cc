@@ -3,6 +3,8 @@
 #include <chrono>
 #include <ctime>
 
+#include "harness/comm/local_rank.h"
+#include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
 #include "harness/fs/target.h"
 #include "harness/store/posix_store.h"
@@ -37,10 +39,24 @@ std::string rfc3339_utc_now() {
 
 }  // namespace
 
-uint64_t rank_checkpoint_bytes(const std::vector<Writer>& writers, const ShardLayout& l) {
-  uint64_t bytes = 0;
-  for (const Writer& wk : writers) bytes += wk.active ? l.bytes_of(wk.shard) : 0;
-  return bytes;
+Status host_share(const PhaseContext& ctx, const std::vector<Writer>& writers, const ShardLayout& l,
+                  HostShare* out) {
+  uint64_t mine = 0;
+  for (const Writer& wk : writers) mine += wk.active ? l.bytes_of(wk.shard) : 0;
+  LocalRank here;
+  Status s = find_local_rank(ctx.comm, &here);
+  std::vector<std::string> hosts;
+  std::vector<uint64_t> bytes;
+  if (s.ok()) s = all_gather(ctx.comm, here.host, &hosts);
+  if (s.ok()) s = all_gather(ctx.comm, mine, &bytes);
+  if (!s.ok()) return s;
+  *out = HostShare{0, 0};
+  for (size_t r = 0; r < hosts.size() && r < bytes.size(); ++r) {
+    if (hosts[r] != here.host) continue;
+    out->bytes += bytes[r];
+    ++out->ranks;
+  }
+  return Status::Ok();
 }
 
 LocalTier::LocalTier(const PhaseContext& ctx, std::string local_dir, std::string run_name,
@@ -62,7 +78,7 @@ LocalTier::~LocalTier() {
   remove().ignore_error();
 }
 
-Status LocalTier::open(const CheckpointParams& p, const PhaseContext& ctx, uint64_t rank_bytes,
+Status LocalTier::open(const CheckpointParams& p, const PhaseContext& ctx, const HostShare& host,
                        std::unique_ptr<LocalTier>* out) {
   TargetInfo info;
   Status s = check_target(p.local_dir, &info);
@@ -71,14 +87,15 @@ Status LocalTier::open(const CheckpointParams& p, const PhaseContext& ctx, uint6
     if (msg.starts_with("target ")) msg.erase(0, 7);
     return Status::Invalid("local_dir " + msg);
   }
-  const uint64_t need = 2 * rank_bytes + local_margin(2 * rank_bytes);
+  const uint64_t need = 2 * host.bytes + local_margin(2 * host.bytes);
   if (need > info.free_bytes) {
-    return Status::Invalid(
-        "local_dir " + info.path + " has " + std::to_string(info.free_bytes) + " bytes free (" +
-        units::format_bytes(static_cast<double>(info.free_bytes)) + "); rank " +
-        std::to_string(ctx.comm.rank()) + " needs " + std::to_string(need) +
-        " bytes: two of its checkpoints (the newest and the one being written) plus a margin; "
-        "nothing was written");
+    const std::string who =
+        host.ranks == 1 ? "this rank needs " : std::to_string(host.ranks) + " ranks here need ";
+    return Status::Invalid("local_dir " + info.path + " has " + std::to_string(info.free_bytes) +
+                           " bytes free (" + units::format_bytes(static_cast<double>(info.free_bytes)) +
+                           "); " + who + std::to_string(need) +
+                           " bytes: two checkpoints (the newest and the one being written) plus a margin; "
+                           "nothing was written");
   }
   const std::string run_name = run_folder_name(ctx.run_dir_path);
   std::unique_ptr<Store> store;

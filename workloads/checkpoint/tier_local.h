@@ -25,15 +25,21 @@
 
 namespace iofab {
 
-// This rank's bytes of one checkpoint: what its active writers write.
-uint64_t rank_checkpoint_bytes(const std::vector<Writer>& writers, const ShardLayout& l);
+// What the ranks on this host write into local_dir per checkpoint: they share a node-local folder.
+struct HostShare {
+  uint64_t bytes = 0;
+  int ranks = 1;
+};
+// Collective over ctx.comm: every rank calls it, with what its active writers write per checkpoint.
+Status host_share(const PhaseContext& ctx, const std::vector<Writer>& writers, const ShardLayout& l,
+                  HostShare* out);
 
 class LocalTier {
  public:
-  // Checks local_dir on this node (a writable folder, not a device) and its room for two of this
-  // rank's checkpoints (the newest, kept for recovery, and the one being written), then makes the
+  // Checks local_dir on this node (a writable folder, not a device) and its room for two checkpoints
+  // of the host's ranks (the newest, kept for recovery, and the one being written), then makes the
   // rank's folder. A failed check writes nothing and names local_dir.
-  static Status open(const CheckpointParams& p, const PhaseContext& ctx, uint64_t rank_bytes,
+  static Status open(const CheckpointParams& p, const PhaseContext& ctx, const HostShare& host,
                      std::unique_ptr<LocalTier>* out);
   ~LocalTier();
   LocalTier(const LocalTier&) = delete;
