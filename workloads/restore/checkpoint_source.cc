@@ -78,8 +78,7 @@ Status find_from(const std::string& from, std::string* dir, Manifest* m) {
   if (!s.ok()) return opening_failed(s, "from: cannot open");
   s = read_manifest(*store, "", from, m);
   *dir = from;
-  EntryInfo manifest;
-  if (!s.ok() && store->stat(kManifestName, &manifest).ok() && manifest.kind == EntryKind::kMissing) {
+  if (!s.ok() && !holds_commit_file(*store, "")) {
     // A checkpoint phase's folder: take its newest step.
     s = read_newest_step(*store, "", "from: " + from, from, dir, m);
   }
@@ -93,7 +92,7 @@ bool commit_time(Store& store, const std::string& n, int64_t* t) {
   if (!newest_step(store, n, n, &step).ok()) return false;
   const std::string step_path = join_store_path(n, step_dir_name(step));
   EntryInfo info;
-  if (!store.stat(join_store_path(step_path, kManifestName), &info).ok() ||
+  if (!store.stat(join_store_path(step_path, step_commit_file(store, step_path)), &info).ok() ||
       info.kind == EntryKind::kMissing) {
     if (!store.stat(step_path, &info).ok() || info.kind == EntryKind::kMissing) return false;
   }
@@ -179,10 +178,11 @@ Status from_wire(const nlohmann::json& j, Source* out) {
 
 Status read_manifest(Store& store, std::string_view folder, std::string_view where, Manifest* m) {
   std::string text;
-  Status s = read_bounded(store, join_store_path(folder, kManifestName), &text);
+  const std::string_view name = step_commit_file(store, folder);
+  Status s = read_bounded(store, join_store_path(folder, name), &text);
   if (!s.ok()) {
-    return Status::IoError(std::string(where) + ": no readable " + std::string(kManifestName) + " (" +
-                           s.message() + "): not a committed checkpoint");
+    return Status::IoError(std::string(where) + ": no readable " + std::string(kManifestName) + " or " +
+                           std::string(kDcpMetadataName) + " (" + s.message() + "): not a committed checkpoint");
   }
   s = parse_manifest(text, m);
   if (!s.ok()) return Status::IoError(std::string(where) + "/" + s.message());

@@ -9,12 +9,14 @@
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
 #include "harness/phase/worker_group.h"
+#include "workloads/checkpoint/presets.h"
 #include "workloads/checkpoint/shard_layout.h"
 #include "workloads/restore/checkpoint_source.h"
 #include "workloads/restore/params.h"
 #include "workloads/restore/read_plan.h"
 #include "workloads/restore/reader.h"
 #include "workloads/restore/results.h"
+#include "workloads/restore/slice_reader.h"
 
 namespace iofab {
 namespace {
@@ -56,10 +58,24 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
   if (st.ok()) st = open_step_folder(*ctx.store, cp, &step);
 
   const uint64_t readers = static_cast<uint64_t>(ranks) * p_.workers;
+  TensorRestore shape;
   std::vector<Reader> rds(p_.workers);
   for (auto& rd : rds) rd.tally = IoTally(p_.series_interval_ns);
   uint64_t my_bytes = 0;
-  if (st.ok()) {
+  SlicePlan slices;
+  if (st.ok() && p_.tensors) {
+    TransformerSpec target;
+    st = restore_target(m, p_.reshard_to ? &*p_.reshard_to : nullptr, p_.reshard_to_path, &target);
+    if (st.ok()) st = plan_slice_reads(m, target, p_.weights_only, rank, ranks, p_.workers, &slices);
+    if (st.ok()) {
+      for (unsigned w = 0; w < p_.workers; ++w) rds[w].slices = std::move(slices.per_worker[w]);
+      my_bytes = slices.bytes;
+      shape.target = target;
+    }
+    shape.tensor_bytes = slices.all_bytes;
+    shape.slices = slices.all_slices;
+    shape.partial_slices = slices.all_partial;
+  } else if (st.ok()) {
     ReadPlan plan = plan_reads(m, p_.fanout, rank, ranks, p_.workers);
     for (unsigned w = 0; w < p_.workers; ++w) rds[w].tasks = std::move(plan.tasks[w]);
     my_bytes = plan.bytes;
@@ -74,7 +90,10 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
   WorkerRun run;
   Status barrier = run_workers(
       ctx.comm, p_.workers, [&](unsigned w) { return st.ok() ? setup_reader(p_, step, m, &rds[w]) : st; },
-      [&](unsigned w, uint64_t t0) { return read_shards(p_, ctx, step, m, t0, &rds[w]); }, &run);
+      [&](unsigned w, uint64_t t0) {
+        return p_.tensors ? read_slices(p_, ctx, step, m, t0, &rds[w]) : read_shards(p_, ctx, step, m, t0, &rds[w]);
+      },
+      &run);
   Status local = st.ok() ? (barrier.ok() ? run.first_error() : barrier) : st;
 
   std::optional<DiskCounters> after;
@@ -82,7 +101,7 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
   for (auto& rd : rds) rd.engine.reset();
   std::optional<uint64_t> device_read;
   if (after && before) device_read = (*after - *before).read_bytes;
-  return report_restore(ctx, p_, cp, readers, rds, device_read, local, result);
+  return report_restore(ctx, p_, cp, readers, rds, p_.tensors ? &shape : nullptr, device_read, local, result);
 }
 
 }  // namespace
@@ -95,6 +114,35 @@ std::unique_ptr<Phase> parse_restore(ParamReader& r) {
   p.from = r.string("from", "");
   p.restore_budget_s = r.duration("restore_budget", 0, 0, kMaxIntervalSeconds);
   p.drop_cache = r.boolean("drop_cache", true);
+  const std::string read = r.choice("read", "files", {"files", "tensors"});
+  p.weights_only = r.boolean("weights_only", false);
+  if (const nlohmann::json* j = r.raw("reshard_to"); j != nullptr) {
+    // The saved model is known only when the checkpoint is found; its fields and forms are checked now.
+    // Over any whole model: only the forms of the parallelism fields are checked here.
+    TransformerSpec probe = find_model_preset("llama3-8b")->spec;
+    const Status s = parse_model_spec(*j, r.path_of("reshard_to"), &probe);
+    if (!j->is_object()) {
+      r.fail("reshard_to", "expected an object of parallelism fields like {\"tensor\": 4, \"data\": 2}");
+    } else if (!s.ok()) {
+      r.fail_at_path(s.message());
+    } else {
+      for (const auto& [k, v] : j->items()) {
+        if (k != "tensor" && k != "pipeline" && k != "data" && k != "zero") {
+          r.fail("reshard_to", "changes only the parallelism (tensor, pipeline, data, zero), not \"" + k + "\"");
+          break;
+        }
+      }
+    }
+    p.reshard_to = *j;
+    p.reshard_to_path = r.path_of("reshard_to");
+  }
+  p.tensors = read == "tensors" || p.weights_only || p.reshard_to.has_value();
+  if (read == "files" && r.raw("read") != nullptr && p.tensors) {
+    r.fail("read", "reshard_to and weights_only load tensors: use read: \"tensors\" or leave read out");
+  }
+  if (p.tensors && r.raw("fanout") != nullptr) {
+    r.fail("fanout", "applies to read: \"files\"; reading tensors, every rank of the job loads what it holds");
+  }
   if (!p.checkpoint.empty() && !p.from.empty()) {
     r.fail("from", "give either checkpoint (a checkpoint phase of this run) or from (a folder), not both");
   }
@@ -127,7 +175,8 @@ const std::vector<MetricInfo>& restore_metrics() {
       {"verified_bytes", Unit::kBytes, Better::kNeither, "bytes checked against the manifest"},
       {"checkpoint_bytes", Unit::kBytes, Better::kNeither, "bytes of the checkpoint (the manifest's shards)"},
       {"shards", Unit::kCount, Better::kNeither, "shard files in the checkpoint"},
-      {"full_read_bytes", Unit::kBytes, Better::kNeither, "fanout x full-size checkpoint bytes"},
+      {"full_read_bytes", Unit::kBytes, Better::kNeither,
+       "fanout x full-size checkpoint bytes (read: tensors: the bytes the job loads, at full size)"},
       {"projected_restore_seconds", Unit::kSeconds, Better::kLower, "full_read_bytes / read_bytes_per_s"},
       {"allowed_restore_seconds", Unit::kSeconds, Better::kNeither, "restore_budget (when set)"},
       {"required_read_bytes_per_s", Unit::kBytesPerSecond, Better::kNeither,
