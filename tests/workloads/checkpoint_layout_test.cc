@@ -340,3 +340,37 @@ TEST(TensorRestore, BadParamsNameTheField) {
 
 }  // namespace
 }  // namespace iofab::testing
+
+namespace iofab::testing {
+namespace {
+
+// MLPerf Storage's cycle: N checkpoints written, then N read back, each from a cold cache.
+TEST(RestoreSteps, ReadsBackEveryCheckpointOldestFirst) {
+  PhaseHarness h;
+  PhaseResult w;
+  ASSERT_TRUE(h.run("checkpoint", "ckpt", dcp_params({{"count", 3}, {"keep", 3}}), &w, true).ok());
+  PhaseResult r;
+  Status s = h.run("restore", "restore", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"fanout", 1}, {"steps", 3}},
+                   &r, true);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(r.details["passes"].size(), 3u);
+  EXPECT_EQ(r.details["passes"][0]["step"], 1);
+  EXPECT_EQ(r.details["passes"][2]["step"], 3);
+  EXPECT_EQ(r.metrics["checkpoints_read"], 3);
+  EXPECT_EQ(r.metrics["read_write_ratio"], 1);  // each checkpoint read once
+  EXPECT_EQ(r.metrics["read_bytes"], 3 * w.metrics["checkpoint_bytes"]);
+  EXPECT_EQ(r.metrics["verified_bytes"], r.metrics["read_bytes"]);
+  double sum = 0;
+  for (const auto& p : r.details["passes"]) sum += p["seconds"].get<double>();
+  EXPECT_DOUBLE_EQ(r.metrics["restore_seconds"], sum);
+  EXPECT_GT(r.metrics["mlperf_load_gib_per_s"], 0);
+  EXPECT_GT(w.metrics["mlperf_save_gib_per_s"], 0);
+  // More steps than were kept: the error says how to keep them.
+  PhaseResult more;
+  s = h.run("restore", "more", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"steps", 4}}, &more, true);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("keep"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace iofab::testing

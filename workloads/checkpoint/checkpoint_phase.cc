@@ -305,6 +305,12 @@ const std::vector<MetricInfo>& checkpoint_metrics() {
       {"delete_seconds_max", Unit::kSeconds, Better::kLower, "removal of checkpoints beyond keep, longest"},
       {"checkpoints", Unit::kCount, Better::kNeither, "checkpoints committed"},
       {"shards", Unit::kCount, Better::kNeither, "shard files per checkpoint (writers)"},
+      {"mlperf_save_seconds", Unit::kSeconds, Better::kLower,
+       "MLPerf Storage's checkpoint duration: per checkpoint the slowest rank's writes and fsyncs, the max over "
+       "ranks; mean over checkpoints, as written (scaled)"},
+      {"mlperf_save_gib_per_s", Unit::kRatio, Better::kHigher,
+       "MLPerf Storage's save throughput in GiB/s (its \"GB/s\"): checkpoint GiB / mlperf_save_seconds, the "
+       "rate the slowest rank sets; iofab's aggregate is write_bytes_per_s"},
       {"rank_bytes_skew", Unit::kRatio, Better::kLower,
        "with a model: the largest planned rank's bytes / the mean over every planned rank (1: balanced)"},
       {"write_bytes", Unit::kBytes, Better::kNeither, "bytes written by all ranks, all checkpoints"},

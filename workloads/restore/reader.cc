@@ -118,8 +118,8 @@ Status read_shards(const RestoreParams& p, const PhaseContext& ctx, const StepFo
           {e.name, "corrupt: xxh3 " + xxh3_hex(hash.digest()) + ", the manifest says " + xxh3_hex(e.xxh3)});
     }
   }
-  rd->tally.bytes = reader.stats().bytes;
-  rd->tally.ios = reader.stats().ios;
+  rd->tally.bytes += reader.stats().bytes;
+  rd->tally.ios += reader.stats().ios;
   rd->tally.span(start - t0, now_ns() - t0);
   return result;
 }
