@@ -107,7 +107,8 @@ BatchPlan plan_ordered_epoch(const EpochOrder& o, uint64_t epoch, int rank, int 
     const uint64_t per_rank = (all.size() + n_ranks - 1) / n_ranks;
     const uint64_t begin = std::min<uint64_t>(all.size(), r * per_rank);
     const uint64_t end = std::min<uint64_t>(all.size(), begin + per_rank);
-    plan.samples.assign(all.begin() + static_cast<ptrdiff_t>(begin), all.begin() + static_cast<ptrdiff_t>(end));
+    plan.samples.assign(all.begin() + static_cast<ptrdiff_t>(begin),
+                        all.begin() + static_cast<ptrdiff_t>(end));
     if (drop_last) drop_short_batch(&plan.samples, plan.batch_size);
     return plan;
   }

@@ -103,9 +103,9 @@ struct TrainLoader::Reader {
     uint64_t start_ns = 0;  // before the open (files layout), so latency includes it
     int fd = -1;            // files layout: the sample's file while its reads are in flight
     int handle = -1;
-    uint64_t next = 0;      // file offset of the next piece to submit
-    uint64_t end = 0;       // end of the span read (aligned under O_DIRECT)
-    unsigned pending = 0;   // pieces submitted and not yet completed
+    uint64_t next = 0;     // file offset of the next piece to submit
+    uint64_t end = 0;      // end of the span read (aligned under O_DIRECT)
+    unsigned pending = 0;  // pieces submitted and not yet completed
     bool used = false;
   };
   struct Slot {
