@@ -32,6 +32,45 @@ std::vector<uint32_t> samples_of(const EpochOrder& o, const std::vector<uint32_t
   return out;
 }
 
+// The samples of `files` read `cycle` files at a time, one sample from each in turn; a finished file's
+// place in the cycle goes to the next file.
+std::vector<uint32_t> interleaved(const EpochOrder& o, const std::vector<uint32_t>& files, uint64_t cycle) {
+  if (cycle <= 1) return samples_of(o, files);
+  const uint64_t per = std::max<uint64_t>(o.samples_per_file, 1);
+  struct Open {
+    uint64_t next, end;
+  };
+  std::vector<Open> open;
+  size_t next_file = 0;
+  auto open_next = [&]() -> bool {
+    if (next_file >= files.size()) return false;
+    const uint64_t first = static_cast<uint64_t>(files[next_file++]) * per;
+    open.push_back({first, std::min(o.num_samples, first + per)});
+    return true;
+  };
+  while (open.size() < cycle && open_next()) {
+  }
+  std::vector<uint32_t> out;
+  while (!open.empty()) {
+    for (size_t i = 0; i < open.size();) {
+      out.push_back(static_cast<uint32_t>(open[i].next++));
+      if (open[i].next < open[i].end) {
+        ++i;
+        continue;
+      }
+      // The finished file's slot takes the next file, which joins the cycle at this position.
+      if (next_file < files.size()) {
+        const uint64_t first = static_cast<uint64_t>(files[next_file++]) * per;
+        open[i] = {first, std::min(o.num_samples, first + per)};
+        ++i;
+      } else {
+        open.erase(open.begin() + static_cast<ptrdiff_t>(i));
+      }
+    }
+  }
+  return out;
+}
+
 void drop_short_batch(std::vector<uint32_t>* samples, uint64_t batch_size) {
   samples->resize(samples->size() - samples->size() % batch_size);
 }
@@ -115,7 +154,7 @@ BatchPlan plan_ordered_epoch(const EpochOrder& o, uint64_t epoch, int rank, int 
 
   std::vector<uint32_t> mine;
   for (uint64_t k = r; k < files.size(); k += n_ranks) mine.push_back(files[k]);
-  plan.samples = samples_of(o, mine);
+  plan.samples = interleaved(o, mine, o.interleave);
   if (drop_last) drop_short_batch(&plan.samples, plan.batch_size);
   if (o.sample_shuffle != Shuffle::kOff && o.shuffle_buffer > 1) {
     const uint64_t seed = fmix64(o.seed ^ fmix64(epoch + kGolden)) ^ fmix64(r + 0xa4093822299f31d0ULL);

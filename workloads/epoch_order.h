@@ -17,7 +17,10 @@
 //
 // Streaming readers (tf.data over TFRecord files): the files in order or
 // permuted (file_shuffle), file k of that order going to rank k % ranks.
-// Each rank reads its files one after another, each front to back; with
+// Each rank reads `interleave` of its files at once, a sample from each in
+// turn, a finished file's place taken by the rank's next one (tf.data's
+// interleave with cycle_length interleave, block_length 1); each file is
+// read front to back. With
 // sample_shuffle on, a shuffle buffer of shuffle_buffer samples decides the
 // order they are consumed in (tf.data's Dataset.shuffle: fill the buffer,
 // then hand out a random element and put the next one read in its place).
@@ -51,6 +54,7 @@ struct EpochOrder {
   Shuffle file_shuffle = Shuffle::kOff;
   Shuffle sample_shuffle = Shuffle::kSeed;
   uint64_t shuffle_buffer = 1;  // stream with sample_shuffle on
+  uint64_t interleave = 1;      // stream: files a rank reads at once (tf.data's num_parallel_reads)
   uint64_t seed = 1;
 };
 

@@ -43,11 +43,11 @@ std::string describe_mlperf_min_dataset(const MlperfDatasetRule& rule, uint64_t 
   return "needs >= " + std::to_string(rule.min_samples) + " samples (" + fixed(rule.min_bytes / kGiB, 1) +
          " GiB, " + std::to_string(rule.min_files) + " files): the larger of " +
          std::to_string(kMlperfMinStepsPerEpoch) + " steps x batch " + std::to_string(batch_size) + " x " +
-         std::to_string(accelerators) + " accelerators = " + std::to_string(rule.steps_samples) + " and " +
-         std::to_string(kMlperfHostMemoryMultiplier) + " x " +
+         std::to_string(accelerators) + (accelerators == 1 ? " accelerator" : " accelerators") + " = " +
+         std::to_string(rule.steps_samples) + " and " + std::to_string(kMlperfHostMemoryMultiplier) + " x " +
          fixed(static_cast<double>(host_memory_total) / kGiB, 1) + " GiB of host memory / " +
-         fixed(record_length / kMiB, 2) + " MiB a sample = " + std::to_string(rule.memory_samples) +
-         "; given " + std::to_string(given_samples) + " samples (" + fixed(given_bytes / kGiB, 2) + " GiB)";
+         fixed(record_length, 0) + " bytes a sample = " + std::to_string(rule.memory_samples) + "; given " +
+         std::to_string(given_samples) + " samples (" + fixed(given_bytes / kGiB, 2) + " GiB)";
 }
 
 MlperfTrainFigures mlperf_train_figures(const std::vector<std::vector<MlperfRankEpoch>>& epochs,

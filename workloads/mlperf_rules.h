@@ -29,8 +29,9 @@ MlperfDatasetRule mlperf_min_dataset(uint64_t batch_size, uint64_t accelerators,
                                      const std::vector<uint64_t>& host_memory_bytes, double record_length,
                                      uint64_t samples_per_file);
 
-// "needs >= 3,500 samples (457.5 GiB): max(500 steps x batch 7 x 1 accelerator = 3,500, 5 x 23.4 GiB of
-// host memory / 139.8 MiB a sample = 857); given 24 samples (3.1 GiB)": the rule's numbers in words.
+// "needs >= 3500 samples (477.9 GiB, 3500 files): the larger of 500 steps x batch 7 x 1 accelerator =
+// 3500 and 5 x 23.5 GiB of host memory / 146600628 bytes a sample = 863; given 14 samples (1.67 GiB)":
+// the rule's numbers in words.
 std::string describe_mlperf_min_dataset(const MlperfDatasetRule& rule, uint64_t batch_size,
                                         uint64_t accelerators, uint64_t host_memory_total,
                                         double record_length, uint64_t given_samples, double given_bytes);

@@ -237,6 +237,8 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   order.file_shuffle = p_.file_shuffle;
   order.sample_shuffle = p_.sample_shuffle;
   order.shuffle_buffer = p_.shuffle_buffer;
+  // tf.data reads num_parallel_reads files at once, and DLIO passes it read_threads.
+  order.interleave = p_.read_threads;
   order.seed = decision.order_seed;
   local.memory_bytes = host_memory_bytes();
 
@@ -310,7 +312,10 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
                 {"file_shuffle", shuffle_name(p_.file_shuffle)},
                 {"sample_shuffle", shuffle_name(p_.sample_shuffle)},
                 {"seed", decision.order_seed}};
-  if (p_.reader == ReaderKind::kStream) d["order"]["shuffle_buffer"] = p_.shuffle_buffer;
+  if (p_.reader == ReaderKind::kStream) {
+    d["order"]["shuffle_buffer"] = p_.shuffle_buffer;
+    d["order"]["files_at_once"] = p_.read_threads;
+  }
   for (const auto& n : prepare_notes) result->warnings.push_back("dataset_dir " + dataset_path + ": " + n);
   result->metrics["generate_seconds"] = generate_seconds;
   if (p_.to_gpu && !gpu["used"].get<bool>()) {

@@ -141,6 +141,14 @@ TEST(EpochOrder, StreamDropLastTrimsTheTailBeforeTheBuffer) {
   expect_each_once(p.consume, 24);
 }
 
+TEST(EpochOrder, StreamInterleaveReadsSeveralFilesAtOnceEachFrontToBack) {
+  EpochOrder o = order(14, 4, ReaderKind::kStream, Shuffle::kOff, Shuffle::kOff);  // files of 4, 4, 4, 2
+  o.interleave = 2;
+  const BatchPlan p = plan_ordered_epoch(o, 0, 0, 1, 4, false);
+  // Files 0 and 1 in turn; file 2 takes file 0's place, file 3 file 1's.
+  EXPECT_EQ(p.samples, (std::vector<uint32_t>{0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 11}));
+}
+
 TEST(EpochOrder, NamesRoundTheEnums) {
   EXPECT_STREQ(shuffle_name(Shuffle::kRandom), "random");
   EXPECT_STREQ(reader_kind_name(ReaderKind::kStream), "stream");
