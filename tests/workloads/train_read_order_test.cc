@@ -208,6 +208,26 @@ TEST(TrainReadOrder, DefaultSampleShuffleScattersShards) {
   EXPECT_GT(runs_of(rec.requests).size(), 64u);  // far more runs than 16 whole-shard visits
 }
 
+TEST(TrainReadOrder, RandomShufflesDrawTheirSeedPerRunAndStillReadEverySampleOnce) {
+  TrainReadParams p = sequential(64, 3000, 8);
+  p.reader = ReaderKind::kStream;
+  p.file_shuffle = Shuffle::kRandom;
+  p.sample_shuffle = Shuffle::kRandom;
+  p.shuffle_buffer = 4;
+  uint64_t seeds[2] = {0, 0};
+  for (uint64_t& seed : seeds) {
+    Recording rec;
+    auto phase = make_train_read_phase(p, recording(&rec));
+    OrderRun run;
+    PhaseResult r;
+    ASSERT_TRUE(run.run(*phase, &r).ok());
+    EXPECT_TRUE(r.details["every_sample_once"].get<bool>());
+    seed = r.details["order"]["seed"].get<uint64_t>();
+  }
+  // Two runs drawing the same 64-bit seed would be a broken draw, not chance.
+  EXPECT_NE(seeds[0], seeds[1]);
+}
+
 TEST(TrainReadOrder, SamplesPast256MiBAreReadWholeInPiecesAndVerified) {
   // Two samples of 300 MiB + 5 bytes (one file each): each is read as a 256 MiB request and the rest.
   const uint64_t size = (300ULL << 20) + 5;
