@@ -49,8 +49,9 @@ enum class SizeDistribution { kFixed, kNormal, kLognormal };
 
 constexpr uint64_t kRecordAlignment = 4096;
 constexpr size_t kSampleHeader = 16;
-// IoRequest lengths are 32 bits; the aligned span of the largest sample must fit.
-constexpr uint64_t kMaxSampleSize = 256ULL << 20;
+// Sizes are kept in 32 bits, and the generator writes a sample file through one buffer of its size;
+// the loader reads a sample longer than one request (IoRequest lengths are 32 bits) in several.
+constexpr uint64_t kMaxSampleSize = 1ULL << 30;
 constexpr const char* kManifestName = "iofab-dataset.json";
 constexpr const char* kDataFolder = "data";
 constexpr const char* kDatasetLockName = "iofab-dataset.lock";

@@ -25,11 +25,19 @@ std::vector<uint32_t> epoch_permutation(uint64_t num_samples, uint64_t seed, uin
 // Rank `rank` of `ranks`: positions rank, rank + ranks, rank + 2 ranks, ... of perm.
 std::vector<uint32_t> rank_share(std::span<const uint32_t> perm, int rank, int ranks);
 
-// One rank's samples for one epoch, in the order they are consumed, and
-// their batches: batch b is samples[b * batch_size, min((b + 1) * batch_size, size)).
+// One rank's samples for one epoch, in the order they are read, and their
+// batches. Without `consume`, samples are consumed in read order: batch b is
+// samples[b * batch_size, min((b + 1) * batch_size, size)). A streaming
+// reader's shuffle buffer consumes them in another order: consume[i] is
+// where the i-th sample read falls in the consumption order, and a batch
+// may need samples read up to `lookahead` positions past its own end.
 struct BatchPlan {
   std::vector<uint32_t> samples;
   uint64_t batch_size = 1;
+  std::vector<uint32_t> consume;  // empty: consumed in read order
+  uint64_t lookahead = 0;
+
+  uint64_t consumed_at(uint64_t pos) const { return consume.empty() ? pos : consume[pos]; }
 
   uint64_t batches() const { return (samples.size() + batch_size - 1) / batch_size; }
   uint64_t batch_begin(uint64_t b) const { return b * batch_size; }

@@ -96,19 +96,31 @@ bool EpochStats::from_json(const json& j) {
 }
 
 struct TrainLoader::Reader {
-  struct Slot {
+  // A sample being read: one request, or several when its span is longer than max_request.
+  struct Sample {
     uint32_t sample = 0;
-    uint64_t pos = 0;       // position in the plan
+    uint64_t pos = 0;       // position in the plan's read order
     uint64_t start_ns = 0;  // before the open (files layout), so latency includes it
-    uint32_t skip = 0;      // bytes of the aligned span before the sample
-    int fd = -1;            // files layout: the sample's file while its read is in flight
+    int fd = -1;            // files layout: the sample's file while its reads are in flight
     int handle = -1;
+    uint64_t next = 0;     // file offset of the next piece to submit
+    uint64_t end = 0;      // end of the span read (aligned under O_DIRECT)
+    unsigned pending = 0;  // pieces submitted and not yet completed
+    bool used = false;
+  };
+  struct Slot {
+    unsigned sample = 0;  // index in samples
+    uint64_t offset = 0;  // file offset of the piece in flight
   };
   std::unique_ptr<Engine> engine;
   IoBuffers bufs;
   unsigned slots = 1;
   std::vector<int> shard_handles;
   std::vector<Slot> slot;
+  // One more than the slots: every slot may hold a piece of a different sample while the next one
+  // is being set up.
+  std::vector<Sample> samples;
+  int current = -1;  // the sample whose pieces are still being submitted
   EpochStats stats;
 };
 
@@ -121,8 +133,9 @@ struct TrainLoader::Epoch {
         n(p.samples.size()),
         filled(std::make_unique<std::atomic<uint32_t>[]>(p.batches())) {}
 
-  // Positions below `positions` batches' end: what the window admits.
-  uint64_t window(uint64_t batches) const { return std::min(n, batches * plan.batch_size); }
+  // Read positions the first `batches` batches may need: what the window admits. A shuffle buffer
+  // hands a batch samples read up to lookahead positions past its end.
+  uint64_t window(uint64_t batches) const { return std::min(n, batches * plan.batch_size + plan.lookahead); }
   void set_limit(uint64_t positions) {
     limit.store(positions, std::memory_order_release);
     { std::lock_guard<std::mutex> lock(mu); }
@@ -151,7 +164,11 @@ struct TrainLoader::Epoch {
 
 TrainLoader::TrainLoader(const LoaderConfig& config, const DatasetLayout& layout, Store& store,
                          std::string data, BatchCopier* copier)
-    : config_(config), layout_(layout), store_(store), data_(std::move(data)), copier_(copier) {}
+    : config_(config), layout_(layout), store_(store), data_(std::move(data)), copier_(copier) {
+  // Pieces stay aligned, so every piece of an O_DIRECT span is itself a valid O_DIRECT read.
+  config_.max_request = std::clamp(config_.max_request / kRecordAlignment * kRecordAlignment,
+                                   kRecordAlignment, kMaxRequestBytes);
+}
 
 TrainLoader::~TrainLoader() {
   // Engines first: no I/O may be in flight on a closed fd.
@@ -182,7 +199,8 @@ Status TrainLoader::create(const LoaderConfig& config, const DatasetLayout& layo
       l->shard_fds_.push_back(file.release());
     }
   }
-  const uint64_t buf_size = config.direct ? layout.max_aligned_span() : layout.max_sample_size();
+  const uint64_t span = config.direct ? layout.max_aligned_span() : layout.max_sample_size();
+  const uint64_t buf_size = std::min(span, l->config_.max_request);
   for (unsigned t = 0; t < std::max(config.read_threads, 1u); ++t) {
     auto r = std::make_unique<Reader>();
     EngineOptions eo;
@@ -203,6 +221,7 @@ Status TrainLoader::create(const LoaderConfig& config, const DatasetLayout& layo
     s = r->engine->register_buffers(r->bufs.iovecs());
     if (!s.ok()) return s;
     r->slot.resize(r->slots);
+    r->samples.resize(r->slots + 1);
     for (int fd : l->shard_fds_) {
       int h = -1;
       s = r->engine->add_file(fd, &h);
@@ -220,84 +239,110 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
   const DatasetSpec& spec = layout_.spec();
   const uint64_t stride = layout_.max_sample_size();
   Status result;
-  auto next = [&](unsigned slot, IoRequest& req) -> bool {
-    if (e.quit.load(std::memory_order_relaxed)) return false;
+  auto release = [&](Reader::Sample& smp) {
+    if (smp.fd >= 0) {
+      keep_first(&result, r.engine->remove_file(smp.handle));
+      close(smp.fd);
+      smp.fd = -1;
+    }
+    smp.used = false;
+  };
+  // Claims the next position in the window and sets its sample up; false when there is none now.
+  auto start_sample = [&]() -> bool {
     uint64_t pos = e.cursor.load(std::memory_order_relaxed);
     do {
       if (pos >= e.limit.load(std::memory_order_acquire)) return false;
     } while (
         !e.cursor.compare_exchange_weak(pos, pos + 1, std::memory_order_acq_rel, std::memory_order_relaxed));
-    Reader::Slot& sl = r.slot[slot];
-    sl.sample = e.plan.samples[pos];
-    sl.pos = pos;
-    sl.start_ns = now_ns();
-    const uint64_t file = layout_.file_of(sl.sample);
-    int handle = -1;
+    unsigned idx = 0;
+    while (r.samples[idx].used) ++idx;  // one is always free: see Reader::samples
+    Reader::Sample& smp = r.samples[idx];
+    smp = Reader::Sample();
+    smp.used = true;
+    smp.sample = e.plan.samples[pos];
+    smp.pos = pos;
+    smp.start_ns = now_ns();
+    const uint64_t file = layout_.file_of(smp.sample);
     if (files) {
       StoreFile opened;
       Status s = open_dataset_file(store_, data_, layout_, file, config_.direct, &opened);
-      const int fd = opened.release();  // the slot owns it until the sample completes
+      const int fd = opened.release();  // the sample owns it until its last piece completes
+      int handle = -1;
       if (s.ok()) {
         s = r.engine->add_file(fd, &handle);
         if (!s.ok()) close(fd);
       }
       if (!s.ok()) {
+        smp.used = false;
         keep_first(&result, s);
         e.fail();
         return false;
       }
-      sl.fd = fd;
-      sl.handle = handle;
+      smp.fd = fd;
+      smp.handle = handle;
     } else {
-      handle = r.shard_handles[file];
+      smp.handle = r.shard_handles[file];
     }
-    const uint64_t off = layout_.offset_of(sl.sample);
-    const uint64_t size = layout_.size_of(sl.sample);
-    if (config_.direct) {
-      const uint64_t a = off / kRecordAlignment * kRecordAlignment;
-      const uint64_t end = (off + size + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment;
-      req.offset = a;
-      req.len = static_cast<uint32_t>(end - a);
-      sl.skip = static_cast<uint32_t>(off - a);
-    } else {
-      req.offset = off;
-      req.len = static_cast<uint32_t>(size);
-      sl.skip = 0;
-    }
-    req.file = handle;
+    const uint64_t off = layout_.offset_of(smp.sample);
+    const uint64_t size = layout_.size_of(smp.sample);
+    smp.next = config_.direct ? off / kRecordAlignment * kRecordAlignment : off;
+    smp.end = config_.direct ? (off + size + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment
+                             : off + size;
+    r.current = static_cast<int>(idx);
+    return true;
+  };
+  auto next = [&](unsigned slot, IoRequest& req) -> bool {
+    if (e.quit.load(std::memory_order_relaxed)) return false;
+    if (r.current < 0 && !start_sample()) return false;
+    const auto idx = static_cast<unsigned>(r.current);
+    Reader::Sample& smp = r.samples[idx];
+    const uint64_t len = std::min(config_.max_request, smp.end - smp.next);
+    req.offset = smp.next;
+    req.len = static_cast<uint32_t>(len);
+    req.file = smp.handle;
     req.op = IoOp::kRead;
+    r.slot[slot] = {idx, smp.next};
+    smp.next += len;
+    smp.pending++;
+    if (smp.next == smp.end) r.current = -1;
     return true;
   };
   auto done = [&](unsigned slot, const IoRequest& req) {
-    Reader::Slot& sl = r.slot[slot];
-    const uint32_t size = layout_.size_of(sl.sample);
-    const auto* data = static_cast<const unsigned char*>(req.buf) + sl.skip;
-    if (verify_) {
+    const Reader::Slot& sl = r.slot[slot];
+    Reader::Sample& smp = r.samples[sl.sample];
+    const uint64_t off = layout_.offset_of(smp.sample);
+    const uint32_t size = layout_.size_of(smp.sample);
+    const auto* buf = static_cast<const unsigned char*>(req.buf);
+    // The part of the sample this piece holds: [from, to) in file offsets.
+    const uint64_t from = std::max(off, sl.offset);
+    const uint64_t to = std::min<uint64_t>(off + size, sl.offset + req.len);
+    if (verify_ && sl.offset <= off && off < sl.offset + req.len) {
       unsigned char h[kSampleHeader];
-      sample_header(spec, sl.sample, h);
-      if (std::memcmp(data, h, std::min<size_t>(kSampleHeader, size)) != 0) r.stats.corrupt++;
+      sample_header(spec, smp.sample, h);
+      const uint64_t n = std::min<uint64_t>({kSampleHeader, size, to - off});
+      if (std::memcmp(buf + (off - sl.offset), h, n) != 0) r.stats.corrupt++;
     }
-    const uint64_t batch = sl.pos / e.plan.batch_size;
-    if (copier_ != nullptr) {
-      // Collate: the sample goes to its place in the batch's pinned buffer.
+    const uint64_t at = e.plan.consumed_at(smp.pos);
+    const uint64_t batch = at / e.plan.batch_size;
+    if (copier_ != nullptr && from < to) {
+      // Collate: the sample's bytes go to its place in the batch's pinned buffer.
       auto* dst = static_cast<unsigned char*>(copier_->host(batch % copier_->slots()));
-      std::memcpy(dst + (sl.pos - e.plan.batch_begin(batch)) * stride, data, size);
+      std::memcpy(dst + (at - e.plan.batch_begin(batch)) * stride + (from - off), buf + (from - sl.offset),
+                  to - from);
     }
-    if (sl.fd >= 0) {
-      keep_first(&result, r.engine->remove_file(sl.handle));
-      close(sl.fd);
-      sl.fd = -1;
-    }
+    r.stats.io_bytes += req.len;
+    smp.pending--;
+    if (smp.pending > 0 || smp.next < smp.end) return;
+    release(smp);
     const uint64_t end = now_ns();
-    const uint64_t start_rel = sl.start_ns > e.t0 ? sl.start_ns - e.t0 : 0;
-    r.stats.reads.latency.record(end - sl.start_ns);
+    const uint64_t start_rel = smp.start_ns > e.t0 ? smp.start_ns - e.t0 : 0;
+    r.stats.reads.latency.record(end - smp.start_ns);
     r.stats.reads.series.add(end - e.t0, size);
     r.stats.reads.span(start_rel, end - e.t0);
     r.stats.reads.bytes += size;
     r.stats.reads.ios++;
-    r.stats.io_bytes += req.len;
     r.stats.id_count++;
-    r.stats.id_sum += sample_fingerprint(sl.sample);
+    r.stats.id_sum += sample_fingerprint(smp.sample);
     if (e.progress != nullptr) e.progress->fetch_add(size, std::memory_order_relaxed);
     if (e.filled[batch].fetch_add(1, std::memory_order_acq_rel) + 1 == e.plan.batch_len(batch)) {
       { std::lock_guard<std::mutex> lock(e.mu); }
@@ -317,13 +362,11 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
     }
     IoPump pump(*r.engine, r.bufs, r.slots, true, nullptr, nullptr, e.t0, nullptr, &e.stop);
     keep_first(&result, pump.run(next, done));
-    // Files whose reads failed or were abandoned are still open.
-    for (auto& sl : r.slot) {
-      if (sl.fd < 0) continue;
-      keep_first(&result, r.engine->remove_file(sl.handle));
-      close(sl.fd);
-      sl.fd = -1;
+    // Samples whose reads failed or were abandoned still hold their files.
+    for (auto& smp : r.samples) {
+      if (smp.used) release(smp);
     }
+    r.current = -1;
   }
   if (!result.ok() && result.code() != Status::Code::kInterrupted) e.fail();
   return result;

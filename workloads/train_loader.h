@@ -17,7 +17,13 @@
 //
 // Under O_DIRECT a sample is read as the aligned span covering it (the
 // dataset pads every file so that span never passes the end); only the
-// sample's own bytes count as read bytes, the span's in io_bytes.
+// sample's own bytes count as read bytes, the span's in io_bytes. A span
+// longer than max_request is read as several requests, in order, by the
+// reader that claimed the sample; the sample completes with its last piece.
+//
+// The plan's read order is the order samples are claimed in; its
+// consumption order (a streaming reader's shuffle buffer) decides the batch
+// each sample fills, and the window admits the lookahead that needs.
 //
 // Thread-safety: one epoch at a time, from one thread.
 #pragma once
@@ -46,6 +52,10 @@ class BatchCopier;
 // Makes an engine by the loader's options (tests pass engines of their own).
 using EngineFactory = std::function<Status(const EngineOptions&, std::unique_ptr<Engine>*)>;
 
+// The longest read request: a sample whose span is longer is read in pieces of this size, so samples
+// past 256 MiB (unet3d's sizes reach them) need no buffer of their size per request in flight.
+constexpr uint64_t kMaxRequestBytes = 256ULL << 20;
+
 struct LoaderConfig {
   unsigned read_threads = 1;
   unsigned queue_depth = 1;
@@ -53,6 +63,9 @@ struct LoaderConfig {
   uint64_t compute_ns = 0;  // emulated compute per batch
   bool direct = false;
   uint64_t series_interval_ns = 100'000'000;
+  // Bytes per read request, a multiple of kRecordAlignment up to kMaxRequestBytes (tests use small ones
+  // to split small samples).
+  uint64_t max_request = kMaxRequestBytes;
 };
 
 // One rank's figures for one epoch. Times are ns since the epoch's common start t0.

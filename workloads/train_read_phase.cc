@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
+#include <random>
 
 #include "harness/comm/agree.h"
 #include "harness/comm/local_rank.h"
@@ -32,14 +33,17 @@ using nlohmann::json;
 // Rank 0's verdict on the dataset folder, sent to every rank.
 struct DatasetDecision {
   bool generate = false;
-  std::string why;  // why a stale dataset is regenerated; empty otherwise
+  std::string why;          // why a stale dataset is regenerated; empty otherwise
+  uint64_t order_seed = 0;  // the access order's seed: drawn here for a `random` shuffle
 };
 
-json to_wire(const DatasetDecision& d) { return {{"generate", d.generate}, {"why", d.why}}; }
+json to_wire(const DatasetDecision& d) {
+  return {{"generate", d.generate}, {"why", d.why}, {"order_seed", d.order_seed}};
+}
 
 Status from_wire(const json& j, DatasetDecision* out) {
   WireReader r(j);
-  r.field("generate", &out->generate).field("why", &out->why);
+  r.field("generate", &out->generate).field("why", &out->why).field("order_seed", &out->order_seed);
   return r.status();
 }
 
@@ -133,6 +137,11 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
         mine = Status::Invalid("dataset_dir " + dataset_path + " " + why +
                                "; iofab generates only into an empty folder or one it made: choose another");
       }
+      decision.order_seed = p_.dataset.seed;
+      if (p_.file_shuffle == Shuffle::kRandom || p_.sample_shuffle == Shuffle::kRandom) {
+        std::random_device rd;
+        decision.order_seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+      }
       decision.generate = state == DatasetDirState::kEmpty || state == DatasetDirState::kStale;
       decision.why = state == DatasetDirState::kStale ? why : "";
       uint64_t free_bytes = 0;
@@ -221,14 +230,25 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   const bool reads_disk = where.rank == 0 && !device.empty() && read_disk_counters(device).has_value();
   local.device = device;
 
+  EpochOrder order;
+  order.num_samples = layout.num_samples();
+  order.samples_per_file = layout.samples_in(0);
+  order.reader = p_.reader;
+  order.file_shuffle = p_.file_shuffle;
+  order.sample_shuffle = p_.sample_shuffle;
+  order.shuffle_buffer = p_.shuffle_buffer;
+  // tf.data reads num_parallel_reads files at once, and DLIO passes it read_threads.
+  order.interleave = p_.read_threads;
+  order.seed = decision.order_seed;
+  local.memory_bytes = host_memory_bytes();
+
   for (uint64_t epoch = 0; st.ok() && epoch < p_.epochs; ++epoch) {
     // Untimed: drop the pages meant to be cold, measure what is resident, draw the plan.
     const bool drop = drop_before(epoch);
     CacheCounts cache;
     Status mine = dataset_cache_pass(*store, data, layout, static_cast<uint64_t>(where.rank),
                                      static_cast<uint64_t>(where.size), drop, &cache);
-    const BatchPlan plan = plan_epoch(layout.num_samples(), p_.dataset.seed, epoch, rank, comm.size(),
-                                      p_.batch_size, p_.drop_last);
+    const BatchPlan plan = plan_ordered_epoch(order, epoch, rank, comm.size(), p_.batch_size, p_.drop_last);
     uint64_t planned_sum = 0;
     for (uint32_t s : plan.samples) planned_sum += sample_fingerprint(s);
     if (mine.ok() && ctx.stop.load()) mine = Status::Interrupted();
@@ -288,6 +308,14 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
                   {"spec", layout.spec().to_json()},
                   {"generate_seconds", generate_seconds}};
   d["to_gpu"] = gpu;
+  d["order"] = {{"reader", reader_kind_name(p_.reader)},
+                {"file_shuffle", shuffle_name(p_.file_shuffle)},
+                {"sample_shuffle", shuffle_name(p_.sample_shuffle)},
+                {"seed", decision.order_seed}};
+  if (p_.reader == ReaderKind::kStream) {
+    d["order"]["shuffle_buffer"] = p_.shuffle_buffer;
+    d["order"]["files_at_once"] = p_.read_threads;
+  }
   for (const auto& n : prepare_notes) result->warnings.push_back("dataset_dir " + dataset_path + ": " + n);
   result->metrics["generate_seconds"] = generate_seconds;
   if (p_.to_gpu && !gpu["used"].get<bool>()) {
@@ -365,6 +393,17 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
                  : drop == "first_epoch" ? DropCache::kFirstEpoch
                                          : DropCache::kEveryEpoch;
   p.to_gpu = r.boolean("to_gpu", false);
+  auto shuffle = [&](std::string_view key, const char* def) {
+    const std::string v = r.choice(key, def, {"off", "seed", "random"});
+    return v == "off" ? Shuffle::kOff : v == "random" ? Shuffle::kRandom : Shuffle::kSeed;
+  };
+  p.reader =
+      r.choice("reader", "map", {"map", "stream"}) == "stream" ? ReaderKind::kStream : ReaderKind::kMap;
+  p.file_shuffle = shuffle("file_shuffle", "off");
+  p.sample_shuffle = shuffle("sample_shuffle", "seed");
+  const bool buffer_given = r.raw("shuffle_buffer") != nullptr;
+  p.shuffle_buffer = static_cast<uint64_t>(r.integer("shuffle_buffer", 1024, 1, 1'000'000'000));
+  p.mlperf = r.boolean("mlperf", false);
 
   if (p.batch_size > ds.num_samples) {
     r.fail("batch_size", "must be <= num_samples (" + std::to_string(ds.num_samples) +
@@ -383,6 +422,14 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   if (ds.sample_size_max != 0 && ds.sample_size_max < ds.sample_size) {
     r.fail("sample_size_max",
            "must be >= sample_size (" + std::to_string(ds.sample_size) + "), or 0 for automatic");
+  }
+  if (buffer_given && p.reader != ReaderKind::kStream) {
+    r.fail("shuffle_buffer",
+           "applies only to reader: stream (a map-style reader shuffles through its sampler)");
+  }
+  if (buffer_given && p.sample_shuffle == Shuffle::kOff) {
+    r.fail("shuffle_buffer",
+           "needs sample_shuffle seed or random: with sample_shuffle off nothing is shuffled");
   }
   ds.resolve_size_bounds();
   if (ds.layout == DatasetLayoutKind::kShards && ds.samples_per_shard > ds.num_samples) {
@@ -424,6 +471,19 @@ const std::vector<MetricInfo>& train_read_metrics() {
       {"first_batch_wait_s", Unit::kSeconds, Better::kLower,
        "longest wait for an epoch's first batch (pipeline fill)"},
       {"corrupt_samples", Unit::kCount, Better::kLower, "samples read back with the wrong header"},
+      {"mlperf_au", Unit::kFraction, Better::kHigher,
+       "AU as MLPerf Storage (DLIO) defines it: mean over epochs of the mean over ranks of each rank's AU"},
+      {"mlperf_samples_per_s", Unit::kCount, Better::kHigher,
+       "throughput as DLIO defines it: mean over epochs of the sum over ranks of samples / the rank's epoch "
+       "time"},
+      {"mlperf_read_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+       "DLIO's I/O throughput: mlperf_samples_per_s x sample_size (the mean size, not the bytes read); DLIO "
+       "prints it / 2^20 as \"MB/second\", which is MiB/s"},
+      {"mlperf_min_samples", Unit::kCount, Better::kNeither,
+       "MLPerf's minimum dataset: max(500 steps x batch x ranks, 5 x the hosts' memory / sample_size)"},
+      {"mlperf_min_dataset_bytes", Unit::kBytes, Better::kNeither, "mlperf_min_samples x sample_size"},
+      {"mlperf_dataset_size_margin", Unit::kRatio, Better::kHigher,
+       "num_samples / mlperf_min_samples: >= 1 meets MLPerf's minimum dataset size"},
   };
   return kMetrics;
 }

@@ -2,7 +2,8 @@
 // generated (timed on its own) or reused, then every epoch each rank reads
 // its disjoint share of a fresh permutation in batches, with read_threads
 // readers prefetching ahead of an emulated accelerator that computes for
-// compute_per_batch on each batch. Reports samples/s, bytes/s, sample
+// compute_per_batch on each batch; the order samples are read in is that
+// of a map-style or a streaming reader (epoch_order.h). Reports samples/s, bytes/s, sample
 // latency, batch wait and AU (accelerator utilisation), per epoch and
 // overall, and how much of the dataset the page cache held at each epoch's
 // start beside what the device really read, so cached figures never pass
@@ -16,6 +17,7 @@
 
 #include "harness/phase/phase.h"
 #include "workloads/dataset.h"
+#include "workloads/epoch_order.h"
 #include "workloads/train_loader.h"
 
 namespace iofab {
@@ -39,6 +41,13 @@ struct TrainReadParams {
   bool to_gpu = false;
   DropCache drop_cache = DropCache::kEveryEpoch;
   uint64_t series_interval_ns = 100'000'000;
+  // The access order (epoch_order.h); its seed is the dataset's, or one drawn per run for `random`.
+  ReaderKind reader = ReaderKind::kMap;
+  Shuffle file_shuffle = Shuffle::kOff;
+  Shuffle sample_shuffle = Shuffle::kSeed;
+  uint64_t shuffle_buffer = 1024;
+  // State MLPerf Storage's minimum-dataset-size rule in a warning when the dataset falls short.
+  bool mlperf = false;
 };
 
 std::unique_ptr<Phase> parse_train_read(ParamReader& r);

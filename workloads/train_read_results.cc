@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "harness/comm/wire.h"
 #include "harness/engines/cufile_engine.h"
 #include "harness/stats/io_tally.h"
+#include "workloads/mlperf_rules.h"
 #include "workloads/sampler.h"
 
 namespace iofab {
@@ -30,6 +32,74 @@ const char* drop_cache_name(DropCache d) {
 }
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+// MLPerf Storage's figures (DLIO's definitions) beside iofab's, and its minimum dataset size.
+void summarize_mlperf(const TrainReadParams& p, const std::vector<RankReport>& ranks,
+                      const DatasetLayout& layout, size_t epochs, PhaseResult* result) {
+  std::vector<std::vector<MlperfRankEpoch>> per_epoch(epochs);
+  for (size_t e = 0; e < epochs; ++e) {
+    for (const auto& r : ranks) {
+      const EpochStats& s = r.epochs[e].stats;
+      per_epoch[e].push_back({s.au(), s.reads.ios, static_cast<double>(s.end_ns) * 1e-9});
+    }
+  }
+  const auto record_length = static_cast<double>(p.dataset.sample_size);
+  const MlperfTrainFigures f = mlperf_train_figures(per_epoch, record_length);
+
+  std::map<std::string, uint64_t> host_memory;  // one entry per host, as MLPerf counts hosts
+  for (const auto& r : ranks) host_memory[r.host] = r.memory_bytes;
+  std::vector<uint64_t> memories;
+  uint64_t memory_total = 0;
+  for (const auto& [host, bytes] : host_memory) {
+    memories.push_back(bytes);
+    memory_total += bytes;
+  }
+  const uint64_t per_file = layout.samples_in(0);
+  const MlperfDatasetRule rule =
+      mlperf_min_dataset(p.batch_size, ranks.size(), memories, record_length, per_file);
+  const std::string rule_text =
+      describe_mlperf_min_dataset(rule, p.batch_size, ranks.size(), memory_total, record_length,
+                                  layout.num_samples(), static_cast<double>(layout.sample_bytes()));
+  auto& m = result->metrics;
+  m["mlperf_au"] = f.au;
+  m["mlperf_samples_per_s"] = f.samples_per_s;
+  m["mlperf_read_bytes_per_s"] = f.samples_per_s * record_length;
+  m["mlperf_min_samples"] = static_cast<double>(rule.min_samples);
+  m["mlperf_min_dataset_bytes"] = rule.min_bytes;
+  m["mlperf_dataset_size_margin"] =
+      ratio(static_cast<double>(layout.num_samples()), static_cast<double>(rule.min_samples));
+  result->details["mlperf"] = {
+      {"definitions",
+       "au: the mean over epochs of the mean over ranks of compute / epoch time; samples_per_s: the mean "
+       "over "
+       "epochs of the sum over ranks of samples / the rank's epoch time; mib_per_s: samples_per_s x the mean "
+       "sample size (sample_size) / 2^20, DLIO's \"MB/second\". iofab's au, samples_per_s and "
+       "read_bytes_per_s pool every rank's time and bytes instead"},
+      {"au", f.au},
+      {"samples_per_s", f.samples_per_s},
+      {"mib_per_s", f.mib_per_s},
+      {"min_dataset",
+       {{"rule", "MLPerf Storage Rules.md 3.1.2"},
+        {"accelerators", ranks.size()},
+        {"hosts", host_memory.size()},
+        {"host_memory_bytes", memory_total},
+        {"steps_samples", rule.steps_samples},
+        {"memory_samples", rule.memory_samples},
+        {"min_samples", rule.min_samples},
+        {"min_files", rule.min_files},
+        {"min_bytes", rule.min_bytes},
+        {"given_samples", layout.num_samples()},
+        {"given_files", layout.num_files()},
+        {"given_bytes", layout.sample_bytes()},
+        {"met", layout.num_samples() >= rule.min_samples},
+        {"text", rule_text}}}};
+  if (p.mlperf && layout.num_samples() < rule.min_samples) {
+    result->warnings.push_back(
+        "MLPerf's minimum dataset size (Rules.md 3.1.2) is not met, so this is no valid "
+        "MLPerf Storage run: " +
+        rule_text);
+  }
+}
 
 }  // namespace
 
@@ -71,14 +141,20 @@ Status from_wire(const json& j, EpochRecord* out) {
 json to_wire(const RankReport& r) {
   json epochs = json::array();
   for (const auto& e : r.epochs) epochs.push_back(to_wire(e));
-  return {{"host", r.host},     {"engine", r.engine}, {"verified", r.verified},
-          {"device", r.device}, {"epochs", epochs},   {"status", iofab::to_wire(r.status)}};
+  return {{"host", r.host},
+          {"engine", r.engine},
+          {"verified", r.verified},
+          {"device", r.device},
+          {"epochs", epochs},
+          {"status", iofab::to_wire(r.status)},
+          {"memory_bytes", r.memory_bytes}};
 }
 
 Status from_wire(const json& j, RankReport* out) {
   WireReader r(j);
   r.field("host", &out->host).field("engine", &out->engine).field("verified", &out->verified);
   r.field("device", &out->device).field("epochs", &out->epochs).field("status", &out->status);
+  r.field("memory_bytes", &out->memory_bytes);
   return r.status();
 }
 
@@ -222,6 +298,8 @@ void summarize_train_read(const TrainReadParams& p, const std::vector<RankReport
   m["epochs"] = static_cast<double>(epochs);
   m["first_batch_wait_s"] = static_cast<double>(first_wait_max) * 1e-9;
   m["corrupt_samples"] = static_cast<double>(total.corrupt);
+
+  summarize_mlperf(p, ranks, layout, epochs, result);
 
   auto& d = result->details;
   d["engine"] = ranks.empty() ? "" : ranks[0].engine;

@@ -35,6 +35,7 @@ struct RankReport {
   std::string engine;  // empty when the loader was never made
   bool verified = false;
   std::string device;
+  uint64_t memory_bytes = 0;  // the host's, for MLPerf's minimum dataset size
   std::vector<EpochRecord> epochs;
   Status status;
 };

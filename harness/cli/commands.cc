@@ -1,6 +1,7 @@
 #include "harness/cli/commands.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "harness/cli/output_paths.h"
@@ -29,6 +30,11 @@ constexpr double kMaxRankTimeoutSeconds = 7 * 24 * 3600;
 
 int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   if (!args.target.empty()) args.options.target = args.target;
+  if (args.scale > 0) {
+    char text[64];
+    std::snprintf(text, sizeof text, "checkpoint_scale=%.17g", args.scale);
+    args.options.sets.emplace_back(text);
+  }
   if (!args.rank_timeout.empty()) {
     // Below a second, a healthy rank that is merely busy (a loaded machine, the control plane's polling)
     // would count as lost; above a week, it is no timeout at all.

@@ -35,6 +35,10 @@ int iofab_main(int argc, char** argv) {
   run->add_option("--set", run_args.options.sets, "Override a suite value: PATH=VALUE (target, defaults.KEY, "
                                                   "phases.NAME.KEY); repeatable")
       ->take_all();
+  run->add_option("--scale", run_args.scale,
+                  "Write every checkpoint phase at 1/N of its full size (sets each one's scale; the report "
+                  "projects back to full size)")
+      ->check(CLI::Range(1.0, 1e12));
   run->add_flag("--keep", run_args.options.keep, "Keep the run folder and its files");
   run->add_flag("--quiet,-q", run_args.options.quiet, "No live progress line and no summary");
   run->add_option("--rank-timeout", run_args.rank_timeout,

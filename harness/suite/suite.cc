@@ -66,6 +66,20 @@ Status apply_set(json* doc, const std::string& set) {
     (*doc)[path] = value;
     return Status::Ok();
   }
+  if (path == "checkpoint_scale") {
+    // `run --scale N`: every checkpoint phase at 1/N of its full size, as each phase's scale would.
+    bool any = false;
+    if (doc->contains("phases") && (*doc)["phases"].is_array()) {
+      for (json& p : (*doc)["phases"]) {
+        if (p.is_object() && p.value("kind", json()) == "checkpoint") {
+          p["scale"] = value;
+          any = true;
+        }
+      }
+    }
+    if (!any) return Status::Invalid("--scale: the suite has no checkpoint phase to scale");
+    return Status::Ok();
+  }
   if (path.rfind("defaults.", 0) == 0 && path.size() > 9) {
     if (!doc->contains("defaults")) (*doc)["defaults"] = json::object();
     if (!(*doc)["defaults"].is_object()) return Status::Invalid("--set " + path + ": defaults is not an object");

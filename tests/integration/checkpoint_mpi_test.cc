@@ -74,5 +74,48 @@ TEST(MpiCheckpoint, ACorruptShardWrittenByRankOneFailsEveryRanksRestore) {
       << j["phases"][0]["reason"];
 }
 
+// A 2-rank DCP checkpoint of a model whose replicas all hold the same state (ZeRO 0): with
+// replica_writer first, rank 0 writes everything (skew 2); spread shares it out; .metadata is the
+// commit, and every rank then loads its tensors back.
+TEST(MpiCheckpoint, TwoRankDcpShowsTheSkewOfItsReplicaWriter) {
+  TempDir dir("/dev/shm");
+  for (const char* writer : {"first", "spread"}) {
+    write_file(dir.path() + "/s.json", std::string(R"({
+      "defaults": {"engine": "psync", "workers": 1, "block_size": "64KiB", "queue_depth": 4},
+      "phases": [
+        {"kind": "checkpoint", "layout": "dcp", "replica_writer": ")") + writer + R"(", "count": 1, "gap": 0,
+         "model": {"layers": 2, "hidden": 256, "ffn": 512, "vocab": 1000, "heads": 4, "kv_heads": 2,
+                   "tensor": 1, "data": 2, "zero": 0}},
+        {"kind": "restore", "read": "tensors"}
+      ]})");
+    const std::string report = dir.path() + "/" + writer + ".json";
+    CommandResult r = mpirun_iofab(2, {"run", dir.path() + "/s.json", "--target", dir.path() + "/t", "--out",
+                                       report, "-q", "--keep"});
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    json j = json::parse(read_file(report));
+    const json& ck = j["phases"][0]["result"];
+    const json& rs = j["phases"][1]["result"];
+    const std::string step = j["target"]["run_folder"].get<std::string>() + "/checkpoint/step-1";
+    EXPECT_TRUE(std::filesystem::exists(step + "/.metadata")) << writer;
+    EXPECT_FALSE(std::filesystem::exists(step + "/manifest.json")) << writer;
+    const double skew = ck["metrics"]["rank_bytes_skew"];
+    const auto& per_rank = ck["details"]["per_rank"];
+    ASSERT_EQ(per_rank.size(), 2u);
+    if (std::string(writer) == "first") {
+      EXPECT_DOUBLE_EQ(skew, 2.0);
+      EXPECT_EQ(per_rank[1]["bytes"], 0) << per_rank;
+      EXPECT_TRUE(std::filesystem::exists(step + "/__0_0.distcp"));
+      EXPECT_FALSE(std::filesystem::exists(step + "/__1_0.distcp"));
+    } else {
+      EXPECT_LT(skew, 1.2);
+      EXPECT_GT(per_rank[1]["bytes"].get<double>(), 0) << per_rank;
+    }
+    // Both replicas load the whole model: twice the checkpoint, every byte checked.
+    EXPECT_EQ(rs["metrics"]["read_bytes"], 2 * ck["metrics"]["checkpoint_bytes"].get<double>()) << writer;
+    EXPECT_EQ(rs["metrics"]["verified_bytes"], rs["metrics"]["read_bytes"]) << writer;
+    EXPECT_EQ(rs["metrics"]["corrupt_shards"], 0) << writer;
+  }
+}
+
 }  // namespace
 }  // namespace iofab::testing

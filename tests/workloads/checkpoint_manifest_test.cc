@@ -31,8 +31,8 @@ Manifest sample() {
   m.committed_unix_ns = 1767225600000000000ULL;
   m.full_checkpoint_bytes = 2.45e12;
   m.scale = 1000;
-  m.shards = {{"shard-00000-of-00002.bin", 8192, 0x0123456789abcdefULL, 0, 0},
-              {"shard-00001-of-00002.bin", 4096, 0xfedcba9876543210ULL, 1, 0}};
+  m.shards = {{"shard-00000-of-00002.bin", 8192, 0x0123456789abcdefULL, 0, 0, -1, {}},
+              {"shard-00001-of-00002.bin", 4096, 0xfedcba9876543210ULL, 1, 0, -1, {}}};
   return m;
 }
 
@@ -105,7 +105,7 @@ TEST(CheckpointManifest, ErrorsNameTheField) {
       {"/step", -1, "manifest.step"},
       {"/shards", json::array(), "manifest.shards"},
       {"/shards/1/name", "../escape", "manifest.shards[1].name"},
-      {"/shards/1/name", "a/b", "manifest.shards[1].name"},
+      {"/shards/1/name", "a/b/c", "manifest.shards[1].name"},
       {"/shards/1/name", "manifest.json", "manifest.shards[1].name"},
       {"/shards/1/name", "shard-00000-of-00002.bin", "listed twice"},
       {"/shards/0/bytes", "big", "manifest.shards[0].bytes"},
@@ -129,7 +129,10 @@ TEST(CheckpointManifest, ErrorsNameTheField) {
 TEST(CheckpointManifest, SafeShardNames) {
   EXPECT_TRUE(is_safe_shard_name("shard-00000-of-00008.bin"));
   EXPECT_TRUE(is_safe_shard_name("__0_0.distcp"));
-  for (const char* n : {"", ".", "..", "a/b", "/abs", "manifest.json", "tab\there"})
+  // Megatron's files sit one folder down.
+  EXPECT_TRUE(is_safe_shard_name("mp_rank_01_002/distrib_optim.pt"));
+  for (const char* n : {"", ".", "..", "a/b/c", "/abs", "a/", "../x", "a/..", "manifest.json", ".metadata",
+                        "tab\there"})
     EXPECT_FALSE(is_safe_shard_name(n)) << n;
   EXPECT_FALSE(is_safe_shard_name(std::string(256, 'a')));
 }
@@ -138,9 +141,9 @@ TEST(CheckpointManifest, WrittenOnceFsyncedAndReadBack) {
   testing::TempDir dir("/dev/shm");
   std::unique_ptr<Store> store;
   ASSERT_TRUE(open_posix_store(dir.path(), false, &store).ok());
-  ASSERT_TRUE(write_manifest(*store, "", sample()).ok());
+  ASSERT_TRUE(write_manifest(*store, "", sample(), kManifestName).ok());
   // Never overwritten: a second write into the same folder is refused.
-  EXPECT_FALSE(write_manifest(*store, "", sample()).ok());
+  EXPECT_FALSE(write_manifest(*store, "", sample(), kManifestName).ok());
   Manifest back;
   Status s = read_manifest(*store, "", dir.path(), &back);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -164,8 +167,12 @@ TEST(CheckpointManifest, StepFolders) {
     EXPECT_FALSE(parse_step_dir_name(n)) << n;
   }
   testing::TempDir dir("/dev/shm");
-  for (const char* d : {"step-10", "step-2", "step-3.tmp", "other"})
+  for (const char* d : {"step-10", "step-2", "step-3.tmp", "step-6", "other"})
     std::filesystem::create_directory(dir.path() + "/" + d);
+  testing::write_file(dir.path() + "/step-10/manifest.json", "{}");
+  testing::write_file(dir.path() + "/step-2/.metadata", "{}");
+  // A dcp step whose coordinator never wrote .metadata: its data, no commit.
+  testing::write_file(dir.path() + "/step-6/__0_0.distcp", "tensors");
   testing::write_file(dir.path() + "/step-4", "a file, not a step");
   std::filesystem::create_directory_symlink(dir.path() + "/step-2", dir.path() + "/step-5");
   std::unique_ptr<Store> store;
@@ -173,7 +180,7 @@ TEST(CheckpointManifest, StepFolders) {
   StepListing steps;
   ASSERT_TRUE(list_steps(*store, "", &steps).ok());
   EXPECT_EQ(steps.committed, (std::vector<uint64_t>{2, 10}));  // sorted by number, links and files ignored
-  EXPECT_EQ(steps.tmp, (std::vector<std::string>{"step-3.tmp"}));
+  EXPECT_EQ(steps.tmp, (std::vector<std::string>{"step-3.tmp", "step-6"}));
 }
 
 }  // namespace

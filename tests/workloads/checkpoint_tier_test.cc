@@ -92,10 +92,10 @@ uint64_t file_xxh3(const std::string& path) {
   return xxh3_of(data.data(), data.size());
 }
 
-// The committed step's manifest, every shard checked against it by xxh3.
-Manifest verified_manifest(const std::string& step_dir) {
+// The committed step's manifest (commit_file: the layout's), every shard checked against it by xxh3.
+Manifest verified_manifest(const std::string& step_dir, std::string_view commit_file = kManifestName) {
   Manifest m;
-  Status s = parse_manifest(read_file(step_dir + "/" + std::string(kManifestName)), &m);
+  Status s = parse_manifest(read_file(step_dir + "/" + std::string(commit_file)), &m);
   EXPECT_TRUE(s.ok()) << step_dir << ": " << s.message();
   for (const auto& e : m.shards)
     EXPECT_EQ(file_xxh3(step_dir + "/" + e.name), e.xxh3) << step_dir << "/" << e.name;
@@ -277,6 +277,36 @@ TEST(CheckpointTier, BadParamsExit2BeforeWritingAnything) {
   EXPECT_FALSE(fs::exists(dir.path() + "/r.json"));
 }
 
+// The layouts of real writers drain as the shards do: dcp's rank files in place in step-N/ with its
+// .metadata written last by the target's commit, megatron's folder per tensor-parallel rank.
+TEST(CheckpointTier, DcpAndMegatronStepsCommitOnTheTargetAsTheirLayoutCommits) {
+  const json model = {{"layers", 2},   {"hidden", 64}, {"ffn", 128}, {"vocab", 100}, {"heads", 4},
+                      {"kv_heads", 2}, {"tensor", 2},  {"data", 2},  {"zero", 1}};
+  for (const std::string layout : {"dcp", "megatron"}) {
+    TierHarness h;
+    PhaseResult r;
+    json p = small({{"model", model}, {"layout", layout}, {"block_size", "4KiB"}});
+    p.erase("checkpoint_size");
+    Status s = h.run(p, &r, /*keep=*/true);
+    ASSERT_TRUE(s.ok()) << layout << ": " << s.message();
+    const std::string commit_file = layout == "dcp" ? ".metadata" : std::string(kManifestName);
+    EXPECT_EQ(r.details["tier"]["commit_file"], commit_file);
+    const Manifest shared = verified_manifest(h.shared_step(1), commit_file);
+    ASSERT_FALSE(shared.shards.empty()) << layout;
+    // The local tier committed its step the same way, with the same bytes in the same names.
+    const Manifest local = verified_manifest(h.local_step(1), commit_file);
+    ASSERT_EQ(local.shards.size(), shared.shards.size()) << layout;
+    for (const ShardEntry& e : shared.shards) {
+      EXPECT_EQ(file_xxh3(h.local_step(1) + "/" + e.name), e.xxh3) << layout << ": " << e.name;
+      if (layout == "megatron") {
+        EXPECT_TRUE(e.name.starts_with("mp_rank_")) << e.name;  // a folder per tensor-parallel rank
+      }
+    }
+    EXPECT_FALSE(fs::exists(h.shared_step(1) + ".tmp")) << layout;
+    EXPECT_EQ(r.metrics["recovery_bytes"], static_cast<double>(shared.total_bytes())) << layout;
+  }
+}
+
 // Writes text as the file path of store.
 void put(Store& store, const std::string& path, const std::string& text) {
   StoreFile f;
@@ -304,7 +334,7 @@ TEST(CheckpointTier, DrainCopiesEveryFileAndFolderButTheCommitFile) {
   const std::string big(300000, 'x');  // more than one block of the drain's
   put(local, "l/step-7/__0_0.distcp", big + "tail");
   put(local, "l/step-7/mp_rank_00/model_optim_rng.pt", "weights");
-  put(local, "l/step-7/" + std::string(step_commit_file_name()), "{}");
+  put(local, "l/step-7/" + std::string(kManifestName), "{}");
   uint64_t bytes = 0;
   std::atomic<bool> stop{false};
   Status s = drain_step(DrainSpec{.local = &local,
@@ -325,6 +355,30 @@ TEST(CheckpointTier, DrainCopiesEveryFileAndFolderButTheCommitFile) {
   EXPECT_EQ(get(shared, "s/step-7.tmp/mp_rank_00/model_optim_rng.pt"), "weights");
 }
 
+TEST(CheckpointTier, DcpDrainWritesInPlaceAndLeavesTheMetadataToTheCommit) {
+  MemoryStore local, shared;
+  for (const char* f : {"l", "l/step-2", "s"}) ASSERT_TRUE(local.make_folder(f).ok()) << f;
+  ASSERT_TRUE(shared.make_folder("s").ok());
+  put(local, "l/step-2/__1_0.distcp", "rank one's tensors");
+  put(local, "l/step-2/.metadata", "{}");
+  uint64_t bytes = 0;
+  Status s = drain_step(DrainSpec{.local = &local,
+                                  .local_folder = "l",
+                                  .shared = &shared,
+                                  .shared_folder = "s",
+                                  .step = 2,
+                                  .layout = CheckpointLayoutKind::kDcp},
+                        &bytes);
+  ASSERT_TRUE(s.ok()) << s.message();
+  std::vector<std::string> names;
+  ASSERT_TRUE(shared.list("s/step-2", &names).ok());
+  EXPECT_EQ(names, std::vector<std::string>{"__1_0.distcp"});
+  EXPECT_EQ(get(shared, "s/step-2/__1_0.distcp"), "rank one's tensors");
+  EntryInfo tmp;
+  ASSERT_TRUE(shared.stat("s/step-2.tmp", &tmp).ok());
+  EXPECT_EQ(tmp.kind, EntryKind::kMissing);
+}
+
 TEST(CheckpointTier, MetricsHaveDirections) {
   const PhaseKind* k = find_phase_kind("checkpoint");
   ASSERT_NE(k, nullptr);
@@ -338,7 +392,6 @@ TEST(CheckpointTier, MetricsHaveDirections) {
     ASSERT_NE(m, nullptr) << name;
     EXPECT_EQ(m->better, better) << name;
   }
-  EXPECT_EQ(step_commit_file_name(), kManifestName);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -62,6 +63,7 @@ class PhaseHarness {
     PhaseContext ctx{comm_, dir_.path(), target_, stop, progress, name, keep, engines};
     std::unique_ptr<Store> store;
     if (Status s = posix_store_at(fd_, dir_.path(), &store); !s.ok()) return s;
+    if (wrap_store) store = wrap_store(std::move(store));
     ctx.store = store.get();
     return phase->run(ctx, result);
   }
@@ -70,6 +72,8 @@ class PhaseHarness {
   int fd() const { return fd_; }
   std::atomic<bool> stop{false};
   const EngineMaker* engines = nullptr;  // null: the engine table
+  // When set, the run's store is what it returns from the POSIX store (tests inject faults this way).
+  std::function<std::unique_ptr<Store>(std::unique_ptr<Store>)> wrap_store;
 
  private:
   TempDir dir_;

@@ -68,7 +68,7 @@ uint64_t CheckpointBursts::burst(uint64_t step, LocalCheckpoint* cp, Status* min
         if (!wk.active) return Status::Ok();
         if (ctx_.stop.load()) return Status::Interrupted();
         if (!p_.async) return write_shard(wc_, step, &wk);
-        snapshot_shard(p_, wc_.layout, &wk);
+        snapshot_shard(p_, wc_.layout, step, &wk);
         return Status::Ok();
       },
       &burst);

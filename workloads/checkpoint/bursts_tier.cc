@@ -26,7 +26,7 @@ void idle_until(uint64_t deadline, const std::atomic<bool>& stop, const TierDrai
 
 bool CheckpointBursts::commit_local_and_drain(uint64_t step, uint64_t t0, const Status& mine,
                                               LocalCheckpoint cp) {
-  Status local = mine.ok() ? tier_->commit(p_, step, writers_) : mine;
+  Status local = mine.ok() ? tier_->commit(p_, wc_.layout, step, writers_) : mine;
   // The stall: every shard written and fsynced into the local tier, and the step committed there.
   cp.stall_ns = now_ns() - t0;
   std::vector<Status> all;
@@ -49,6 +49,7 @@ bool CheckpointBursts::commit_local_and_drain(uint64_t step, uint64_t t0, const 
                          .shared = ctx_.store,
                          .shared_folder = ctx_.phase_name,
                          .step = step,
+                         .layout = p_.layout,
                          .block_size = p_.block_size,
                          .direct = p_.direct,
                          .stop = &ctx_.stop});

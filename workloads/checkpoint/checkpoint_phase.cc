@@ -1,6 +1,7 @@
 #include "workloads/checkpoint/checkpoint_phase.h"
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 
 #include "harness/comm/rank_gather.h"
@@ -46,6 +47,7 @@ class CheckpointPhase final : public Phase {
 
  private:
   ShardLayout layout(int ranks) const {
+    if (p_.files) return file_shard_layout(*p_.files);
     if (!p_.plan_rank_bytes.empty()) {
       return plan_shard_layout(p_.plan_rank_bytes, p_.scale, ranks, p_.workers, p_.direct);
     }
@@ -70,14 +72,12 @@ std::vector<Writer> CheckpointPhase::place_writers(PhaseContext& ctx, const Shar
   uint64_t my_bytes = 0;
   for (unsigned w = 0; w < p_.workers; ++w) {
     Writer& wk = writers[w];
-    const WriterSlot slot = writer_slot(rank, ctx.comm.size(), w, l);
     wk.rank = rank;
     wk.worker = w;
     wk.tally = IoTally(p_.series_interval_ns);
-    wk.shard = slot.shard;
-    wk.active = slot.active;
-    wk.file = shard_file_name(wk.shard, l.shards);
-    if (wk.active) my_bytes += l.bytes_of(wk.shard);
+    wk.shards = writer_shards(rank, ctx.comm.size(), p_.workers, w, l);
+    wk.active = !wk.shards.empty();
+    my_bytes += writer_bytes(wk, l);
   }
   ctx.progress.total_bytes.store(my_bytes * p_.count);
   return writers;
@@ -142,8 +142,8 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
   }
   if (tier && go) {
     const bool all_committed = mine.done.size() == p_.count && !ctx.stop.load();
-    keep_worst(&mine.worst, time_recovery(ctx, *tier, last_step, writers, p_.block_size, all_committed,
-                                          &mine.tier.recovery));
+    keep_worst(&mine.worst, time_recovery(ctx, *tier, last_step, written_files(writers, l), p_.block_size,
+                                          all_committed, &mine.tier.recovery));
     mine.tier.local_folder = tier->location();
   }
   if (tier) {
@@ -197,8 +197,22 @@ bool read_model(ParamReader& r, CheckpointParams* p) {
   if (r.raw("writer_fraction") != nullptr) {
     r.fail("writer_fraction", "applies only without a model: the model's plan decides which ranks write");
   }
+  const std::string writer = r.choice("replica_writer", "first", {"first", "spread", "all"});
+  p->replica_writer = writer == "spread" ? ReplicaWriter::kSpread
+                      : writer == "all"  ? ReplicaWriter::kAll
+                                         : ReplicaWriter::kFirst;
+  if (ok && spec.formula == ModelFormula::kDlio && p->replica_writer != ReplicaWriter::kFirst) {
+    r.fail("replica_writer", "DLIO's rules (model.formula \"dlio\") write replicated state from the first replica "
+                             "only: use \"first\", or model.formula \"exact\"");
+    ok = false;
+  }
+  if (p->layout == CheckpointLayoutKind::kMegatron && p->replica_writer != ReplicaWriter::kFirst) {
+    r.fail("replica_writer", "layout megatron writes from each tensor x pipeline group's first data-parallel "
+                             "rank, as Megatron-LM does: use \"first\"");
+    ok = false;
+  }
   if (ok) {
-    const ModelPlan plan = plan_model(spec);
+    const ModelPlan plan = plan_model(spec, p->replica_writer);
     p->params = static_cast<double>(plan.parameters);
     p->bytes_per_param = static_cast<double>(plan.total_bytes) / static_cast<double>(plan.parameters);
     p->full_bytes = static_cast<double>(plan.total_bytes);
@@ -217,7 +231,21 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   const bool has_params = r.raw("params") != nullptr;
   const bool has_bpp = r.raw("bytes_per_param") != nullptr;
   const bool has_size = r.raw("checkpoint_size") != nullptr;
+  const std::string layout = r.choice("layout", "shards", {"shards", "dcp", "megatron"});
+  p.layout = layout == "dcp"        ? CheckpointLayoutKind::kDcp
+             : layout == "megatron" ? CheckpointLayoutKind::kMegatron
+                                    : CheckpointLayoutKind::kShards;
+  p.threads = static_cast<unsigned>(r.integer("threads", 1, 1, 64));
+  if (r.raw("threads") != nullptr && p.layout != CheckpointLayoutKind::kDcp) {
+    r.fail("threads", "applies only to layout \"dcp\" (its files per rank, one per writer thread)");
+  }
   const bool has_model = read_model(r, &p);
+  if (!has_model && p.layout != CheckpointLayoutKind::kShards) {
+    r.fail("layout", "\"" + layout + "\" lays out a model's tensors: give model or preset too");
+  }
+  if (!has_model && r.raw("replica_writer") != nullptr) {
+    r.fail("replica_writer", "applies only with a model (model or preset): it picks who writes replicated state");
+  }
   if (has_model && (has_params || has_size || has_bpp)) {
     r.fail(has_params ? "params"
            : has_size ? "checkpoint_size"
@@ -256,6 +284,19 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
            "(keep + 1) x the written checkpoint (full size / scale) exceeds 2^64 bytes; lower keep or "
            "raise scale");
   }
+  if (p.model && p.layout != CheckpointLayoutKind::kShards) {
+    p.files = std::make_shared<const std::vector<PlannedFile>>(
+        plan_checkpoint_files(*p.model, p.replica_writer, p.layout, p.threads, p.scale, p.direct));
+    if (p.files->empty()) r.fail("scale", "leaves no byte of any tensor to write: lower it");
+    // What each planned rank writes at full size in this layout (megatron: only each group's first
+    // data-parallel rank, with its own copy of the norms), for the skew and the budget.
+    std::vector<uint64_t> full(p.model->ranks(), 0);
+    for (const PlannedFile& f : plan_checkpoint_files(*p.model, p.replica_writer, p.layout, p.threads, 1, false))
+      full[f.plan_rank] += f.bytes;
+    p.plan_rank_bytes = full;
+    p.full_bytes = static_cast<double>(std::accumulate(full.begin(), full.end(), uint64_t{0}));
+    p.bytes_per_param = p.full_bytes / p.params;
+  }
   return std::make_unique<CheckpointPhase>(std::move(p));
 }
 
@@ -286,6 +327,14 @@ const std::vector<MetricInfo>& checkpoint_metrics() {
       {"delete_seconds_max", Unit::kSeconds, Better::kLower, "removal of checkpoints beyond keep, longest"},
       {"checkpoints", Unit::kCount, Better::kNeither, "checkpoints committed"},
       {"shards", Unit::kCount, Better::kNeither, "shard files per checkpoint (writers)"},
+      {"mlperf_save_seconds", Unit::kSeconds, Better::kLower,
+       "MLPerf Storage's checkpoint duration: per checkpoint the slowest rank's writes and fsyncs, the max over "
+       "ranks; mean over checkpoints, as written (scaled)"},
+      {"mlperf_save_gib_per_s", Unit::kRatio, Better::kHigher,
+       "MLPerf Storage's save throughput in GiB/s (its \"GB/s\"): checkpoint GiB / mlperf_save_seconds, the "
+       "rate the slowest rank sets; iofab's aggregate is write_bytes_per_s"},
+      {"rank_bytes_skew", Unit::kRatio, Better::kLower,
+       "with a model: the largest planned rank's bytes / the mean over every planned rank (1: balanced)"},
       {"write_bytes", Unit::kBytes, Better::kNeither, "bytes written by all ranks, all checkpoints"},
       {"drain_overruns", Unit::kCount, Better::kLower,
        "async, two tiers: checkpoints due while the previous one still drained"},

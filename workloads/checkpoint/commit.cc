@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -31,8 +32,8 @@ uint64_t unix_ns_now() {
                                    .count());
 }
 
-Manifest make_manifest(const CheckpointParams& p, uint64_t step, const std::string& phase_name,
-                       std::vector<ShardEntry> shards) {
+Manifest make_manifest(const CheckpointParams& p, const ShardLayout& l, uint64_t step,
+                       const std::string& phase_name, std::vector<ShardEntry> shards) {
   std::sort(shards.begin(), shards.end(),
             [](const ShardEntry& a, const ShardEntry& b) { return a.name < b.name; });
   Manifest m;
@@ -43,6 +44,20 @@ Manifest make_manifest(const CheckpointParams& p, uint64_t step, const std::stri
   m.full_checkpoint_bytes = p.full_bytes;
   m.scale = p.scale;
   m.shards = std::move(shards);
+  m.layout = p.layout;
+  if (!l.files.empty()) {
+    m.model = p.model;
+    m.replica_writer = replica_writer_name(p.replica_writer);
+    m.seed = p.seed;
+    std::map<std::string_view, const PlannedFile*> by_name;
+    for (const PlannedFile& f : l.files) by_name[f.path] = &f;
+    for (ShardEntry& e : m.shards) {
+      const auto it = by_name.find(e.name);
+      if (it == by_name.end()) continue;
+      e.plan_rank = static_cast<int64_t>(it->second->plan_rank);
+      e.records = it->second->records;
+    }
+  }
   return m;
 }
 
@@ -84,11 +99,11 @@ Status from_wire(const json& j, RankShards* out) {
   return r.status();
 }
 
-RankShards local_shards(const std::vector<Writer>& writers, const Status& local) {
+RankShards local_shards(const std::vector<Writer>& writers, const ShardLayout& l, const Status& local) {
   RankShards mine{local, {}};
   for (unsigned w = 0; w < writers.size(); ++w) {
-    const Writer& wk = writers[w];
-    if (wk.active) mine.shards.push_back({wk.file, wk.bytes, wk.xxh3, static_cast<int>(w)});
+    for (const ShardResult& r : writers[w].written)
+      mine.shards.push_back({l.name_of(r.shard), r.bytes, r.xxh3, static_cast<int>(w)});
   }
   return mine;
 }
@@ -106,7 +121,13 @@ Status commit_gathered(PhaseContext& ctx, const CheckpointParams& p, uint64_t st
       keep_worst(&worst, Status::FromCode(all[r].status.code(), who + all[r].status.message()));
     }
     for (WrittenShard& e : all[r].shards) {
-      entries.push_back({std::move(e.name), e.bytes, e.xxh3, static_cast<int>(r), e.worker});
+      ShardEntry entry;
+      entry.name = std::move(e.name);
+      entry.bytes = e.bytes;
+      entry.xxh3 = e.xxh3;
+      entry.rank = static_cast<int>(r);
+      entry.worker = e.worker;
+      entries.push_back(std::move(entry));
     }
   }
   if (worst.ok() && entries.size() != l.shards) {
@@ -116,7 +137,7 @@ Status commit_gathered(PhaseContext& ctx, const CheckpointParams& p, uint64_t st
   if (worst.ok()) {
     const uint64_t c0 = now_ns();
     worst = commit_step_folder(*ctx.store, ctx.phase_name,
-                               make_manifest(p, step, ctx.phase_name, std::move(entries)));
+                               make_manifest(p, l, step, ctx.phase_name, std::move(entries)));
     rec->commit_ns = now_ns() - c0;
   }
   return worst;
@@ -129,7 +150,7 @@ Status collect_and_commit(PhaseContext& ctx, const CheckpointParams& p, uint64_t
   // The texts, not gather_to_root: a malformed answer must still reach the broadcast below as the
   // step's outcome, or the other ranks would wait for it.
   std::vector<std::string> texts;
-  Status g = ctx.comm.gather(wire_text(to_wire(local_shards(writers, local))), &texts, 0);
+  Status g = ctx.comm.gather(wire_text(to_wire(local_shards(writers, l, local))), &texts, 0);
   if (!g.ok()) return g;
   Status outcome;
   if (ctx.comm.rank() == 0) outcome = commit_gathered(ctx, p, step, l, texts, rec);

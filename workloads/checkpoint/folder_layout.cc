@@ -28,12 +28,39 @@ std::string shard_file_name(uint64_t shard, uint64_t shards) {
   return buf;
 }
 
-bool is_safe_shard_name(std::string_view name) {
-  if (name.empty() || name.size() > 255 || name == "." || name == ".." || name == kManifestName) return false;
-  for (char c : name) {
+namespace {
+
+bool is_safe_part(std::string_view part) {
+  if (part.empty() || part.size() > 255 || part == "." || part == "..") return false;
+  for (char c : part) {
     if (c == '/' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool is_safe_shard_name(std::string_view name) {
+  if (name == kManifestName || name == kDcpMetadataName) return false;
+  const size_t slash = name.find('/');
+  if (slash == std::string_view::npos) return is_safe_part(name);
+  return is_safe_part(name.substr(0, slash)) && is_safe_part(name.substr(slash + 1));
+}
+
+std::string_view layout_kind_name(CheckpointLayoutKind k) {
+  switch (k) {
+    case CheckpointLayoutKind::kShards:
+      return "shards";
+    case CheckpointLayoutKind::kDcp:
+      return "dcp";
+    case CheckpointLayoutKind::kMegatron:
+      return "megatron";
+  }
+  return "shards";
+}
+
+std::string_view commit_file_name(CheckpointLayoutKind k) {
+  return k == CheckpointLayoutKind::kDcp ? kDcpMetadataName : kManifestName;
 }
 
 }  // namespace iofab

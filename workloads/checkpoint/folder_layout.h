@@ -6,6 +6,11 @@
 //                                                          renames it; left by an interrupted run,
 //                                                          it is never a checkpoint
 //
+// Layout dcp writes in place, as PyTorch's FileSystemWriter does: step-N/__R_I.distcp, and
+// step-N/.metadata, written last by the coordinator (through .metadata.tmp and a rename), is the
+// commit; a step-N/ without it is never a checkpoint. Layout megatron writes
+// step-N.tmp/mp_rank_TT[_PPP]/{model_optim_rng.pt,distrib_optim.pt} and commits as shards do.
+//
 // Pure names, no I/O: the folder operations are in phase_folder.h.
 #pragma once
 
@@ -17,6 +22,15 @@
 namespace iofab {
 
 inline constexpr std::string_view kManifestName = "manifest.json";
+inline constexpr std::string_view kDcpMetadataName = ".metadata";
+
+// How a checkpoint's files are named and committed (checkpoint_files.h).
+enum class CheckpointLayoutKind { kShards, kDcp, kMegatron };
+std::string_view layout_kind_name(CheckpointLayoutKind k);
+// The manifest's name in a step folder: .metadata for dcp, whose presence commits the step.
+std::string_view commit_file_name(CheckpointLayoutKind k);
+// Whether layout k writes into step-N/ itself (dcp) rather than step-N.tmp/.
+inline bool writes_in_place(CheckpointLayoutKind k) { return k == CheckpointLayoutKind::kDcp; }
 
 std::string step_dir_name(uint64_t step);
 std::string step_tmp_name(uint64_t step);
@@ -25,8 +39,8 @@ std::optional<uint64_t> parse_step_dir_name(std::string_view name);
 
 // "shard-00003-of-00016.bin": shard 3 of a checkpoint of 16 shards.
 std::string shard_file_name(uint64_t shard, uint64_t shards);
-// A shard name must stay inside its folder: no '/', not "." or "..", no
-// control characters, at most 255 bytes, not the manifest itself.
+// A shard name must stay inside its folder: at most one sub-folder ("mp_rank_00/distrib_optim.pt"),
+// no part empty, "." or "..", no control characters, each part at most 255 bytes, not a manifest.
 bool is_safe_shard_name(std::string_view name);
 
 }  // namespace iofab

@@ -1,5 +1,6 @@
 #include "workloads/checkpoint/manifest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -19,6 +20,42 @@ bool is_uint(const json& j) {
   return j.is_number_unsigned() || (j.is_number_integer() && j.get<int64_t>() >= 0);
 }
 
+// [tensor, key, file_offset, bytes, tensor_offset, tensor_bytes, weights], in file order, inside the file.
+Status parse_records(const json& arr, const std::string& path, uint64_t file_bytes, std::vector<FileRecord>* out) {
+  if (!arr.is_array()) return Status::Invalid(path + ": expected an array of records");
+  uint64_t end = 0;
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const json& r = arr[i];
+    const std::string p = path + "[" + std::to_string(i) + "]";
+    const char* form = ": expected [tensor name, 16 hex digits, file offset, bytes, tensor offset, tensor bytes, 0|1]";
+    if (!r.is_array() || r.size() != 7 || !r[0].is_string() || !r[1].is_string()) return Status::Invalid(p + form);
+    for (size_t k = 2; k < 7; ++k) {
+      if (!is_uint(r[k])) return Status::Invalid(p + form);
+    }
+    FileRecord f;
+    f.tensor = r[0].get<std::string>();
+    const std::optional<uint64_t> key = parse_xxh3_hex(r[1].get<std::string>());
+    if (!key) return Status::Invalid(p + form);
+    f.key = *key;
+    f.file_offset = r[2].get<uint64_t>();
+    f.bytes = r[3].get<uint64_t>();
+    f.tensor_offset = r[4].get<uint64_t>();
+    f.tensor_bytes = r[5].get<uint64_t>();
+    f.weights = r[6].get<uint64_t>() != 0;
+    if (f.file_offset < end || f.bytes > file_bytes || f.file_offset > file_bytes - f.bytes) {
+      return Status::Invalid(p + ": bytes [" + std::to_string(f.file_offset) + ", +" + std::to_string(f.bytes) +
+                             ") overlap the record before or pass the file's " + std::to_string(file_bytes) +
+                             " bytes");
+    }
+    if (f.tensor_bytes != 0 && (f.tensor_offset > f.tensor_bytes || f.bytes > f.tensor_bytes - f.tensor_offset)) {
+      return Status::Invalid(p + ": the piece passes the end of its tensor");
+    }
+    end = f.file_offset + f.bytes;
+    out->push_back(std::move(f));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 uint64_t Manifest::total_bytes() const {
@@ -34,11 +71,19 @@ double Manifest::full_bytes() const {
 std::string manifest_to_json_text(const Manifest& m) {
   json shards = json::array();
   for (const auto& s : m.shards) {
-    shards.push_back({{"name", s.name},
-                      {"bytes", s.bytes},
-                      {"xxh3", xxh3_hex(s.xxh3)},
-                      {"rank", s.rank},
-                      {"worker", s.worker}});
+    json e = {{"name", s.name}, {"bytes", s.bytes}, {"xxh3", xxh3_hex(s.xxh3)}, {"rank", s.rank},
+              {"worker", s.worker}};
+    if (s.plan_rank >= 0) e["plan_rank"] = s.plan_rank;
+    if (!s.records.empty()) {
+      // One short array a tensor: a 64-rank plan holds ~50,000 of them.
+      json recs = json::array();
+      for (const FileRecord& r : s.records) {
+        recs.push_back({r.tensor, xxh3_hex(r.key), r.file_offset, r.bytes, r.tensor_offset, r.tensor_bytes,
+                        r.weights ? 1 : 0});
+      }
+      e["records"] = std::move(recs);
+    }
+    shards.push_back(std::move(e));
   }
   json j = {{"format", kManifestFormat},
             {"version", kManifestVersion},
@@ -51,7 +96,15 @@ std::string manifest_to_json_text(const Manifest& m) {
             {"full_checkpoint_bytes", m.full_checkpoint_bytes},
             {"scale", m.scale},
             {"shards", shards}};
-  return j.dump(1) + "\n";
+  if (m.layout != CheckpointLayoutKind::kShards) j["layout"] = layout_kind_name(m.layout);
+  if (m.model) {
+    j["model"] = to_json(*m.model);
+    j["replica_writer"] = m.replica_writer;
+    j["seed"] = m.seed;
+  }
+  // A model's records run to ~100,000 short arrays: one line each would make the manifest 10x longer.
+  const bool records = std::any_of(m.shards.begin(), m.shards.end(), [](const ShardEntry& e) { return !e.records.empty(); });
+  return j.dump(records ? -1 : 1) + "\n";
 }
 
 Status parse_manifest(std::string_view text, Manifest* out) {
@@ -132,6 +185,10 @@ Status parse_manifest(std::string_view text, Manifest* out) {
     e.xxh3 = *h;
     if (s.contains("rank") && s["rank"].is_number_integer()) e.rank = s["rank"].get<int>();
     if (s.contains("worker") && s["worker"].is_number_integer()) e.worker = s["worker"].get<int>();
+    if (s.contains("plan_rank") && s["plan_rank"].is_number_integer()) e.plan_rank = s["plan_rank"].get<int64_t>();
+    if (s.contains("records")) {
+      if (Status rs = parse_records(s["records"], p + ".records", e.bytes, &e.records); !rs.ok()) return rs;
+    }
     m.shards.push_back(std::move(e));
   }
   if (j.contains("total_bytes")) {
@@ -140,6 +197,32 @@ Status parse_manifest(std::string_view text, Manifest* out) {
                              " is not the sum of the shards' bytes (" + std::to_string(m.total_bytes()) +
                              ")");
     }
+  }
+  if (j.contains("layout")) {
+    const json& l = j["layout"];
+    bool known = false;
+    for (auto k : {CheckpointLayoutKind::kShards, CheckpointLayoutKind::kDcp, CheckpointLayoutKind::kMegatron}) {
+      if (l.is_string() && l.get<std::string>() == layout_kind_name(k)) {
+        m.layout = k;
+        known = true;
+      }
+    }
+    if (!known) {
+      return Status::Invalid("manifest.layout: expected \"shards\", \"dcp\" or \"megatron\", got " +
+                             describe_json_value(l));
+    }
+  }
+  if (j.contains("model")) {
+    TransformerSpec spec;
+    if (Status ms = parse_model_spec(j["model"], "manifest.model", &spec); !ms.ok()) return ms;
+    m.model = spec;
+    if (!j.contains("seed") || !is_uint(j["seed"])) {
+      return Status::Invalid("manifest.seed: expected the content seed (an integer) beside model, got " +
+                             describe_json_value(j.value("seed", json())));
+    }
+    m.seed = j["seed"].get<uint64_t>();
+    if (j.contains("replica_writer") && j["replica_writer"].is_string())
+      m.replica_writer = j["replica_writer"].get<std::string>();
   }
   *out = std::move(m);
   return Status::Ok();

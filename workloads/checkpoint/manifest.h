@@ -11,11 +11,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "harness/core/status.h"
+#include "workloads/checkpoint/checkpoint_files.h"
 
 namespace iofab {
 
@@ -28,6 +30,10 @@ struct ShardEntry {
   uint64_t xxh3 = 0;  // XXH3-64 of the file's bytes
   int rank = -1;      // the writer, for people reading the manifest; -1 unknown
   int worker = -1;
+  // From a model (layout dcp or megatron): the planned rank whose file it is, and its tensors, by
+  // which a restore reads slices and weights alone.
+  int64_t plan_rank = -1;
+  std::vector<FileRecord> records;
 };
 
 struct Manifest {
@@ -38,6 +44,12 @@ struct Manifest {
   double full_checkpoint_bytes = 0;  // the full-size model's checkpoint (before scale); 0: the shards' total
   double scale = 1;                  // full size / written size, as the checkpoint phase ran
   std::vector<ShardEntry> shards;
+  CheckpointLayoutKind layout = CheckpointLayoutKind::kShards;
+  // Layouts with records: the model they were planned from, and the seed of their content
+  // (tensor_content.h), so any slice can be made again and compared.
+  std::optional<TransformerSpec> model;
+  std::string replica_writer;
+  uint64_t seed = 0;
 
   uint64_t total_bytes() const;
   // full_checkpoint_bytes, or the shards' total when it was not recorded.

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/phase/io_params.h"
 #include "workloads/checkpoint/budget.h"
+#include "workloads/checkpoint/checkpoint_files.h"
 #include "workloads/checkpoint/model_spec.h"
 
 namespace iofab {
@@ -26,6 +28,12 @@ struct CheckpointParams : IoParams {
   // the shards follow (shard_layout.h); full_bytes is their sum.
   std::optional<TransformerSpec> model;
   std::vector<uint64_t> plan_rank_bytes;
+  // With a model: how its files are named and laid out (checkpoint_files.h), who writes replicated
+  // state, and (dcp) how many files each rank writes, one per writer thread.
+  CheckpointLayoutKind layout = CheckpointLayoutKind::kShards;
+  ReplicaWriter replica_writer = ReplicaWriter::kFirst;
+  unsigned threads = 1;
+  std::shared_ptr<const std::vector<PlannedFile>> files;  // dcp, megatron: planned once, at parse
   double scale = 1;
   unsigned count = 3;
   double interval_s = 3600;

@@ -4,10 +4,27 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <set>
 
 #include "workloads/checkpoint/folder_layout.h"
 
 namespace iofab {
+
+bool holds_commit_file(Store& store, std::string_view step_path) {
+  for (std::string_view name : {kManifestName, kDcpMetadataName}) {
+    EntryInfo info;
+    // Whatever it is: a manifest that is not a file still marks a step, whose restore then names it.
+    if (store.stat(join_store_path(step_path, name), &info).ok() && info.kind != EntryKind::kMissing) return true;
+  }
+  return false;
+}
+
+std::string_view step_commit_file(Store& store, std::string_view step_path) {
+  EntryInfo info;
+  if (store.stat(join_store_path(step_path, kDcpMetadataName), &info).ok() && info.kind != EntryKind::kMissing)
+    return kDcpMetadataName;
+  return kManifestName;
+}
 
 Status list_steps(Store& store, std::string_view folder, StepListing* out) {
   out->committed.clear();
@@ -20,7 +37,12 @@ Status list_steps(Store& store, std::string_view folder, StepListing* out) {
     if (!store.stat(join_store_path(folder, name), &info).ok() || info.kind != EntryKind::kFolder) continue;
     const std::string_view n(name);
     if (auto step = parse_step_dir_name(n)) {
-      out->committed.push_back(*step);
+      // In place (dcp): the folder is a checkpoint once its .metadata is there, never before.
+      if (holds_commit_file(store, join_store_path(folder, name))) {
+        out->committed.push_back(*step);
+      } else {
+        out->tmp.push_back(name);
+      }
     } else if (n.ends_with(".tmp") && parse_step_dir_name(n.substr(0, n.size() - 4))) {
       out->tmp.push_back(name);
     }
@@ -55,10 +77,16 @@ void remove_uncommitted_steps(Store& store, std::string_view folder) {
 }
 
 Status create_shard_file(Store& store, std::string_view folder, uint64_t step, const std::string& name,
-                         bool direct, StoreFile* out) {
-  const std::string tmp = join_store_path(folder, step_tmp_name(step));
+                         bool direct, bool in_place, StoreFile* out) {
+  const std::string tmp = join_store_path(folder, in_place ? step_dir_name(step) : step_tmp_name(step));
   Status s = store.make_folder(tmp);
   if (!s.ok()) return s;
+  // Megatron's files sit in a folder per tensor x pipeline rank; writers of one folder race to make it,
+  // which make_folder allows.
+  if (const size_t slash = name.find('/'); slash != std::string::npos) {
+    s = store.make_folder(join_store_path(tmp, name.substr(0, slash)));
+    if (!s.ok()) return s;
+  }
   s = store.create(join_store_path(tmp, name), OpenOptions{.direct = direct}, out);
   if (!s.ok() && direct && s.message().find("Invalid argument") != std::string::npos) {
     return Status::IoError(s.message() + " (this filesystem does not support O_DIRECT; set direct: false)");
@@ -66,29 +94,48 @@ Status create_shard_file(Store& store, std::string_view folder, uint64_t step, c
   return s;
 }
 
-Status write_manifest(Store& store, std::string_view folder, const Manifest& m) {
+Status write_manifest(Store& store, std::string_view folder, const Manifest& m, std::string_view name) {
   const std::string text = manifest_to_json_text(m);
   StoreFile file;
-  Status s = store.create(join_store_path(folder, kManifestName), {}, &file);
+  Status s = store.create(join_store_path(folder, name), {}, &file);
   if (!s.ok()) return s;
   size_t done = 0;
   while (done < text.size()) {
     ssize_t n = write(file.fd(), text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return Status::FromErrno("write " + std::string(kManifestName), n < 0 ? errno : ENOSPC);
+    if (n <= 0) return Status::FromErrno("write " + std::string(name), n < 0 ? errno : ENOSPC);
     done += static_cast<size_t>(n);
   }
   s = store.sync(file);
   if (!s.ok()) return s;
   // A close that fails can lose what the sync reported done (NFS): it fails the commit.
-  if (close(file.release()) != 0) return Status::FromErrno("close " + std::string(kManifestName), errno);
+  if (close(file.release()) != 0) return Status::FromErrno("close " + std::string(name), errno);
   return Status::Ok();
 }
 
 Status commit_step_folder(Store& store, std::string_view folder, const Manifest& m) {
-  const std::string tmp = join_store_path(folder, step_tmp_name(m.step));
   const std::string dst = join_store_path(folder, step_dir_name(m.step));
-  Status s = write_manifest(store, tmp, m);
+  if (writes_in_place(m.layout)) {
+    // PyTorch DCP's finish(): every rank's files are durable, then the coordinator writes
+    // .metadata.tmp, syncs it and renames it to .metadata: that rename is the commit.
+    const std::string temp = std::string(kDcpMetadataName) + ".tmp";
+    Status s = store.sync_folder(dst);
+    if (s.ok()) s = write_manifest(store, dst, m, temp);
+    if (s.ok()) s = store.commit(join_store_path(dst, temp), join_store_path(dst, kDcpMetadataName));
+    if (s.ok()) s = store.sync_folder(dst);
+    return s;
+  }
+  const std::string tmp = join_store_path(folder, step_tmp_name(m.step));
+  Status s;
+  // Megatron's per-rank folders: their entries are durable before the commit too.
+  std::set<std::string> subfolders;
+  for (const ShardEntry& e : m.shards) {
+    if (const size_t slash = e.name.find('/'); slash != std::string::npos) subfolders.insert(e.name.substr(0, slash));
+  }
+  for (const std::string& sub : subfolders) {
+    if (s.ok()) s = store.sync_folder(join_store_path(tmp, sub));
+  }
+  if (s.ok()) s = write_manifest(store, tmp, m, kManifestName);
   // The shards' and the manifest's names are durable before the commit publishes them.
   if (s.ok()) s = store.sync_folder(tmp);
   if (s.ok()) s = store.commit(tmp, dst);

@@ -28,8 +28,12 @@ namespace iofab {
 
 struct StepListing {
   std::vector<uint64_t> committed;  // ascending
-  std::vector<std::string> tmp;     // names of step-*.tmp folders
+  std::vector<std::string> tmp;     // names of step-*.tmp folders, and of step-N/ without a commit file
 };
+// Whether step_path holds a manifest.json or a .metadata (dcp): what makes a step folder a checkpoint.
+bool holds_commit_file(Store& store, std::string_view step_path);
+// The name of step_path's manifest: .metadata when there is one, else manifest.json.
+std::string_view step_commit_file(Store& store, std::string_view step_path);
 // Lists the step folders directly below folder ("" is the store's root);
 // links, files and other names are ignored.
 Status list_steps(Store& store, std::string_view folder, StepListing* out);
@@ -43,16 +47,18 @@ Status remove_stale_steps(Store& store, std::string_view folder, uint64_t* remov
 // removed at once, errors ignored (the run folder goes with the run).
 void remove_uncommitted_steps(Store& store, std::string_view folder);
 
-// Creates the shard file name in folder/step-N.tmp/ (the step folder too, for
-// the first shard) for writing, never over an existing file; O_DIRECT when direct.
+// Creates the shard file name in folder/step-N.tmp/ (folder/step-N/ when in_place: dcp; the step
+// folder and name's sub-folder too, for the first shard) for writing, never over an existing file;
+// O_DIRECT when direct.
 Status create_shard_file(Store& store, std::string_view folder, uint64_t step, const std::string& name,
-                         bool direct, StoreFile* out);
+                         bool direct, bool in_place, StoreFile* out);
 
-// Creates kManifestName in folder (never overwriting), writes it and syncs
+// Creates name (the manifest) in folder (never overwriting), writes it and syncs
 // it. The caller syncs the folder.
-Status write_manifest(Store& store, std::string_view folder, const Manifest& m);
+Status write_manifest(Store& store, std::string_view folder, const Manifest& m, std::string_view name);
 // Commits step m.step in folder: the manifest into step-N.tmp/, syncs, the
-// commit to step-N/ and the sync of folder.
+// commit to step-N/ and the sync of folder. In place (dcp): syncs step-N/, writes .metadata.tmp,
+// renames it to .metadata and syncs step-N/ again.
 Status commit_step_folder(Store& store, std::string_view folder, const Manifest& m);
 // Removes committed steps in folder beyond the newest keep, oldest first.
 Status rotate_steps(Store& store, std::string_view folder, unsigned keep, uint64_t* deleted);

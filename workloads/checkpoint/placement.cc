@@ -2,11 +2,14 @@
 
 namespace iofab {
 
-WriterSlot writer_slot(int rank, int ranks, unsigned worker, const ShardLayout& l) {
-  WriterSlot s;
-  s.shard = static_cast<uint64_t>(worker) * static_cast<uint64_t>(ranks) + static_cast<uint64_t>(rank);
-  s.active = s.shard < l.shards;
-  return s;
+std::vector<uint64_t> writer_shards(int rank, int ranks, unsigned workers, unsigned worker, const ShardLayout& l) {
+  const uint64_t writers = static_cast<uint64_t>(ranks) * workers;
+  std::vector<uint64_t> out;
+  for (uint64_t s = static_cast<uint64_t>(worker) * static_cast<uint64_t>(ranks) + static_cast<uint64_t>(rank);
+       s < l.shards; s += writers) {
+    out.push_back(s);
+  }
+  return out;
 }
 
 }  // namespace iofab

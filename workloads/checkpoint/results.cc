@@ -1,6 +1,7 @@
 #include "workloads/checkpoint/results.h"
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -99,6 +100,7 @@ struct Judged {
   json per_cp = json::array();
   double stall_max = 0, stall_sum = 0, drain_max = 0, drain_sum = 0, commit_max = 0, delete_max = 0;
   double write_bytes_sum = 0, write_seconds_sum = 0, bytes_per_cp = 0;
+  double mlperf_seconds_sum = 0;  // per checkpoint: the slowest rank's save (write + fsync), from the common start
   double worst_projected = 0;
   uint64_t committed = 0;
 };
@@ -136,6 +138,7 @@ Judged judge_checkpoints(const CheckpointParams& p, const CheckpointRun& mine, c
     jd.delete_max = std::max(jd.delete_max, rec.delete_ns * 1e-9);
     jd.write_bytes_sum += bytes;
     jd.write_seconds_sum += write_s;
+    jd.mlperf_seconds_sum += p.async ? drain : (ws == UINT64_MAX ? 0.0 : we * 1e-9);
     jd.worst_projected = std::max(jd.worst_projected, v.projected_seconds);
     json cpj = {{"step", rec.step},
                 {"bytes", bytes},
@@ -166,6 +169,14 @@ void fill_metrics(const CheckpointParams& p, const ShardLayout& l, const Checkpo
   m["checkpoint_bytes"] = static_cast<double>(l.checkpoint_bytes());
   m["full_checkpoint_bytes"] = full;
   m["shards"] = static_cast<double>(l.shards);
+  if (!p.plan_rank_bytes.empty()) m["rank_bytes_skew"] = rank_skew(p.plan_rank_bytes);
+  // MLPerf Storage's figures, as it defines them: a checkpoint's duration is the slowest rank's, its
+  // throughput the checkpoint's GiB over that (the lowest any rank reached), "GB" meaning GiB.
+  if (jd.committed > 0) {
+    const double mean = jd.mlperf_seconds_sum / static_cast<double>(jd.committed);
+    m["mlperf_save_seconds"] = mean;
+    m["mlperf_save_gib_per_s"] = mean > 0 ? jd.bytes_per_cp / 0x1p30 / mean : 0.0;
+  }
   m["write_bytes"] = static_cast<double>(total.bytes);
   m["write_bytes_per_s"] = jd.write_seconds_sum > 0 ? jd.write_bytes_sum / jd.write_seconds_sum : 0.0;
   m["stall_seconds_max"] = jd.stall_max;
@@ -228,10 +239,26 @@ void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const Shar
     json& model = result->details["model"];
     model["spec"] = to_json(*p.model);
     model["plan_ranks"] = p.plan_rank_bytes.size();
-    model["plan_rank_bytes_max"] = *std::max_element(p.plan_rank_bytes.begin(), p.plan_rank_bytes.end());
-    model["plan_ranks_per_shard_max"] =
-        *std::max_element(l.plan_ranks_per_shard.begin(), l.plan_ranks_per_shard.end());
+    const uint64_t most = *std::max_element(p.plan_rank_bytes.begin(), p.plan_rank_bytes.end());
+    model["plan_rank_bytes_max"] = most;
+    // Every planned rank's bytes at full size, and how far the largest is above the mean: the skew
+    // a replica writer produces (first: the data-parallel degree when one replica writes it all).
+    model["plan_rank_bytes"] = p.plan_rank_bytes;
+    model["replica_writer"] = replica_writer_name(p.replica_writer);
+    model["rank_bytes_skew"] = rank_skew(p.plan_rank_bytes);
+    if (!l.plan_ranks_per_shard.empty()) {
+      model["plan_ranks_per_shard_max"] =
+          *std::max_element(l.plan_ranks_per_shard.begin(), l.plan_ranks_per_shard.end());
+    }
     result->details["layout"]["shard_bytes_min"] = *std::min_element(l.sizes.begin(), l.sizes.end());
+    result->details["layout"]["kind"] = layout_kind_name(p.layout);
+    if (p.layout == CheckpointLayoutKind::kDcp) result->details["layout"]["files_per_rank"] = p.threads;
+    if (!l.files.empty()) {
+      uint64_t records = 0;
+      for (const PlannedFile& f : l.files) records += f.records.size();
+      result->details["layout"]["tensor_records"] = records;
+      result->details["layout"]["commit_file"] = commit_file_name(p.layout);
+    }
   }
   result->details["timing"] = {{"interval_seconds", p.interval_s}, {"gap_seconds", p.gap_s}};
   result->details["stale_tmp_removed"] = mine.stale_removed;
@@ -239,6 +266,14 @@ void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const Shar
 }
 
 }  // namespace
+
+double rank_skew(const std::vector<uint64_t>& rank_bytes) {
+  if (rank_bytes.empty()) return 1;
+  const double sum = static_cast<double>(std::accumulate(rank_bytes.begin(), rank_bytes.end(), uint64_t{0}));
+  if (sum == 0) return 1;
+  const auto most = static_cast<double>(*std::max_element(rank_bytes.begin(), rank_bytes.end()));
+  return most / (sum / static_cast<double>(rank_bytes.size()));
+}
 
 Status report_checkpoints(PhaseContext& ctx, const CheckpointParams& p, const ShardLayout& l,
                           const CheckpointRun& mine, PhaseResult* result) {

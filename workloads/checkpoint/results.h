@@ -28,6 +28,9 @@ struct CheckpointRun {
   TierRun tier;                       // two tiers: drain and recovery (tier_results.h)
 };
 
+// The largest rank's bytes / the mean over every rank (1: balanced).
+double rank_skew(const std::vector<uint64_t>& rank_bytes);
+
 // Collective. Returns mine.worst on ranks other than 0; on rank 0 the
 // phase's outcome (every rank's errors, a drain overrun) with result filled.
 Status report_checkpoints(PhaseContext& ctx, const CheckpointParams& p, const ShardLayout& l,

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "workloads/checkpoint/folder_layout.h"
+
 namespace iofab {
 
 uint64_t ShardLayout::checkpoint_bytes() const {
@@ -48,6 +50,21 @@ ShardLayout plan_shard_layout(const std::vector<uint64_t>& rank_bytes, double sc
     l.sizes[s] = bytes;
   }
   l.shard_bytes = *std::max_element(l.sizes.begin(), l.sizes.end());
+  return l;
+}
+
+std::string ShardLayout::name_of(uint64_t shard) const {
+  return files.empty() ? shard_file_name(shard, shards) : files[shard].path;
+}
+
+ShardLayout file_shard_layout(std::vector<PlannedFile> files) {
+  ShardLayout l;
+  l.shards = files.size();
+  for (const PlannedFile& f : files) {
+    l.sizes.push_back(f.bytes);
+    l.shard_bytes = std::max(l.shard_bytes, f.bytes);
+  }
+  l.files = std::move(files);
   return l;
 }
 

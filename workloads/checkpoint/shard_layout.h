@@ -6,7 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
+
+#include "workloads/checkpoint/checkpoint_files.h"
 
 namespace iofab {
 
@@ -23,7 +26,10 @@ struct ShardLayout {
   // every planned rank that writes; otherwise shard i holds those ranks r with r's index among the
   // writing ranks = i modulo shards).
   std::vector<uint64_t> plan_ranks_per_shard;
+  // Layouts dcp and megatron: shard i is files[i], with its name and its tensors.
+  std::vector<PlannedFile> files;
   uint64_t bytes_of(uint64_t shard) const { return sizes.empty() ? shard_bytes : sizes[shard]; }
+  std::string name_of(uint64_t shard) const;
   uint64_t checkpoint_bytes() const;
 };
 // Equal shards of ceil(full_bytes / scale / shards) rounded up to 4 KiB.
@@ -34,5 +40,7 @@ ShardLayout shard_layout(double full_bytes, double scale, int ranks, unsigned wo
 // (O_DIRECT): at scale 1 without O_DIRECT each shard is exactly its planned rank's bytes.
 ShardLayout plan_shard_layout(const std::vector<uint64_t>& rank_bytes, double scale, int ranks,
                               unsigned workers, bool align);
+// A shard per planned file (checkpoint_files.h), whatever the run's writers.
+ShardLayout file_shard_layout(std::vector<PlannedFile> files);
 
 }  // namespace iofab

@@ -49,8 +49,17 @@ struct RankTensor {
       -1;  // transformer layer 0..layers-1; -1 outside the layers; DLIO's group index for its groups
   uint64_t elements = 0;  // on this rank
   uint32_t dtype_bytes = 0;
+  // Where this piece sits in the whole tensor, seen as one row of its elements with every tensor rank's
+  // piece after the one before (row-major for the column-parallel split): elements [offset, offset +
+  // elements) of whole. A resharding restore maps new pieces onto old ones by these ranges. whole is 0
+  // under DLIO's rules, whose rounded-down pieces do not add up to a tensor.
+  uint64_t offset = 0;
+  uint64_t whole = 0;
   uint64_t bytes() const { return elements * dtype_bytes; }
 };
+// Stable across ranks and parallelisms: the same tensor and state give the same key (content of a
+// checkpoint's tensor derives from it, so a restore with another parallelism can verify its slices).
+uint64_t tensor_key(const RankTensor& t);
 // "layers.12.attn.q.weight", "embedding.exp_avg", "optimizer.group.2": a stable name for reports and layouts.
 std::string tensor_name(const RankTensor& t);
 
@@ -61,10 +70,24 @@ struct RankPosition {
 };
 RankPosition rank_position(const TransformerSpec& spec, uint64_t rank);
 
-// Every tensor rank holds, in a stable order: the layers' weights first, then the optimizer's state.
-// Empty for a rank that writes nothing (ZeRO 0: every data-parallel rank but the first).
-std::vector<RankTensor> rank_tensors(const TransformerSpec& spec, uint64_t rank);
-uint64_t rank_bytes(const TransformerSpec& spec, uint64_t rank);
+// Who writes state that several ranks hold the same copy of (a norm vector on every tensor rank; the
+// weights below ZeRO 3 and the optimizer's state below ZeRO 1 on every data-parallel replica).
+enum class ReplicaWriter {
+  kFirst,   // the first holder (tensor rank 0, data-parallel rank 0): DCP's default dedup; skewed
+  kSpread,  // each copy to the holder with the fewest replicated bytes so far, largest first, as
+            // Megatron's fully parallel save distributes them
+  kAll,     // every holder writes its copy: no dedup
+};
+std::string_view replica_writer_name(ReplicaWriter w);
+
+// Every tensor rank writes, in a stable order: the layers' weights first, then the optimizer's state.
+// Empty for a rank that writes nothing (ZeRO 0 with kFirst: every data-parallel rank but the first).
+// DLIO's rules know only kFirst.
+std::vector<RankTensor> rank_tensors(const TransformerSpec& spec, uint64_t rank,
+                                     ReplicaWriter writer = ReplicaWriter::kFirst);
+uint64_t rank_bytes(const TransformerSpec& spec, uint64_t rank, ReplicaWriter writer = ReplicaWriter::kFirst);
+// Every rank's tensors at once: one pass per pipeline stage (kSpread balances a stage's ranks together).
+std::vector<std::vector<RankTensor>> all_rank_tensors(const TransformerSpec& spec, ReplicaWriter writer);
 
 // The parameters the model has: the architecture's exact count, or DLIO's formula for kDlio.
 uint64_t parameter_count(const TransformerSpec& spec);
@@ -78,8 +101,12 @@ struct ModelPlan {
   uint64_t weight_bytes = 0;     // the model's weights (every rank's share)
   uint64_t optimizer_bytes = 0;  // master weights and moments, or DLIO's groups
   uint64_t writing_ranks = 0;    // ranks with bytes to write
+  ReplicaWriter replica_writer = ReplicaWriter::kFirst;
+  // The largest rank's bytes / the mean over all ranks: 1 when balanced; data-parallel degree when one
+  // replica writes everything.
+  double skew() const;
 };
-ModelPlan plan_model(const TransformerSpec& spec);
+ModelPlan plan_model(const TransformerSpec& spec, ReplicaWriter writer = ReplicaWriter::kFirst);
 // {"parameters", "total_bytes", ..., "rank_bytes": [...]}.
 nlohmann::json to_json(const ModelPlan& plan);
 

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "harness/engines/io_driver.h"
-#include "workloads/checkpoint/folder_layout.h"
 #include "workloads/checkpoint/phase_folder.h"
 
 namespace iofab {
@@ -41,7 +40,8 @@ Status copy_file(const DrainSpec& spec, const std::string& from_folder, const st
   Status s = spec.local->open(join_store_path(from_folder, name), {}, &in);
   if (!s.ok()) return s;
   StoreFile out;
-  s = create_shard_file(*spec.shared, spec.shared_folder, spec.step, name, direct, &out);
+  s = create_shard_file(*spec.shared, spec.shared_folder, spec.step, name, direct,
+                        writes_in_place(spec.layout), &out);
   if (!s.ok()) return s;
   uint64_t offset = 0;
   while (true) {
@@ -62,17 +62,23 @@ Status copy_file(const DrainSpec& spec, const std::string& from_folder, const st
   return Status::Ok();
 }
 
-// Copies the folder rel (below the local step; "" is the step) into the shared step-N.tmp/, files
+// The shared step folder the layout's writers write into.
+std::string shared_step(const DrainSpec& spec) {
+  return join_store_path(spec.shared_folder,
+                         writes_in_place(spec.layout) ? step_dir_name(spec.step) : step_tmp_name(spec.step));
+}
+
+// Copies the folder rel (below the local step; "" is the step) into the shared step folder, files
 // and subfolders alike (a layout may hold a folder per parallel rank), each subfolder synced.
 Status copy_tree(const DrainSpec& spec, const std::string& from, const std::string& rel, char* buf,
                  size_t buf_len, uint64_t* bytes) {
   std::vector<std::string> names;
   Status s = spec.local->list(join_store_path(from, rel), &names);
   if (!s.ok()) return s;
-  const std::string to = join_store_path(join_store_path(spec.shared_folder, step_tmp_name(spec.step)), rel);
+  const std::string to = join_store_path(shared_step(spec), rel);
   for (const std::string& name : names) {
     // The shared side's commit writes its own commit file, for every rank's part, last.
-    if (rel.empty() && name == step_commit_file_name()) continue;
+    if (rel.empty() && name == commit_file_name(spec.layout)) continue;
     const std::string path = join_store_path(rel, name);
     EntryInfo info;
     s = spec.local->stat(join_store_path(from, path), &info);
@@ -93,8 +99,6 @@ Status copy_tree(const DrainSpec& spec, const std::string& from, const std::stri
 
 }  // namespace
 
-std::string_view step_commit_file_name() { return kManifestName; }
-
 Status drain_step(const DrainSpec& spec, uint64_t* bytes) {
   *bytes = 0;
   const size_t buf_len = static_cast<size_t>(std::max<uint64_t>(kAlign, spec.block_size / kAlign * kAlign));
@@ -102,7 +106,7 @@ Status drain_step(const DrainSpec& spec, uint64_t* bytes) {
   if (posix_memalign(&raw, kAlign, buf_len) != 0)
     return Status::IoError("drain: out of memory for its buffer");
   const std::unique_ptr<void, FreeDeleter> buf(raw);
-  Status s = spec.shared->make_folder(join_store_path(spec.shared_folder, step_tmp_name(spec.step)));
+  Status s = spec.shared->make_folder(shared_step(spec));
   if (!s.ok()) return s;
   return copy_tree(spec, join_store_path(spec.local_folder, step_dir_name(spec.step)), "",
                    static_cast<char*>(raw), buf_len, bytes);

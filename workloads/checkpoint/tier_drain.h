@@ -1,10 +1,11 @@
 // The drain of a two-tier checkpoint: a background thread per rank copies the
 // files of this rank's committed local step (tier_local.h) into the step's
-// folder on the shared target, step-N.tmp/, each synced. It knows no layout:
-// it copies every file of the local step folder except the commit file
-// (step_commit_file_name()), which the shared side writes itself, last, when
-// rank 0 commits the step from every rank's part (commit.h), exactly as a
-// single-tier step commits.
+// folder on the shared target, where a single-tier writer of the layout
+// writes (step-N.tmp/, or step-N/ for dcp), each synced. It knows no file
+// names: it copies every file and folder of the local step except the commit
+// file (commit_file_name(layout): manifest.json, .metadata for dcp), which
+// the shared side writes itself, last, when rank 0 commits the step from
+// every rank's part (commit.h), exactly as a single-tier step commits.
 //
 // Thread-safety: a TierDrain is driven by the phase's thread; the copy runs on
 // its own thread, reading the local store and writing the shared one, both
@@ -19,19 +20,17 @@
 
 #include "harness/core/status.h"
 #include "harness/store/store.h"
+#include "workloads/checkpoint/folder_layout.h"
 
 namespace iofab {
-
-// The file whose presence makes a step folder a checkpoint, written last: manifest.json for the
-// shards layout. A layout with another commit file (DCP's .metadata) returns that.
-std::string_view step_commit_file_name();
 
 struct DrainSpec {
   Store* local = nullptr;
   std::string local_folder;  // holds the committed step-N/
   Store* shared = nullptr;
-  std::string shared_folder;  // gets step-N.tmp/
+  std::string shared_folder;  // gets step-N.tmp/ (step-N/ when the layout writes in place)
   uint64_t step = 0;
+  CheckpointLayoutKind layout = CheckpointLayoutKind::kShards;
   uint64_t block_size = 1ULL << 20;  // bytes per read and write
   bool direct = false;               // O_DIRECT on the shared side
   const std::atomic<bool>* stop = nullptr;

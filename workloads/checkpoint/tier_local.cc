@@ -39,10 +39,21 @@ std::string rfc3339_utc_now() {
 
 }  // namespace
 
+std::vector<WrittenFile> written_files(const std::vector<Writer>& writers, const ShardLayout& l) {
+  std::vector<WrittenFile> out;
+  for (const Writer& wk : writers) {
+    if (!wk.active) continue;
+    for (const ShardResult& r : wk.written) {
+      out.push_back({l.name_of(r.shard), r.bytes, r.xxh3, static_cast<int>(wk.worker)});
+    }
+  }
+  return out;
+}
+
 Status host_share(const PhaseContext& ctx, const std::vector<Writer>& writers, const ShardLayout& l,
                   HostShare* out) {
   uint64_t mine = 0;
-  for (const Writer& wk : writers) mine += wk.active ? l.bytes_of(wk.shard) : 0;
+  for (const Writer& wk : writers) mine += wk.active ? writer_bytes(wk, l) : 0;
   LocalRank here;
   Status s = find_local_rank(ctx.comm, &here);
   std::vector<std::string> hosts;
@@ -110,7 +121,8 @@ Status LocalTier::open(const CheckpointParams& p, const PhaseContext& ctx, const
   return Status::Ok();
 }
 
-Status LocalTier::commit(const CheckpointParams& p, uint64_t step, const std::vector<Writer>& writers) {
+Status LocalTier::commit(const CheckpointParams& p, const ShardLayout& l, uint64_t step,
+                         const std::vector<Writer>& writers) {
   Manifest m;
   m.step = step;
   m.phase = phase_;
@@ -120,8 +132,16 @@ Status LocalTier::commit(const CheckpointParams& p, uint64_t step, const std::ve
                                                   .count());
   m.full_checkpoint_bytes = p.full_bytes;
   m.scale = p.scale;
-  for (const Writer& wk : writers) {
-    if (wk.active) m.shards.push_back({wk.file, wk.bytes, wk.xxh3, wk.rank, static_cast<int>(wk.worker)});
+  // The layout decides how the step commits (dcp: .metadata written last, in place).
+  m.layout = p.layout;
+  for (const WrittenFile& f : written_files(writers, l)) {
+    ShardEntry e;
+    e.name = f.name;
+    e.bytes = f.bytes;
+    e.xxh3 = f.xxh3;
+    e.rank = wctx_.comm.rank();
+    e.worker = f.worker;
+    m.shards.push_back(std::move(e));
   }
   return commit_step_folder(*store_, folder_, m);
 }

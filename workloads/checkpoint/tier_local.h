@@ -25,6 +25,16 @@
 
 namespace iofab {
 
+// One file this rank's writers wrote of the checkpoint in progress, named as the layout names it.
+struct WrittenFile {
+  std::string name;  // below the step folder ("mp_rank_00/model_optim_rng.pt" for megatron)
+  uint64_t bytes = 0;
+  uint64_t xxh3 = 0;
+  int worker = -1;
+};
+// Every file writers wrote of the step they wrote last.
+std::vector<WrittenFile> written_files(const std::vector<Writer>& writers, const ShardLayout& l);
+
 // What the ranks on this host write into local_dir per checkpoint: they share a node-local folder.
 struct HostShare {
   uint64_t bytes = 0;
@@ -53,8 +63,10 @@ class LocalTier {
   // The rank's folder as a path, for messages and the report.
   const std::string& location() const { return location_; }
 
-  // Commits step in the rank's folder, with a manifest of the shards writers wrote, synced.
-  Status commit(const CheckpointParams& p, uint64_t step, const std::vector<Writer>& writers);
+  // Commits step in the rank's folder as the layout commits (phase_folder.h), with a manifest of the
+  // files writers wrote, synced.
+  Status commit(const CheckpointParams& p, const ShardLayout& l, uint64_t step,
+                const std::vector<Writer>& writers);
   // Removes local steps older than the newest.
   Status rotate();
   // Removes the rank's folder, then the phase's and the run's local folders when no other rank of

@@ -24,7 +24,7 @@ struct FreeDeleter {
 };
 
 // Reads the file whole and checks it against what its writer wrote.
-Status read_and_verify(Store& store, const std::string& path, const Writer& wk, size_t block,
+Status read_and_verify(Store& store, const std::string& path, const WrittenFile& wk, size_t block,
                        uint64_t* bytes) {
   StoreFile f;
   Status s = store.open(path, {}, &f);
@@ -58,41 +58,39 @@ Status read_and_verify(Store& store, const std::string& path, const Writer& wk, 
 // Collective: this rank's files of step_folder in store, cold where the kernel lets go, timed
 // after a barrier. *ns: the slowest rank's time.
 Status time_tier(PhaseContext& ctx, Store& store, const std::string& step_folder,
-                 const std::vector<Writer>& writers, size_t block, uint64_t* ns, uint64_t* bytes,
+                 const std::vector<WrittenFile>& files, size_t block, uint64_t* ns, uint64_t* bytes,
                  std::string* cache_note) {
   Status mine;
-  for (const Writer& wk : writers) {
-    if (!wk.active) continue;
+  for (const WrittenFile& wk : files) {
     StoreFile f;
-    mine = store.open(join_store_path(step_folder, wk.file), {}, &f);
+    mine = store.open(join_store_path(step_folder, wk.name), {}, &f);
     if (!mine.ok()) break;
     // Untimed, as the restore phase drops its shards' pages: a restarted job meets a cold cache.
     Status d = drop_cached_pages(f.fd());
     uint64_t resident = 0;
     const bool kept = resident_bytes(f.fd(), wk.bytes, &resident).ok() && resident > 0;
     if ((!d.ok() || kept) && cache_note->empty()) {
-      *cache_note = store.location() + "/" + join_store_path(step_folder, wk.file) + ": " +
+      *cache_note = store.location() + "/" + join_store_path(step_folder, wk.name) + ": " +
                     (d.ok() ? std::to_string(resident) + " bytes stayed in the page cache" : d.message());
     }
   }
   Status b = ctx.comm.barrier();
   if (!b.ok()) return b;
   const uint64_t t0 = now_ns();
-  std::vector<Status> outcome(writers.size());
-  std::vector<uint64_t> read(writers.size(), 0);
+  std::vector<Status> outcome(files.size());
+  std::vector<uint64_t> read(files.size(), 0);
   if (mine.ok()) {
     std::vector<std::thread> threads;
-    for (size_t w = 0; w < writers.size(); ++w) {
-      if (!writers[w].active) continue;
+    for (size_t w = 0; w < files.size(); ++w) {
       threads.emplace_back([&, w] {
-        outcome[w] = read_and_verify(store, join_store_path(step_folder, writers[w].file), writers[w], block,
-                                     &read[w]);
+        outcome[w] =
+            read_and_verify(store, join_store_path(step_folder, files[w].name), files[w], block, &read[w]);
       });
     }
     for (auto& t : threads) t.join();
   }
   const uint64_t elapsed = now_ns() - t0;
-  for (size_t w = 0; w < writers.size(); ++w) {
+  for (size_t w = 0; w < files.size(); ++w) {
     keep_worst(&mine, outcome[w]);
     *bytes += read[w];
   }
@@ -105,7 +103,7 @@ Status time_tier(PhaseContext& ctx, Store& store, const std::string& step_folder
 
 }  // namespace
 
-Status time_recovery(PhaseContext& ctx, LocalTier& tier, uint64_t step, const std::vector<Writer>& writers,
+Status time_recovery(PhaseContext& ctx, LocalTier& tier, uint64_t step, const std::vector<WrittenFile>& files,
                      uint64_t block_size, bool can, TierRecovery* out) {
   std::vector<int> all;
   Status a = all_gather(ctx.comm, can ? 1 : 0, &all);
@@ -116,10 +114,9 @@ Status time_recovery(PhaseContext& ctx, LocalTier& tier, uint64_t step, const st
   uint64_t local_bytes = 0, shared_bytes = 0;
   // Both tiers on every rank, whatever one rank's reads met: each is collective.
   const Status from_local = time_tier(ctx, tier.store(), join_store_path(tier.folder(), step_dir_name(step)),
-                                      writers, block, &out->local_ns, &local_bytes, &out->local_cache_note);
-  const Status from_shared =
-      time_tier(ctx, *ctx.store, join_store_path(ctx.phase_name, step_dir_name(step)), writers, block,
-                &out->shared_ns, &shared_bytes, &out->shared_cache_note);
+                                      files, block, &out->local_ns, &local_bytes, &out->local_cache_note);
+  const Status from_shared = time_tier(ctx, *ctx.store, join_store_path(ctx.phase_name, step_dir_name(step)),
+                                       files, block, &out->shared_ns, &shared_bytes, &out->shared_cache_note);
   std::vector<uint64_t> rank_bytes;
   Status g = all_gather(ctx.comm, local_bytes, &rank_bytes);
   if (!from_local.ok())

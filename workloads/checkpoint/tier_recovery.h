@@ -17,7 +17,6 @@
 #include "harness/core/status.h"
 #include "harness/phase/phase.h"
 #include "workloads/checkpoint/tier_local.h"
-#include "workloads/checkpoint/writer.h"
 
 namespace iofab {
 
@@ -32,8 +31,9 @@ struct TierRecovery {
 };
 
 // Collective. can: this rank committed every checkpoint (every rank must agree, or none measures).
-// Reads step from the local tier and from the target (ctx.store, below ctx.phase_name).
-Status time_recovery(PhaseContext& ctx, LocalTier& tier, uint64_t step, const std::vector<Writer>& writers,
+// Reads files (what this rank wrote of step) from the local tier and from the target (ctx.store,
+// below ctx.phase_name).
+Status time_recovery(PhaseContext& ctx, LocalTier& tier, uint64_t step, const std::vector<WrittenFile>& files,
                      uint64_t block_size, bool can, TierRecovery* out);
 
 }  // namespace iofab

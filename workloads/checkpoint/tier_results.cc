@@ -1,6 +1,6 @@
 #include "workloads/checkpoint/tier_results.h"
 
-#include "workloads/checkpoint/tier_drain.h"
+#include "workloads/checkpoint/folder_layout.h"
 
 namespace iofab {
 
@@ -18,7 +18,7 @@ void fill_tier_details(const CheckpointParams& p, const TierRun& t, PhaseResult*
                          {"local_dir", p.local_dir},
                          {"local_folder_rank0", t.local_folder},
                          {"local_checkpoints_kept", 1},
-                         {"commit_file", std::string(step_commit_file_name())}};
+                         {"commit_file", std::string(commit_file_name(p.layout))}};
   if (t.recovery.measured) {
     tier["recovery"] = {{"step", t.recovery.step},
                         {"bytes", t.recovery.bytes},

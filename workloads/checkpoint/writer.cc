@@ -12,6 +12,7 @@
 #include "harness/engines/engine_choice.h"
 #include "harness/engines/io_pump.h"
 #include "workloads/checkpoint/phase_folder.h"
+#include "workloads/checkpoint/tensor_content.h"
 #include "workloads/checkpoint/xxh3.h"
 
 namespace iofab {
@@ -26,21 +27,48 @@ uint64_t writer_seed(const CheckpointParams& p, const Writer& wk) {
   return p.seed * 1000003 + static_cast<uint64_t>(wk.rank) * 4099 + wk.worker;
 }
 
-Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk) {
+uint64_t blocks_of(uint64_t bytes, uint64_t block_size) { return (bytes + block_size - 1) / block_size; }
+
+// Bytes [offset, offset + len) of file f at step: its tensors' content, zeros between and after them.
+void fill_from_records(const PlannedFile& f, uint64_t seed, uint64_t step, uint64_t offset, unsigned char* buf,
+                       size_t len) {
+  const uint64_t end = offset + len;
+  auto it = std::upper_bound(f.records.begin(), f.records.end(), offset,
+                             [](uint64_t off, const FileRecord& r) { return off < r.file_offset + r.bytes; });
+  uint64_t at = offset;
+  for (; it != f.records.end() && it->file_offset < end; ++it) {
+    if (it->file_offset > at) {
+      std::memset(buf + (at - offset), 0, it->file_offset - at);
+      at = it->file_offset;
+    }
+    const uint64_t stop = std::min(end, it->file_offset + it->bytes);
+    fill_tensor_bytes(seed, step, it->key, it->tensor_offset + (at - it->file_offset), buf + (at - offset),
+                      stop - at);
+    at = stop;
+  }
+  if (at < end) std::memset(buf + (at - offset), 0, end - at);
+}
+
+// Writes shard number j of wk's shards; first_block: where its blocks start in the staging copy.
+Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_t j, uint64_t first_block) {
   const CheckpointParams& p = wc.p;
   const ShardLayout& l = wc.layout;
+  const uint64_t shard = wk->shards[j];
+  const uint64_t shard_bytes = l.bytes_of(shard);
+  const PlannedFile* tensors = l.files.empty() ? nullptr : &l.files[shard];
   StoreFile file;
-  Status s = create_shard_file(*wc.ctx.store, wc.ctx.phase_name, step, wk->file, p.direct, &file);
+  Status s = create_shard_file(*wc.ctx.store, wc.ctx.phase_name, step, l.name_of(shard), p.direct,
+                               writes_in_place(p.layout), &file);
   if (!s.ok()) return s;
   int handle = -1;
   s = wk->engine->add_file(file.fd(), &handle);
   if (!s.ok()) return s;
   StreamingXxh3 hash;
   // Every checkpoint's data differs: the stamp carries the step in the block id.
-  BlockFiller stamper(writer_seed(p, *wk) + 17);
+  BlockFiller stamper(writer_seed(p, *wk) + 17 + shard);
   const bool staged = p.async;
   const IoBuffers& bufs = staged ? wk->staging : wk->ring;
-  const uint64_t blocks = (l.bytes_of(wk->shard) + p.block_size - 1) / p.block_size;
+  const uint64_t blocks = blocks_of(shard_bytes, p.block_size);
   const auto slots =
       static_cast<unsigned>(std::min<uint64_t>(p.queue_depth, staged ? blocks : p.queue_depth));
   IoPump pump(*wk->engine, bufs, slots, !staged, &wk->tally.latency, &wk->tally.series, wc.phase_t0,
@@ -50,19 +78,21 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk) {
   Status committed;
   s = pump.run(
       [&](unsigned, IoRequest& req) {
-        if (offset >= l.bytes_of(wk->shard) || !committed.ok()) return false;
+        if (offset >= shard_bytes || !committed.ok()) return false;
         // What is staged goes to the device now, so it works while this block is stamped and hashed.
         committed = wk->engine->commit();
         if (!committed.ok()) return false;
         req.file = handle;
         req.op = IoOp::kWrite;
         req.offset = offset;
-        req.len = static_cast<uint32_t>(std::min<uint64_t>(p.block_size, l.bytes_of(wk->shard) - offset));
+        req.len = static_cast<uint32_t>(std::min<uint64_t>(p.block_size, shard_bytes - offset));
         if (staged) {
-          req.buf = wk->staging.at(block);
+          req.buf = wk->staging.at(first_block + block);
           req.buf_index = -1;
+        } else if (tensors != nullptr) {
+          fill_from_records(*tensors, p.seed, step, offset, static_cast<unsigned char*>(req.buf), req.len);
         }
-        stamper.stamp(req.buf, req.len, (step << 32) | block);
+        if (tensors == nullptr) stamper.stamp(req.buf, req.len, (step << 32) | block);
         hash.update(req.buf, req.len);
         offset += req.len;
         ++block;
@@ -70,23 +100,29 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk) {
       },
       [](unsigned, const IoRequest&) {});
   s.update(committed);
-  wk->bytes = pump.stats().bytes;
+  wk->bytes += pump.stats().bytes;
   wk->tally.bytes += pump.stats().bytes;
   wk->tally.ios += pump.stats().ios;
   if (s.ok()) s = wk->engine->fsync(handle);
   Status rm = wk->engine->remove_file(handle);
   // A close that fails can lose what the fsync reported done (NFS): it fails the shard.
-  if (close(file.release()) != 0 && s.ok()) s = Status::FromErrno("close " + wk->file, errno);
+  if (close(file.release()) != 0 && s.ok()) s = Status::FromErrno("close " + l.name_of(shard), errno);
   if (s.ok() && !rm.ok()) s = rm;
-  wk->xxh3 = hash.digest();
+  wk->written.push_back({shard, pump.stats().bytes, hash.digest()});
   return s;
 }
 
 }  // namespace
 
+uint64_t writer_bytes(const Writer& wk, const ShardLayout& l) {
+  uint64_t sum = 0;
+  for (uint64_t s : wk.shards) sum += l.bytes_of(s);
+  return sum;
+}
+
 Status check_staging_memory(const std::vector<Writer>& writers, const ShardLayout& l) {
   uint64_t need = 0;
-  for (const auto& wk : writers) need += wk.active ? l.bytes_of(wk.shard) : 0;
+  for (const auto& wk : writers) need += wk.active ? writer_bytes(wk, l) : 0;
   const uint64_t avail = mem_available_bytes();
   if (avail != 0 && need > avail / 10 * 9) {
     return Status::IoError("async mode holds a host copy of every shard: this rank needs " +
@@ -112,7 +148,8 @@ Status setup_writer(const CheckpointParams& p, const PhaseContext& ctx, const Sh
     for (size_t i = 0; i < wk->ring.count(); ++i) filler.fill(wk->ring.at(i), wk->ring.size());
     return wk->engine->register_buffers(wk->ring.iovecs());
   }
-  const uint64_t blocks = (l.bytes_of(wk->shard) + p.block_size - 1) / p.block_size;
+  uint64_t blocks = 0;
+  for (uint64_t shard : wk->shards) blocks += blocks_of(l.bytes_of(shard), p.block_size);
   s = IoBuffers::allocate(blocks, p.block_size, &wk->staging);
   if (!s.ok()) return Status::IoError(s.message() + " (async mode holds a host copy of each shard)");
   const uint64_t src_blocks = std::clamp<uint64_t>(kSourceBytes / p.block_size, 1, blocks);
@@ -122,25 +159,39 @@ Status setup_writer(const CheckpointParams& p, const PhaseContext& ctx, const Sh
   return Status::Ok();
 }
 
-void snapshot_shard(const CheckpointParams& p, const ShardLayout& l, Writer* wk) {
+void snapshot_shard(const CheckpointParams& p, const ShardLayout& l, uint64_t step, Writer* wk) {
   wk->start_ns = now_ns();
-  uint64_t off = 0;
-  for (size_t b = 0; off < l.bytes_of(wk->shard); ++b) {
-    const size_t len = static_cast<size_t>(std::min<uint64_t>(p.block_size, l.bytes_of(wk->shard) - off));
-    std::memcpy(wk->staging.at(b), wk->source.at(b % wk->source.count()), len);
-    off += len;
+  size_t b = 0;
+  for (uint64_t shard : wk->shards) {
+    const uint64_t bytes = l.bytes_of(shard);
+    for (uint64_t off = 0; off < bytes; off += p.block_size, ++b) {
+      const size_t len = static_cast<size_t>(std::min<uint64_t>(p.block_size, bytes - off));
+      auto* dst = static_cast<unsigned char*>(wk->staging.at(b));
+      if (l.files.empty()) {
+        std::memcpy(dst, wk->source.at(b % wk->source.count()), len);
+      } else {
+        // The tensors' own bytes, made at memcpy speed (tensor_content.h): the copy off the accelerator.
+        fill_from_records(l.files[shard], p.seed, step, off, dst, len);
+      }
+    }
   }
   wk->end_ns = now_ns();
 }
 
 Status write_shard(const WriteContext& wc, uint64_t step, Writer* wk) {
   wk->bytes = 0;
+  wk->written.clear();
   wk->start_ns = now_ns();
-  Status s = write_shard_file(wc, step, wk);
+  Status s;
+  uint64_t first_block = 0;
+  for (size_t j = 0; j < wk->shards.size() && s.ok(); ++j) {
+    s = write_shard_file(wc, step, wk, j, first_block);
+    if (!s.ok() && s.code() != Status::Code::kInterrupted)
+      s = Status::IoError(wc.layout.name_of(wk->shards[j]) + ": " + s.message());
+    first_block += blocks_of(wc.layout.bytes_of(wk->shards[j]), wc.p.block_size);
+  }
   wk->end_ns = now_ns();
   wk->tally.span(wk->start_ns - wc.phase_t0, wk->end_ns - wc.phase_t0);
-  if (!s.ok() && s.code() != Status::Code::kInterrupted)
-    return Status::IoError(wk->file + ": " + s.message());
   return s;
 }
 

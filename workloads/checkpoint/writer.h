@@ -29,21 +29,27 @@
 
 namespace iofab {
 
+// One shard file a writer wrote in the checkpoint in progress.
+struct ShardResult {
+  uint64_t shard = 0;
+  uint64_t bytes = 0;
+  uint64_t xxh3 = 0;
+};
+
 struct Writer {
   int rank = 0;
   unsigned worker = 0;
-  bool active = false;  // writer_fraction < 1 leaves some workers idle
-  uint64_t shard = 0;
-  std::string file;
+  bool active = false;          // writer_fraction < 1 leaves some workers idle
+  std::vector<uint64_t> shards;  // written one after the other (placement.h)
   std::unique_ptr<Engine> engine;
-  IoBuffers ring;     // sync: queue_depth blocks, filled once, stamped before each write
-  IoBuffers staging;  // async: the host copy of the shard, one buffer per block
+  IoBuffers ring;     // sync: queue_depth blocks, filled once, stamped (or filled from tensors) per write
+  IoBuffers staging;  // async: the host copy of every shard, one buffer per block
   IoBuffers source;   // async: the emulated accelerator state
   IoTally tally;
   // The checkpoint in progress, in ns of CLOCK_MONOTONIC.
   Status status;
+  std::vector<ShardResult> written;
   uint64_t bytes = 0;
-  uint64_t xxh3 = 0;
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
   std::thread drain;
@@ -58,16 +64,18 @@ struct WriteContext {
   uint64_t phase_t0 = 0;      // series and spans count from here
 };
 
+// The bytes wk writes a checkpoint, all its shards.
+uint64_t writer_bytes(const Writer& wk, const ShardLayout& l);
 // Async mode holds a host copy of every shard: fails when this rank's
 // active writers need more than 90% of the memory available.
 Status check_staging_memory(const std::vector<Writer>& writers, const ShardLayout& l);
 // Untimed: the engine, and the ring (sync) or staging and source buffers
 // (async), filled once. An inactive writer needs nothing.
 Status setup_writer(const CheckpointParams& p, const PhaseContext& ctx, const ShardLayout& l, Writer* wk);
-// Async stall: the copy of the shard from accelerator state to host staging, timed.
-void snapshot_shard(const CheckpointParams& p, const ShardLayout& l, Writer* wk);
-// Writes wk's shard of step into phase/step-N.tmp/ and fsyncs it, from the
-// ring (sync) or the staging copy (async); sets wk's bytes, xxh3 and span.
+// Async stall: the copy of the shards from accelerator state to host staging, timed.
+void snapshot_shard(const CheckpointParams& p, const ShardLayout& l, uint64_t step, Writer* wk);
+// Writes wk's shards of step into phase/step-N.tmp/ (step-N/ for dcp) and fsyncs each, from the
+// ring (sync) or the staging copy (async); sets wk's written, bytes and span.
 Status write_shard(const WriteContext& wc, uint64_t step, Writer* wk);
 // Async: write_shard of step on wk's drain thread; wk->status holds its
 // outcome and wk->drained turns true when it ends.

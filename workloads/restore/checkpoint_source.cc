@@ -46,8 +46,9 @@ Status read_bounded(Store& store, const std::string& path, std::string* text) {
   }
 }
 
-// The newest committed step in folder of store (a checkpoint phase's folder).
-Status newest_step(Store& store, std::string_view folder, const std::string& where, uint64_t* step) {
+// The newest committed step in folder of store (a checkpoint phase's folder), or the back-th before it.
+Status newest_step(Store& store, std::string_view folder, const std::string& where, uint64_t back,
+                   uint64_t* step) {
   StepListing steps;
   Status s = list_steps(store, folder, &steps);
   if (!s.ok()) return Status::IoError(where + ": " + s.message());
@@ -56,15 +57,20 @@ Status newest_step(Store& store, std::string_view folder, const std::string& whe
         where + " holds no committed checkpoint (no step-N/ folder" +
         (steps.tmp.empty() ? "" : "; only " + steps.tmp.back() + ", which never committed") + ")");
   }
-  *step = steps.committed.back();
+  if (back >= steps.committed.size()) {
+    return Status::IoError(where + " holds " + std::to_string(steps.committed.size()) +
+                           " committed checkpoints; reading " + std::to_string(back + 1) +
+                           " (steps) needs as many: keep them with the checkpoint phase's keep");
+  }
+  *step = steps.committed[steps.committed.size() - 1 - back];
   return Status::Ok();
 }
 
 // The manifest of the newest step in folder of store; *dir becomes prefix/step-N.
 Status read_newest_step(Store& store, std::string_view folder, const std::string& where,
-                        const std::string& prefix, std::string* dir, Manifest* m) {
+                        const std::string& prefix, uint64_t back, std::string* dir, Manifest* m) {
   uint64_t step = 0;
-  Status s = newest_step(store, folder, where, &step);
+  Status s = newest_step(store, folder, where, back, &step);
   if (!s.ok()) return s;
   *dir = prefix + "/" + step_dir_name(step);
   return read_manifest(store, join_store_path(folder, step_dir_name(step)), *dir, m);
@@ -72,16 +78,16 @@ Status read_newest_step(Store& store, std::string_view folder, const std::string
 
 // `from`: a step-N/ folder, or a checkpoint phase's folder (its newest step). Read only: another
 // run's checkpoint is never written or removed.
-Status find_from(const std::string& from, std::string* dir, Manifest* m) {
+Status find_from(const std::string& from, uint64_t back, std::string* dir, Manifest* m) {
   std::unique_ptr<Store> store;
   Status s = open_posix_store(from, /*create=*/false, &store);
   if (!s.ok()) return opening_failed(s, "from: cannot open");
-  s = read_manifest(*store, "", from, m);
+  s = back == 0 ? read_manifest(*store, "", from, m)
+                 : Status::Invalid("from: " + from + " is one step; steps > 1 needs a checkpoint phase's folder");
   *dir = from;
-  EntryInfo manifest;
-  if (!s.ok() && store->stat(kManifestName, &manifest).ok() && manifest.kind == EntryKind::kMissing) {
+  if (!s.ok() && !holds_commit_file(*store, "")) {
     // A checkpoint phase's folder: take its newest step.
-    s = read_newest_step(*store, "", "from: " + from, from, dir, m);
+    s = read_newest_step(*store, "", "from: " + from, from, back, dir, m);
   }
   return s;
 }
@@ -90,10 +96,10 @@ Status find_from(const std::string& from, std::string* dir, Manifest* m) {
 // manifest's commit time, else its modification time; false when it has no step.
 bool commit_time(Store& store, const std::string& n, int64_t* t) {
   uint64_t step = 0;
-  if (!newest_step(store, n, n, &step).ok()) return false;
+  if (!newest_step(store, n, n, 0, &step).ok()) return false;
   const std::string step_path = join_store_path(n, step_dir_name(step));
   EntryInfo info;
-  if (!store.stat(join_store_path(step_path, kManifestName), &info).ok() ||
+  if (!store.stat(join_store_path(step_path, step_commit_file(store, step_path)), &info).ok() ||
       info.kind == EntryKind::kMissing) {
     if (!store.stat(step_path, &info).ok() || info.kind == EntryKind::kMissing) return false;
   }
@@ -131,7 +137,8 @@ Status latest_checkpoint_phase(const PhaseContext& ctx, std::string* phase) {
 }
 
 // The newest step of checkpoint phase `phase` of this run.
-Status find_in_run(const PhaseContext& ctx, const std::string& phase, std::string* dir, Manifest* m) {
+Status find_in_run(const PhaseContext& ctx, const std::string& phase, uint64_t back, std::string* dir,
+                   Manifest* m) {
   EntryInfo info;
   Status s = ctx.store->stat(phase, &info);
   if (s.ok() && info.kind != EntryKind::kFolder) {
@@ -141,22 +148,22 @@ Status find_in_run(const PhaseContext& ctx, const std::string& phase, std::strin
     return Status::IoError("checkpoint: no folder for phase \"" + phase + "\" in this run (" + s.message() +
                            "): is it a checkpoint phase that runs before " + ctx.phase_name + "?");
   }
-  return read_newest_step(*ctx.store, phase, "checkpoint phase \"" + phase + "\"", phase, dir, m);
+  return read_newest_step(*ctx.store, phase, "checkpoint phase \"" + phase + "\"", phase, back, dir, m);
 }
 
 }  // namespace
 
-Source find_checkpoint(const RestoreParams& p, const PhaseContext& ctx) {
+Source find_checkpoint(const RestoreParams& p, const PhaseContext& ctx, uint64_t back) {
   Source src;
   Manifest m;
   Status s;
   if (!p.from.empty()) {
     src.external = true;
-    s = find_from(p.from, &src.dir, &m);
+    s = find_from(p.from, back, &src.dir, &m);
   } else {
     std::string phase = p.checkpoint;
     if (phase.empty()) s = latest_checkpoint_phase(ctx, &phase);
-    if (s.ok()) s = find_in_run(ctx, phase, &src.dir, &m);
+    if (s.ok()) s = find_in_run(ctx, phase, back, &src.dir, &m);
   }
   if (!s.ok()) {
     src.error = s.message();
@@ -179,10 +186,11 @@ Status from_wire(const nlohmann::json& j, Source* out) {
 
 Status read_manifest(Store& store, std::string_view folder, std::string_view where, Manifest* m) {
   std::string text;
-  Status s = read_bounded(store, join_store_path(folder, kManifestName), &text);
+  const std::string_view name = step_commit_file(store, folder);
+  Status s = read_bounded(store, join_store_path(folder, name), &text);
   if (!s.ok()) {
-    return Status::IoError(std::string(where) + ": no readable " + std::string(kManifestName) + " (" +
-                           s.message() + "): not a committed checkpoint");
+    return Status::IoError(std::string(where) + ": no readable " + std::string(kManifestName) + " or " +
+                           std::string(kDcpMetadataName) + " (" + s.message() + "): not a committed checkpoint");
   }
   s = parse_manifest(text, m);
   if (!s.ok()) return Status::IoError(std::string(where) + "/" + s.message());

@@ -42,8 +42,9 @@ struct LocatedCheckpoint {
 
 // Rank 0: `from` (a step-N/ folder, or a checkpoint phase's folder: its
 // newest step), else the newest step of the phase named `checkpoint`, else
-// of the earlier checkpoint phase of this run that committed last.
-Source find_checkpoint(const RestoreParams& p, const PhaseContext& ctx);
+// of the earlier checkpoint phase of this run that committed last. back > 0:
+// the back-th committed step before the newest (steps: N reads N of them).
+Source find_checkpoint(const RestoreParams& p, const PhaseContext& ctx, uint64_t back = 0);
 
 // Reads and validates kManifestName in folder of store; where names the folder in messages.
 Status read_manifest(Store& store, std::string_view folder, std::string_view where, Manifest* m);

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "harness/phase/io_params.h"
@@ -19,6 +21,16 @@ struct RestoreParams : IoParams {
   std::string from;        // or a step-N/ folder (or a checkpoint phase's folder) elsewhere
   double restore_budget_s = 0;
   bool drop_cache = true;
+  // Read the newest `steps` checkpoints, oldest first, each from a cold cache (MLPerf Storage's
+  // write-then-read cycle reads back every checkpoint it wrote).
+  unsigned steps = 1;
+  // read: tensors. Every rank of the job loads its tensors from the checkpoint's records (slice_plan.h)
+  // instead of whole files `fanout` times; with reshard_to's parallelism (its JSON, over the saved
+  // model's), and only the model's weights when weights_only.
+  bool tensors = false;
+  bool weights_only = false;
+  std::optional<nlohmann::json> reshard_to;
+  std::string reshard_to_path;  // "phases[2].reshard_to", for its errors at run time
 };
 
 }  // namespace iofab

@@ -52,6 +52,13 @@ void check_shard(const RestoreParams& p, const StepFolder& step, const ShardEntr
 
 Status setup_reader(const RestoreParams& p, const StepFolder& step, const Manifest& m, Reader* rd) {
   for (auto& t : rd->tasks) check_shard(p, step, m.shards[t.shard], &t, rd);
+  std::set<size_t> sliced;
+  for (const SliceRead& sr : rd->slices) sliced.insert(sr.shard);
+  for (size_t shard : sliced) {
+    Task t{shard};
+    check_shard(p, step, m.shards[shard], &t, rd);
+    if (t.skip) rd->skipped_shards.insert(shard);
+  }
   EngineOptions eo;
   eo.queue_depth = p.queue_depth;
   eo.direct = p.direct;
@@ -111,8 +118,8 @@ Status read_shards(const RestoreParams& p, const PhaseContext& ctx, const StepFo
           {e.name, "corrupt: xxh3 " + xxh3_hex(hash.digest()) + ", the manifest says " + xxh3_hex(e.xxh3)});
     }
   }
-  rd->tally.bytes = reader.stats().bytes;
-  rd->tally.ios = reader.stats().ios;
+  rd->tally.bytes += reader.stats().bytes;
+  rd->tally.ios += reader.stats().ios;
   rd->tally.span(start - t0, now_ns() - t0);
   return result;
 }

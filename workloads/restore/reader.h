@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "workloads/restore/checkpoint_source.h"
 #include "workloads/restore/params.h"
 #include "workloads/restore/read_plan.h"
+#include "workloads/restore/slice_plan.h"
 
 namespace iofab {
 
@@ -36,7 +38,9 @@ struct BadShard {
 struct Reader {
   std::unique_ptr<Engine> engine;
   IoBuffers ring;
-  std::vector<Task> tasks;
+  std::vector<Task> tasks;        // read: files
+  std::vector<SliceRead> slices;  // read: tensors (slice_plan.h)
+  std::set<size_t> skipped_shards;  // of the slices' shards, those found bad before reading
   IoTally tally;
   uint64_t verify_ns = 0;
   uint64_t verified_bytes = 0;
@@ -46,7 +50,7 @@ struct Reader {
   std::vector<BadShard> bad;
 };
 
-// Untimed: checks rd's shards in the step folder (a bad one is skipped),
+// Untimed: checks rd's shards (the files its tasks or slices read) in the step folder (a bad one is skipped),
 // makes the engine and its ring of buffers.
 Status setup_reader(const RestoreParams& p, const StepFolder& step, const Manifest& m, Reader* rd);
 // Timed from t0: reads and verifies rd's shards. Returns an error only when

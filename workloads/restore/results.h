@@ -17,11 +17,27 @@
 
 namespace iofab {
 
-// Collective. readers: ranks x workers; device_read_bytes: what this host's
-// disk read during the restore, when known; local: this rank's outcome.
+// read: tensors: what the job loaded, the same on every rank.
+struct TensorRestore {
+  TransformerSpec target;      // the parallelism it loaded with
+  uint64_t tensor_bytes = 0;   // every rank's pieces, in bytes as written (scaled)
+  uint64_t slices = 0;         // reads of records or parts of them, every rank's
+  uint64_t partial_slices = 0; // of those, inside a record
+};
+
+// One checkpoint read back (steps: N reads N).
+struct RestorePass {
+  uint64_t step = 0;
+  double seconds = 0;  // first read's start to the slowest rank's end (rank 0's view after a barrier)
+  uint64_t checkpoint_bytes = 0;
+};
+
+// Collective. readers: ranks x workers; passes: each checkpoint read, oldest first; tensors: read: tensors' shape, else null; device_read_bytes:
+// what this host's disk read during the restore, when known; local: this rank's outcome.
 // Returns local on ranks other than 0; on rank 0 the phase's outcome.
 Status report_restore(PhaseContext& ctx, const RestoreParams& p, const LocatedCheckpoint& cp,
-                      uint64_t readers, const std::vector<Reader>& rds,
-                      std::optional<uint64_t> device_read_bytes, const Status& local, PhaseResult* result);
+                      uint64_t readers, const std::vector<Reader>& rds, const TensorRestore* tensors,
+                      const std::vector<RestorePass>& passes, std::optional<uint64_t> device_read_bytes,
+                      const Status& local, PhaseResult* result);
 
 }  // namespace iofab

@@ -1,0 +1,376 @@
+// Model-shaped checkpoints: who writes replicated state (replica_writer), the files of layouts dcp
+// and megatron, the tensors' content, and the DCP commit (.metadata written last).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "failing_store.h"
+#include "phase_harness.h"
+#include "workloads/checkpoint/checkpoint_files.h"
+#include "workloads/checkpoint/manifest.h"
+#include "workloads/checkpoint/phase_folder.h"
+#include "workloads/checkpoint/results.h"
+#include "workloads/checkpoint/tensor_content.h"
+#include "workloads/checkpoint/tensor_plan.h"
+
+namespace iofab::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json small_model(json extra = json::object()) {
+  json m = {{"layers", 2},   {"hidden", 64}, {"ffn", 128}, {"vocab", 100}, {"heads", 4},
+            {"kv_heads", 2}, {"tensor", 2},  {"data", 2},  {"zero", 0}};
+  for (auto& [k, v] : extra.items()) m[k] = v;
+  return m;
+}
+
+TransformerSpec spec_of(const json& j) {
+  TransformerSpec s;
+  EXPECT_TRUE(parse_model_spec(j, "model", &s).ok());
+  return s;
+}
+
+// Every byte of every tensor state, over every rank's pieces: how often it is held.
+std::map<std::string, std::vector<int>> coverage(const TransformerSpec& s, ReplicaWriter w) {
+  std::map<std::string, std::vector<int>> seen;
+  for (const auto& rank : all_rank_tensors(s, w)) {
+    for (const RankTensor& t : rank) {
+      auto& v = seen[tensor_name(t)];
+      v.resize(t.whole, 0);
+      for (uint64_t e = t.offset; e < t.offset + t.elements; ++e) ++v[e];
+    }
+  }
+  return seen;
+}
+
+TEST(ReplicaWriter, FirstAndSpreadWriteEveryElementOnceAllWritesEveryCopy) {
+  for (int zero : {0, 1, 3}) {
+    const TransformerSpec s = spec_of(small_model({{"zero", zero}}));
+    for (ReplicaWriter w : {ReplicaWriter::kFirst, ReplicaWriter::kSpread}) {
+      for (const auto& [name, counts] : coverage(s, w)) {
+        EXPECT_TRUE(std::all_of(counts.begin(), counts.end(), [](int c) { return c == 1; }))
+            << name << " zero " << zero << " writer " << replica_writer_name(w);
+      }
+    }
+    // No dedup: a norm vector is on every one of the 4 ranks (2 tensor x 2 data) below ZeRO 3.
+    if (zero < 3) {
+      const auto all = coverage(s, ReplicaWriter::kAll);
+      EXPECT_EQ(all.at("layers.0.attn_norm.weight").front(), 4) << zero;
+    }
+  }
+}
+
+TEST(ReplicaWriter, FirstSkewsSpreadBalancesAllMultiplies) {
+  const TransformerSpec s = spec_of(small_model());  // ZeRO 0: the data-parallel ranks hold copies
+  const ModelPlan first = plan_model(s, ReplicaWriter::kFirst);
+  const ModelPlan spread = plan_model(s, ReplicaWriter::kSpread);
+  const ModelPlan all = plan_model(s, ReplicaWriter::kAll);
+  // First: data-parallel rank 1 (ranks 2 and 3) writes nothing; the skew is about the data degree.
+  EXPECT_EQ(first.rank_bytes[2], 0u);
+  EXPECT_EQ(first.rank_bytes[3], 0u);
+  EXPECT_GT(first.skew(), 1.9);
+  // Spread: the same bytes, spread so that no rank writes more than a third above the mean.
+  EXPECT_EQ(spread.total_bytes, first.total_bytes);
+  EXPECT_LT(spread.skew(), 1.34);
+  EXPECT_GT(spread.rank_bytes[2], 0u);
+  EXPECT_LT(spread.skew(), first.skew());
+  // All: every replica writes its copy.
+  EXPECT_GT(all.total_bytes, 2 * first.total_bytes - 1);
+  EXPECT_EQ(all.writing_ranks, 4u);
+  EXPECT_DOUBLE_EQ(rank_skew(first.rank_bytes), first.skew());
+}
+
+TEST(CheckpointFiles, DcpNamesAFilePerRankAndThreadAndBalancesThem) {
+  const TransformerSpec s = spec_of(small_model({{"zero", 3}}));
+  const auto files = plan_checkpoint_files(s, ReplicaWriter::kFirst, CheckpointLayoutKind::kDcp, 2, 1, false);
+  ASSERT_EQ(files.size(), 8u);  // 4 ranks x 2 threads
+  EXPECT_EQ(files[0].path, "__0_0.distcp");
+  EXPECT_EQ(files[1].path, "__0_1.distcp");
+  EXPECT_EQ(files[7].path, "__3_1.distcp");
+  const ModelPlan plan = plan_model(s);
+  for (uint64_t r = 0; r < 4; ++r) {
+    const PlannedFile& a = files[2 * r];
+    const PlannedFile& b = files[2 * r + 1];
+    EXPECT_EQ(a.bytes + b.bytes, plan.rank_bytes[r]) << r;
+    uint64_t largest = 0;
+    for (const auto* f : {&a, &b}) {
+      uint64_t at = 0;
+      for (const FileRecord& rec : f->records) {
+        EXPECT_EQ(rec.file_offset, at) << f->path;  // one record after the other
+        at += rec.bytes;
+        largest = std::max(largest, rec.bytes);
+      }
+    }
+    // The greedy split (largest first, to the lighter file) leaves them at most one tensor apart.
+    EXPECT_LE(std::max(a.bytes, b.bytes) - std::min(a.bytes, b.bytes), largest) << r;
+  }
+  // With one file a rank, the state dict's order: weights first, then the optimizer.
+  const auto one = plan_checkpoint_files(s, ReplicaWriter::kFirst, CheckpointLayoutKind::kDcp, 1, 1, false);
+  EXPECT_EQ(one[0].records.front().tensor, "embedding.weight");
+  EXPECT_TRUE(one[0].records.front().weights);
+  EXPECT_FALSE(one[0].records.back().weights);
+}
+
+TEST(CheckpointFiles, MegatronWritesAFolderPerTensorAndPipelineRank) {
+  const TransformerSpec s = spec_of(small_model({{"pipeline", 2}, {"zero", 1}}));
+  const auto files = plan_checkpoint_files(s, ReplicaWriter::kFirst, CheckpointLayoutKind::kMegatron, 1, 1, false);
+  std::set<std::string> names;
+  for (const auto& f : files) names.insert(f.path);
+  EXPECT_EQ(names, (std::set<std::string>{"mp_rank_00_000/model_optim_rng.pt", "mp_rank_00_000/distrib_optim.pt",
+                                          "mp_rank_01_000/model_optim_rng.pt", "mp_rank_01_000/distrib_optim.pt",
+                                          "mp_rank_00_001/model_optim_rng.pt", "mp_rank_00_001/distrib_optim.pt",
+                                          "mp_rank_01_001/model_optim_rng.pt", "mp_rank_01_001/distrib_optim.pt"}));
+  for (const auto& f : files) {
+    // Written by the group's first data-parallel rank: planned ranks 0..3 of 8.
+    EXPECT_LT(f.plan_rank, 4u) << f.path;
+    if (f.path.ends_with("distrib_optim.pt")) {
+      // Master weights first, each state's tensors in reverse order (Megatron's grad buffers).
+      EXPECT_NE(f.records.front().tensor.find(".master"), std::string::npos) << f.records.front().tensor;
+      EXPECT_FALSE(f.records.front().weights);
+    } else {
+      EXPECT_TRUE(std::all_of(f.records.begin(), f.records.end(), [](const FileRecord& r) { return r.weights; }));
+    }
+  }
+  // Stage 1 of 2 holds the output layer; stage 0 the embedding.
+  const auto& first = *std::find_if(files.begin(), files.end(), [](const PlannedFile& f) {
+    return f.path == "mp_rank_00_001/distrib_optim.pt";
+  });
+  EXPECT_EQ(first.records.front().tensor, "output.master");
+  // Without the distributed optimizer, one file a folder holds it all.
+  const auto zero0 = plan_checkpoint_files(spec_of(small_model()), ReplicaWriter::kFirst,
+                                           CheckpointLayoutKind::kMegatron, 1, 1, false);
+  ASSERT_EQ(zero0.size(), 2u);
+  EXPECT_EQ(zero0[0].path, "mp_rank_00/model_optim_rng.pt");
+}
+
+TEST(CheckpointFiles, ScaleCutsEveryTensorAtTheSamePlacesWhateverTheParallelism) {
+  const double scale = 7;
+  for (const char* name : {"layers.1.mlp.down.exp_avg", "embedding.weight", "layers.0.attn_norm.weight"}) {
+    for (const json& par : {json{{"tensor", 2}, {"data", 2}, {"zero", 3}}, json{{"tensor", 1}, {"data", 4}, {"zero", 3}},
+                            json{{"tensor", 4}, {"data", 1}, {"zero", 0}}}) {
+      const TransformerSpec s = spec_of(small_model(par));
+      uint64_t at = 0;
+      std::vector<std::pair<uint64_t, uint64_t>> spans;
+      uint64_t whole = 0;
+      for (const auto& rank : all_rank_tensors(s, ReplicaWriter::kFirst)) {
+        for (const RankTensor& t : rank) {
+          if (tensor_name(t) != name) continue;
+          const ScaledSpan sp = scaled_span(t, scale);
+          spans.emplace_back(sp.offset, sp.bytes);
+          whole = t.whole * t.dtype_bytes;
+        }
+      }
+      std::sort(spans.begin(), spans.end());
+      for (const auto& [off, bytes] : spans) {
+        EXPECT_EQ(off, at) << name << " " << par.dump();
+        at += bytes;
+      }
+      EXPECT_EQ(at, static_cast<uint64_t>(whole / scale)) << name << " " << par.dump();
+    }
+  }
+}
+
+TEST(TensorContent, ASliceIsTheSameBytesAsTheWholeAndChangesAreFound) {
+  std::vector<unsigned char> whole(20000), part(3001);
+  fill_tensor_bytes(1, 2, 99, 0, whole.data(), whole.size());
+  fill_tensor_bytes(1, 2, 99, 4095, part.data(), part.size());
+  EXPECT_TRUE(std::equal(part.begin(), part.end(), whole.begin() + 4095));
+  uint64_t bad = 0;
+  EXPECT_TRUE(check_tensor_bytes(1, 2, 99, 4095, part.data(), part.size(), &bad));
+  part[1234] ^= 1;
+  EXPECT_FALSE(check_tensor_bytes(1, 2, 99, 4095, part.data(), part.size(), &bad));
+  EXPECT_EQ(bad, 4095u + 1234);
+  // Another step, tensor or seed: other bytes.
+  std::vector<unsigned char> other(whole.size());
+  fill_tensor_bytes(1, 3, 99, 0, other.data(), other.size());
+  EXPECT_NE(other, whole);
+  // No 512-byte sector repeats (dedup cannot shrink it).
+  std::vector<unsigned char> big(1 << 20);
+  fill_tensor_bytes(5, 1, 7, 0, big.data(), big.size());
+  std::set<std::string> sectors;
+  for (size_t i = 0; i < big.size(); i += 512) sectors.emplace(reinterpret_cast<char*>(&big[i]), 512);
+  EXPECT_EQ(sectors.size(), big.size() / 512);
+}
+
+json dcp_params(json extra = json::object()) {
+  json p = {{"model", small_model({{"zero", 1}})}, {"layout", "dcp"}, {"count", 1},      {"gap", 0},
+            {"workers", 2},                       {"block_size", "4KiB"}, {"queue_depth", 4}, {"engine", "psync"}};
+  for (auto& [k, v] : extra.items()) p[k] = v;
+  return p;
+}
+
+TEST(DcpCheckpoint, WritesRankFilesAndItsMetadataLastAndShowsTheSkew) {
+  PhaseHarness h;
+  PhaseResult r;
+  Status s = h.run("checkpoint", "ckpt", dcp_params({{"replica_writer", "first"}}), &r);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const std::string step = h.path() + "/ckpt/step-1";
+  EXPECT_TRUE(fs::exists(step + "/.metadata"));
+  EXPECT_FALSE(fs::exists(step + "/manifest.json"));
+  EXPECT_FALSE(fs::exists(step + "/.metadata.tmp"));
+  Manifest m;
+  ASSERT_TRUE(parse_manifest(read_file(step + "/.metadata"), &m).ok());
+  EXPECT_EQ(m.layout, CheckpointLayoutKind::kDcp);
+  ASSERT_EQ(m.shards.size(), 4u);
+  // The metadata was written after every rank's data: its mtime is not before any data file's.
+  const auto meta_time = fs::last_write_time(step + "/.metadata");
+  for (const ShardEntry& e : m.shards) {
+    EXPECT_TRUE(e.name.starts_with("__") && e.name.ends_with("_0.distcp")) << e.name;
+    EXPECT_EQ(fs::file_size(step + "/" + e.name), e.bytes);
+    EXPECT_FALSE(e.records.empty());
+    EXPECT_LE(fs::last_write_time(step + "/" + e.name), meta_time) << e.name;
+  }
+  const ModelPlan plan = plan_model(spec_of(small_model({{"zero", 1}})), ReplicaWriter::kFirst);
+  EXPECT_DOUBLE_EQ(r.metrics["rank_bytes_skew"], plan.skew());
+  EXPECT_GT(r.metrics["rank_bytes_skew"], 1.0);
+  EXPECT_EQ(r.details["model"]["plan_rank_bytes"].size(), 4u);
+  EXPECT_EQ(r.details["layout"]["commit_file"], ".metadata");
+
+  // Spread lowers the skew of the same model.
+  PhaseHarness h2;
+  PhaseResult r2;
+  ASSERT_TRUE(h2.run("checkpoint", "ckpt", dcp_params({{"replica_writer", "spread"}}), &r2).ok());
+  EXPECT_LT(r2.metrics["rank_bytes_skew"], r.metrics["rank_bytes_skew"]);
+}
+
+TEST(DcpCheckpoint, ACrashBeforeMetadataLeavesNoRestorableCheckpoint) {
+  PhaseHarness h;
+  h.wrap_store = [](std::unique_ptr<Store> inner) -> std::unique_ptr<Store> {
+    return std::make_unique<FailingStore>(std::move(inner), ".metadata.tmp");
+  };
+  PhaseResult r;
+  Status s = h.run("checkpoint", "ckpt", dcp_params(), &r, /*keep=*/true);
+  EXPECT_FALSE(s.ok());
+  // Every rank's data is there, whole and synced; only the coordinator's .metadata is missing.
+  const std::string step = h.path() + "/ckpt/step-1";
+  int data_files = 0;
+  for (const auto& e : fs::directory_iterator(step)) {
+    if (e.path().extension() == ".distcp") ++data_files;
+  }
+  EXPECT_EQ(data_files, 4);
+  EXPECT_FALSE(fs::exists(step + "/.metadata"));
+  std::unique_ptr<Store> store;
+  ASSERT_TRUE(open_posix_store(h.path(), false, &store).ok());
+  StepListing steps;
+  ASSERT_TRUE(list_steps(*store, "ckpt", &steps).ok());
+  EXPECT_TRUE(steps.committed.empty());
+  EXPECT_EQ(steps.tmp, (std::vector<std::string>{"step-1"}));
+
+  // A restore finds nothing to restore, and says why.
+  h.wrap_store = nullptr;
+  PhaseResult rr;
+  s = h.run("restore", "restore", {{"checkpoint", "ckpt"}, {"engine", "psync"}}, &rr);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("never committed"), std::string::npos) << s.message();
+
+  // The next checkpoint phase clears it and commits its own step 1.
+  PhaseResult again;
+  ASSERT_TRUE(h.run("checkpoint", "ckpt", dcp_params(), &again, true).ok());
+  EXPECT_EQ(again.details["stale_tmp_removed"], 1);
+  EXPECT_TRUE(fs::exists(step + "/.metadata"));
+}
+
+TEST(TensorRestore, ReshardingReadsSlicesAndVerifiesEveryByte) {
+  PhaseHarness h;
+  PhaseResult r;
+  ASSERT_TRUE(h.run("checkpoint", "ckpt", dcp_params({{"scale", 3}}), &r, true).ok());
+  PhaseResult rr;
+  Status s = h.run("restore", "restore",
+                   {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"workers", 2}, {"block_size", "4KiB"},
+                    {"reshard_to", {{"tensor", 1}, {"data", 4}, {"zero", 3}}}},
+                   &rr, true);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(rr.details["read"], "tensors");
+  EXPECT_GT(rr.details["tensors"]["partial_slices"].get<uint64_t>(), 0u);
+  // Every byte the new job loads was read and checked: all of the checkpoint here.
+  EXPECT_EQ(rr.metrics["verified_bytes"], r.metrics["checkpoint_bytes"]);
+  EXPECT_EQ(rr.metrics["read_bytes"], r.metrics["checkpoint_bytes"]);
+  EXPECT_EQ(rr.metrics["corrupt_shards"], 0);
+
+  // Weights only: the weights' share of the bytes (bf16 weights beside fp32 master and moments).
+  PhaseResult rw;
+  ASSERT_TRUE(h.run("restore", "weights", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"weights_only", true}},
+                    &rw, true)
+                  .ok());
+  const double fraction = rw.details["tensors"]["fraction_of_checkpoint"];
+  // ZeRO 1: both data-parallel replicas load the weights: 2 x 2 / 14 of the bytes.
+  EXPECT_NEAR(fraction, 4.0 / 14, 0.01);
+
+  // One flipped byte in the middle of a tensor: the resharding restore names the file.
+  Manifest m;
+  ASSERT_TRUE(parse_manifest(read_file(h.path() + "/ckpt/step-1/.metadata"), &m).ok());
+  const ShardEntry& victim = m.shards[1];
+  const FileRecord& rec = victim.records[victim.records.size() / 2];
+  std::string bytes = read_file(h.path() + "/ckpt/step-1/" + victim.name);
+  bytes[rec.file_offset + rec.bytes / 2] ^= 0x40;
+  write_file(h.path() + "/ckpt/step-1/" + victim.name, bytes);
+  PhaseResult bad;
+  s = h.run("restore", "again",
+            {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"reshard_to", {{"tensor", 1}, {"data", 4}, {"zero", 3}}}},
+            &bad, true);
+  EXPECT_EQ(bad.metrics["corrupt_shards"], 1);
+  EXPECT_NE(bad.details["bad_shards"].dump().find(victim.name), std::string::npos) << bad.details["bad_shards"];
+}
+
+TEST(TensorRestore, BadParamsNameTheField) {
+  std::string err;
+  EXPECT_EQ(PhaseHarness::parse("restore", {{"reshard_to", {{"layers", 3}}}}, &err), nullptr);
+  EXPECT_NE(err.find("phases[0].reshard_to"), std::string::npos) << err;
+  EXPECT_NE(err.find("layers"), std::string::npos) << err;
+  EXPECT_EQ(PhaseHarness::parse("restore", {{"reshard_to", {{"tensor", "two"}}}}, &err), nullptr);
+  EXPECT_NE(err.find("phases[0].reshard_to.tensor"), std::string::npos) << err;
+  EXPECT_EQ(PhaseHarness::parse("restore", {{"weights_only", true}, {"fanout", 8}}, &err), nullptr);
+  EXPECT_NE(err.find("phases[0].fanout"), std::string::npos) << err;
+  EXPECT_EQ(PhaseHarness::parse("checkpoint", {{"layout", "dcp"}}, &err), nullptr);
+  EXPECT_NE(err.find("phases[0].layout"), std::string::npos) << err;
+  EXPECT_EQ(PhaseHarness::parse("checkpoint", {{"preset", "mlperf-llama3-8b"}, {"replica_writer", "spread"}}, &err),
+            nullptr);
+  EXPECT_NE(err.find("phases[0].replica_writer"), std::string::npos) << err;
+  EXPECT_EQ(PhaseHarness::parse("checkpoint", dcp_params({{"layout", "megatron"}, {"replica_writer", "all"}}), &err),
+            nullptr);
+  EXPECT_NE(err.find("phases[0].replica_writer"), std::string::npos) << err;
+  EXPECT_EQ(PhaseHarness::parse("checkpoint", dcp_params({{"layout", "shards"}, {"threads", 2}}), &err), nullptr);
+  EXPECT_NE(err.find("phases[0].threads"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace iofab::testing
+
+namespace iofab::testing {
+namespace {
+
+// MLPerf Storage's cycle: N checkpoints written, then N read back, each from a cold cache.
+TEST(RestoreSteps, ReadsBackEveryCheckpointOldestFirst) {
+  PhaseHarness h;
+  PhaseResult w;
+  ASSERT_TRUE(h.run("checkpoint", "ckpt", dcp_params({{"count", 3}, {"keep", 3}}), &w, true).ok());
+  PhaseResult r;
+  Status s = h.run("restore", "restore", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"fanout", 1}, {"steps", 3}},
+                   &r, true);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(r.details["passes"].size(), 3u);
+  EXPECT_EQ(r.details["passes"][0]["step"], 1);
+  EXPECT_EQ(r.details["passes"][2]["step"], 3);
+  EXPECT_EQ(r.metrics["checkpoints_read"], 3);
+  EXPECT_EQ(r.metrics["read_write_ratio"], 1);  // each checkpoint read once
+  EXPECT_EQ(r.metrics["read_bytes"], 3 * w.metrics["checkpoint_bytes"]);
+  EXPECT_EQ(r.metrics["verified_bytes"], r.metrics["read_bytes"]);
+  double sum = 0;
+  for (const auto& p : r.details["passes"]) sum += p["seconds"].get<double>();
+  EXPECT_DOUBLE_EQ(r.metrics["restore_seconds"], sum);
+  EXPECT_GT(r.metrics["mlperf_load_gib_per_s"], 0);
+  EXPECT_GT(w.metrics["mlperf_save_gib_per_s"], 0);
+  // More steps than were kept: the error says how to keep them.
+  PhaseResult more;
+  s = h.run("restore", "more", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"steps", 4}}, &more, true);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("keep"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace iofab::testing

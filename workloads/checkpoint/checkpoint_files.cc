@@ -1,0 +1,129 @@
+#include "workloads/checkpoint/checkpoint_files.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "workloads/checkpoint/shard_layout.h"
+
+namespace iofab {
+namespace {
+
+uint64_t scaled(uint64_t bytes, double scale) {
+  if (scale == 1) return bytes;
+  return static_cast<uint64_t>(std::floor(static_cast<double>(bytes) / scale));
+}
+
+FileRecord record_of(const RankTensor& t, uint64_t rank, double scale) {
+  const ScaledSpan s = scaled_span(t, scale);
+  FileRecord r;
+  r.tensor = tensor_name(t);
+  // Under DLIO's rules every rank's piece of a tensor starts at 0: the rank keeps their bytes apart,
+  // or storage that deduplicates would keep one copy.
+  r.key = t.whole == 0 ? tensor_key(t) ^ (0x9e3779b97f4a7c15ULL * (rank + 1)) : tensor_key(t);
+  r.bytes = s.bytes;
+  r.tensor_offset = s.offset;
+  r.tensor_bytes = t.whole == 0 ? 0 : scaled(t.whole * t.dtype_bytes, scale);
+  r.weights = t.state == TensorState::kWeights;
+  return r;
+}
+
+void add_file(std::string path, uint64_t rank, const std::vector<const RankTensor*>& tensors, double scale,
+              bool align, std::vector<PlannedFile>* out) {
+  PlannedFile f;
+  f.path = std::move(path);
+  f.plan_rank = rank;
+  for (const RankTensor* t : tensors) {
+    FileRecord r = record_of(*t, rank, scale);
+    if (r.bytes == 0) continue;
+    r.file_offset = f.bytes;
+    f.bytes += r.bytes;
+    f.records.push_back(std::move(r));
+  }
+  if (f.records.empty()) return;
+  if (align) f.bytes = (f.bytes + kShardAlign - 1) / kShardAlign * kShardAlign;
+  out->push_back(std::move(f));
+}
+
+void dcp_files(const TransformerSpec& spec, ReplicaWriter writer, unsigned threads, double scale, bool align,
+               std::vector<PlannedFile>* out) {
+  const auto all = all_rank_tensors(spec, writer);
+  for (uint64_t r = 0; r < all.size(); ++r) {
+    std::vector<std::vector<const RankTensor*>> bins(threads);
+    if (threads == 1) {
+      for (const RankTensor& t : all[r]) bins[0].push_back(&t);
+    } else {
+      std::vector<const RankTensor*> by_size;
+      for (const RankTensor& t : all[r]) by_size.push_back(&t);
+      std::stable_sort(by_size.begin(), by_size.end(),
+                       [](const RankTensor* a, const RankTensor* b) { return a->bytes() > b->bytes(); });
+      std::vector<uint64_t> sizes(threads, 0);
+      for (const RankTensor* t : by_size) {
+        const size_t i = static_cast<size_t>(std::min_element(sizes.begin(), sizes.end()) - sizes.begin());
+        bins[i].push_back(t);
+        sizes[i] += t->bytes();
+      }
+    }
+    for (unsigned i = 0; i < threads; ++i) {
+      add_file("__" + std::to_string(r) + "_" + std::to_string(i) + ".distcp", r, bins[i], scale, align, out);
+    }
+  }
+}
+
+void megatron_files(const TransformerSpec& spec, double scale, bool align, std::vector<PlannedFile>* out) {
+  // The first data-parallel rank of each tensor x pipeline group holds its whole piece: plan that rank
+  // as if alone (no data parallelism), with every tensor rank's copy of the norms, as each writes its own.
+  TransformerSpec one = spec;
+  one.data = 1;
+  one.zero = 0;
+  for (uint64_t p = 0; p < spec.pipeline; ++p) {
+    for (uint64_t t = 0; t < spec.tensor; ++t) {
+      const uint64_t rank = t + spec.tensor * p;
+      const std::vector<RankTensor> tensors = rank_tensors(one, rank, ReplicaWriter::kAll);
+      char folder[64];
+      if (spec.pipeline == 1) {
+        std::snprintf(folder, sizeof folder, "mp_rank_%02llu", static_cast<unsigned long long>(t));
+      } else {
+        std::snprintf(folder, sizeof folder, "mp_rank_%02llu_%03llu", static_cast<unsigned long long>(t),
+                      static_cast<unsigned long long>(p));
+      }
+      std::vector<const RankTensor*> model;
+      std::vector<const RankTensor*> optimizer;
+      for (const RankTensor& x : tensors) (x.state == TensorState::kWeights ? model : optimizer).push_back(&x);
+      if (spec.zero == 0) {
+        model.insert(model.end(), optimizer.begin(), optimizer.end());
+        add_file(std::string(folder) + "/model_optim_rng.pt", rank, model, scale, align, out);
+        continue;
+      }
+      add_file(std::string(folder) + "/model_optim_rng.pt", rank, model, scale, align, out);
+      std::vector<const RankTensor*> flat;
+      for (TensorState st : {TensorState::kMaster, TensorState::kMoment1, TensorState::kMoment2}) {
+        for (auto it = optimizer.rbegin(); it != optimizer.rend(); ++it) {
+          if ((*it)->state == st) flat.push_back(*it);
+        }
+      }
+      add_file(std::string(folder) + "/distrib_optim.pt", rank, flat, scale, align, out);
+    }
+  }
+}
+
+}  // namespace
+
+ScaledSpan scaled_span(const RankTensor& t, double scale) {
+  const uint64_t begin = t.offset * t.dtype_bytes;
+  const uint64_t end = begin + t.bytes();
+  if (t.whole == 0) return {0, std::max<uint64_t>(scaled(t.bytes(), scale), 1)};
+  const uint64_t b = scaled(begin, scale);
+  return {b, scaled(end, scale) - b};
+}
+
+std::vector<PlannedFile> plan_checkpoint_files(const TransformerSpec& spec, ReplicaWriter writer,
+                                               CheckpointLayoutKind layout, unsigned threads, double scale,
+                                               bool align) {
+  std::vector<PlannedFile> out;
+  if (layout == CheckpointLayoutKind::kDcp) dcp_files(spec, writer, std::max(threads, 1u), scale, align, &out);
+  if (layout == CheckpointLayoutKind::kMegatron) megatron_files(spec, scale, align, &out);
+  return out;
+}
+
+}  // namespace iofab

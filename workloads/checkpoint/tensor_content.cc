@@ -1,0 +1,81 @@
+#include "workloads/checkpoint/tensor_content.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace iofab {
+namespace {
+
+constexpr uint64_t kChunk = 4096;
+constexpr uint64_t kSector = 512;
+constexpr uint64_t kStamp = 16;
+constexpr uint64_t kPoolChunks = 256;
+
+uint64_t mix(uint64_t x) {
+  // splitmix64's finaliser: every input bit reaches every output bit.
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// 1 MiB of random bytes, the same on every host: chunks are copied from it, so filling runs at memcpy speed.
+const unsigned char* pool() {
+  static const std::vector<unsigned char> kPool = [] {
+    std::vector<unsigned char> p(kPoolChunks * kChunk);
+    uint64_t s = 0x10fab;
+    for (size_t i = 0; i < p.size(); i += 8) {
+      s = mix(s);
+      std::memcpy(&p[i], &s, 8);
+    }
+    return p;
+  }();
+  return kPool.data();
+}
+
+}  // namespace
+
+void fill_tensor_bytes(uint64_t seed, uint64_t step, uint64_t key, uint64_t offset, unsigned char* buf,
+                       size_t len) {
+  const unsigned char* p = pool();
+  const uint64_t tensor = mix(mix(seed ^ mix(step)) ^ key);
+  uint64_t at = offset;
+  const uint64_t end = offset + len;
+  while (at < end) {
+    const uint64_t chunk = at / kChunk;
+    const uint64_t chunk_end = std::min(end, (chunk + 1) * kChunk);
+    const unsigned char* src = p + (mix(tensor ^ chunk) % kPoolChunks) * kChunk;
+    std::memcpy(buf + (at - offset), src + (at - chunk * kChunk), chunk_end - at);
+    // The stamps of the sectors this piece touches.
+    for (uint64_t sector = at / kSector; sector * kSector < chunk_end; ++sector) {
+      unsigned char stamp[kStamp];
+      std::memcpy(stamp, &tensor, 8);
+      std::memcpy(stamp + 8, &sector, 8);
+      const uint64_t s0 = std::max(at, sector * kSector);
+      const uint64_t s1 = std::min(chunk_end, sector * kSector + kStamp);
+      if (s0 < s1) std::memcpy(buf + (s0 - offset), stamp + (s0 - sector * kSector), s1 - s0);
+    }
+    at = chunk_end;
+  }
+}
+
+bool check_tensor_bytes(uint64_t seed, uint64_t step, uint64_t key, uint64_t offset, const unsigned char* buf,
+                        size_t len, uint64_t* first_bad) {
+  constexpr size_t kPiece = 64 * 1024;
+  unsigned char expect[kPiece];
+  for (size_t done = 0; done < len;) {
+    const size_t n = std::min(kPiece, len - done);
+    fill_tensor_bytes(seed, step, key, offset + done, expect, n);
+    if (std::memcmp(expect, buf + done, n) != 0) {
+      size_t i = 0;
+      while (expect[i] == buf[done + i]) ++i;
+      *first_bad = offset + done + i;
+      return false;
+    }
+    done += n;
+  }
+  return true;
+}
+
+}  // namespace iofab

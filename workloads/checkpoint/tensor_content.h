@@ -1,0 +1,25 @@
+// The bytes of a checkpoint's tensors, as a pure function of (run seed,
+// step, tensor key, byte offset in the whole tensor): any slice of any
+// tensor can be made again and compared, by a restore with another
+// parallelism that reads a piece no writer wrote alone. The bytes are
+// incompressible and no 512-byte sector repeats (each starts with a 16-byte
+// stamp of its tensor, step and position), as harness/engines/data_fill.h
+// promises for every other phase, so dedup or compression cannot report fiction.
+//
+// Thread-safety: reentrant (the shared pool is built once, thread-safe).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace iofab {
+
+// Fills buf with bytes [offset, offset + len) of tensor key's content at step.
+void fill_tensor_bytes(uint64_t seed, uint64_t step, uint64_t key, uint64_t offset, unsigned char* buf,
+                       size_t len);
+// Whether buf holds exactly those bytes; *first_bad gets the offset (in the tensor) of the first byte
+// that differs.
+bool check_tensor_bytes(uint64_t seed, uint64_t step, uint64_t key, uint64_t offset, const unsigned char* buf,
+                        size_t len, uint64_t* first_bad);
+
+}  // namespace iofab
