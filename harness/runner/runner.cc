@@ -404,6 +404,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
       better_map[m.name] = better_name(m.better);
       if (headline.size() < 4 && m.name.find('*') == std::string::npos) headline.push_back(m.name);
     }
+    if (!spec.headline.empty()) headline = spec.headline;
     const bool stopped = comm.failed() || any_rank_stopped(comm, stop);
     if (comm.failed() && comm_failure.empty()) {
       // Lost between phases (the agreement to start this one): say who, not an empty reason.

@@ -26,7 +26,7 @@ using nlohmann::json;
 namespace {
 
 const std::set<std::string, std::less<>> kTopKeys = {"name", "description", "target", "defaults", "phases"};
-const std::set<std::string, std::less<>> kPhaseOwnKeys = {"kind", "name", "checks"};
+const std::set<std::string, std::less<>> kPhaseOwnKeys = {"kind", "name", "checks", "headline"};
 const std::set<std::string, std::less<>> kCheckKeys = {"metric", "op", "value", "name"};
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
@@ -172,6 +172,26 @@ const char* unit_example(Unit unit) {
     case Unit::kRatio: return "a number like 1.5";
   }
   return "a number";
+}
+
+// `headline`: the metrics the console shows for the phase, instead of the first ones of its table.
+void parse_headline(const json& arr, const std::string& path, const PhaseKind& kind, std::vector<std::string>* out,
+                    std::vector<std::string>* errors) {
+  if (!arr.is_array() || arr.empty() || arr.size() > 8) {
+    errors->push_back(path + ": expected an array of 1 to 8 metric names like [\"mlperf_au\"], got " +
+                      describe_json_value(arr));
+    return;
+  }
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const std::string name = arr[i].is_string() ? arr[i].get<std::string>() : "";
+    const MetricInfo* info = name.empty() ? nullptr : find_metric(kind, name);
+    if (info == nullptr || name.find('*') != std::string::npos) {
+      errors->push_back(path + "[" + std::to_string(i) + "]: expected a metric name of phase kind " +
+                        std::string(kind.name) + ", got " + describe_json_value(arr[i]));
+      continue;
+    }
+    out->push_back(name);
+  }
 }
 
 void parse_checks(const json& arr, const std::string& path, const PhaseKind& kind, std::vector<CheckSpec>* out,
@@ -373,6 +393,7 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
       Status st = reader.finish(kPhaseOwnKeys);
       errors.insert(errors.end(), reader.errors().begin(), reader.errors().end());
       if (p.contains("checks")) parse_checks(p["checks"], path + ".checks", *kind, &spec.checks, &errors);
+      if (p.contains("headline")) parse_headline(p["headline"], path + ".headline", *kind, &spec.headline, &errors);
       if (!st.ok()) continue;
       if (!spec.phase->planned_bytes(1) || !spec.phase->retained_bytes(1)) {
         errors.push_back(path + ": the bytes this phase puts on the target exceed 2^64 even on one rank; make its "

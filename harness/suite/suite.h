@@ -30,6 +30,7 @@ struct PhaseSpec {
   std::unique_ptr<Phase> phase;
   nlohmann::json params;  // resolved, base units
   std::vector<CheckSpec> checks;
+  std::vector<std::string> headline;  // the console's figures for it; empty: the first of its metric table
 };
 
 struct Suite {
