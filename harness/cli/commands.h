@@ -49,6 +49,7 @@ struct PlanArgs {
   std::string preset;   // a preset's name (workloads/checkpoint/presets.h)
   std::string model;    // a JSON object of model fields, over the preset's when both
   std::string tensors;  // with a model: list this rank's tensors
+  std::string replica_writer;  // with a model: first (default), spread or all
   std::string bytes_per_param = "14";
   bool bytes_per_param_given = false;  // only with params
   std::string interval = "1h";

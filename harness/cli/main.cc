@@ -90,6 +90,9 @@ int iofab_main(int argc, char** argv) {
                    "A model as JSON: layers, hidden, ffn, vocab, heads, kv_heads, tied_embeddings, dtype, "
                    "master_dtype, optimizer_dtype, tensor, pipeline, data, zero, formula (over --preset's)");
   plan->add_option("--tensors", plan_args.tensors, "With a model: list this rank's tensors");
+  plan->add_option("--replica-writer", plan_args.replica_writer,
+                   "With a model: who writes replicated state: first (default), spread or all; the plan shows "
+                   "every rank's bytes and the skew");
   auto* bytes_per_param = plan->add_option("--bytes-per-param", plan_args.bytes_per_param,
                                            "Checkpoint bytes per parameter (with --params)")
                               ->capture_default_str();

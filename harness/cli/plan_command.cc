@@ -156,6 +156,26 @@ int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
                       kMinBytesPerParam, kMaxBytesPerParam, false, "a number of bytes like 14"))
       in.bytes_per_param = *v;
   }
+  ReplicaWriter writer = ReplicaWriter::kFirst;
+  if (!a.replica_writer.empty()) {
+    if (!by_model) {
+      err << "iofab plan: --replica-writer: applies only with a model (--preset or --model)\n";
+      return 2;
+    }
+    if (a.replica_writer == "spread") {
+      writer = ReplicaWriter::kSpread;
+    } else if (a.replica_writer == "all") {
+      writer = ReplicaWriter::kAll;
+    } else if (a.replica_writer != "first") {
+      err << "iofab plan: --replica-writer: expected first, spread or all, got \"" << a.replica_writer << "\"\n";
+      return 2;
+    }
+    if (writer != ReplicaWriter::kFirst && spec.formula == ModelFormula::kDlio) {
+      err << "iofab plan: --replica-writer: DLIO's rules (formula dlio) write replicated state from the first "
+             "replica only\n";
+      return 2;
+    }
+  }
   std::optional<uint64_t> tensors_of;
   if (!a.tensors.empty()) {
     if (!by_model) {
@@ -196,7 +216,7 @@ int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (by_model) {
     // The budget reads the model's plan: its bytes over its parameters, every rank a GPU, the ranks with
     // bytes to write the writers.
-    mp = plan_model(spec);
+    mp = plan_model(spec, writer);
     in.params = static_cast<double>(mp.parameters);
     in.bytes_per_param = static_cast<double>(mp.total_bytes) / static_cast<double>(mp.parameters);
     in.gpus = static_cast<double>(mp.ranks);
@@ -204,7 +224,7 @@ int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   }
   const CheckpointPlan plan = make_checkpoint_plan(in);
   std::vector<RankTensor> tensors;
-  if (tensors_of) tensors = rank_tensors(spec, *tensors_of);
+  if (tensors_of) tensors = rank_tensors(spec, *tensors_of, writer);
   if (a.json) {
     json j = to_json(plan);
     if (by_model) {
@@ -251,7 +271,8 @@ int cmd_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
       row("MLPerf Storage's table", g(preset->published_gib) + " GiB (docs/models.md explains the gap)");
     }
     out << "per rank (" << mp.ranks << (mp.ranks == 1 ? " rank, " : " ranks, ") << mp.writing_ranks
-        << (mp.writing_ranks == 1 ? " writes" : " write") << "):\n";
+        << (mp.writing_ranks == 1 ? " writes" : " write") << "; replica writer "
+        << replica_writer_name(mp.replica_writer) << ", skew " << g(mp.skew()) << " = largest / mean):\n";
     write_rank_groups(mp, row);
     if (tensors_of) {
       out << "tensors of rank " << *tensors_of << " (" << tensors.size() << "):\n";

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
@@ -98,6 +99,30 @@ TEST(CheckpointCli, PlanPresetsPrintEveryRanksBytes) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("tensor 2 x pipeline 1 x data 2 = 4 ranks, ZeRO 3"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("112423657472 bytes"), std::string::npos) << r.out;  // 8,030,261,248 x 14
+}
+
+TEST(CheckpointCli, PlanShowsTheSkewOfEachReplicaWriter) {
+  // ZeRO 0 over 4 data-parallel replicas: the first replica's 2 ranks write everything.
+  const std::vector<std::string> base = {"plan", "--preset", "llama3-8b", "--model",
+                                         R"({"tensor": 2, "data": 4, "zero": 0})", "--json"};
+  std::map<std::string, json> plans;
+  for (const char* w : {"first", "spread", "all"}) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--replica-writer", w});
+    CommandResult r = run_iofab(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    plans[w] = json::parse(r.out)["model_plan"];
+  }
+  EXPECT_NEAR(plans["first"]["skew"].get<double>(), 4.0, 0.01);
+  EXPECT_LT(plans["spread"]["skew"].get<double>(), 1.01);
+  EXPECT_EQ(plans["spread"]["total_bytes"], plans["first"]["total_bytes"]);
+  EXPECT_GT(plans["all"]["total_bytes"].get<double>(), 3.9 * plans["first"]["total_bytes"].get<double>());
+  CommandResult r = run_iofab({"plan", "--preset", "llama3-8b", "--replica-writer", "some"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--replica-writer: expected first, spread or all"), std::string::npos) << r.err;
+  r = run_iofab({"plan", "--preset", "mlperf-llama3-8b", "--replica-writer", "spread"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("DLIO"), std::string::npos) << r.err;
 }
 
 TEST(CheckpointCli, PlanBadValuesExitTwoNamingTheOption) {
