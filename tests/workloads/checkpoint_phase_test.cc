@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "phase_harness.h"
+#include "small_checkpoint.h"
 #include "slow_write_engine.h"
 #include "workloads/checkpoint/budget.h"
 #include "workloads/checkpoint/folder_layout.h"
@@ -20,14 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-// A small checkpoint that runs in milliseconds on tmpfs.
-json small(json extra = json::object()) {
-  json p = {{"checkpoint_size", "8MiB"}, {"count", 1},       {"gap", 0},         {"workers", 2},
-            {"block_size", "256KiB"},    {"queue_depth", 4}, {"engine", "psync"}};
-  for (auto& [k, v] : extra.items()) p[k] = v;
-  return p;
-}
 
 std::vector<std::string> entries(const std::string& dir) {
   std::vector<std::string> out;
@@ -57,7 +50,7 @@ TEST(CheckpointLayout, SplitsTheCheckpointOverTheWriters) {
 }
 
 TEST(CheckpointPhase, PlannedBytesCoverKeepPlusOneCheckpoints) {
-  auto p = PhaseHarness::parse("checkpoint", small({{"keep", 2}}));
+  auto p = PhaseHarness::parse("checkpoint", small_checkpoint({{"keep", 2}}));
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->planned_bytes(1), 3u * (8u << 20));
   EXPECT_EQ(p->planned_bytes(4), 3u * (8u << 20));  // 8 shards of 1 MiB
@@ -89,7 +82,7 @@ TEST(CheckpointPhase, BadParamsNameTheKey) {
 TEST(CheckpointPhase, SyncCommitsEveryStepAndLeavesTheNewest) {
   PhaseHarness h;
   PhaseResult r;
-  Status s = h.run("checkpoint", "ckpt", small({{"count", 3}, {"keep", 2}}), &r);
+  Status s = h.run("checkpoint", "ckpt", small_checkpoint({{"count", 3}, {"keep", 2}}), &r);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(r.metrics["checkpoints"], 3);
   EXPECT_EQ(r.metrics["shards"], 2);
@@ -130,7 +123,7 @@ TEST(CheckpointPhase, BudgetFiguresFollowTheFormulas) {
   PhaseHarness h;
   PhaseResult r;
   // A 1e9-parameter model (14e9 bytes) written at 1/1000 of its size, hourly.
-  json p = small({{"params", 1e9}, {"scale", 1000}, {"count", 2}});
+  json p = small_checkpoint({{"params", 1e9}, {"scale", 1000}, {"count", 2}});
   p.erase("checkpoint_size");
   Status s = h.run("checkpoint", "checkpoint", p, &r);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -159,8 +152,8 @@ TEST(CheckpointPhase, BudgetFiguresFollowTheFormulas) {
 TEST(CheckpointPhase, VerdictFlipsWithTheInterval) {
   PhaseHarness h;
   PhaseResult tight, loose;
-  ASSERT_TRUE(h.run("checkpoint", "a", small({{"interval", "1ms"}}), &tight).ok());
-  ASSERT_TRUE(h.run("checkpoint", "b", small({{"interval", "1000h"}}), &loose).ok());
+  ASSERT_TRUE(h.run("checkpoint", "a", small_checkpoint({{"interval", "1ms"}}), &tight).ok());
+  ASSERT_TRUE(h.run("checkpoint", "b", small_checkpoint({{"interval", "1000h"}}), &loose).ok());
   EXPECT_LT(tight.metrics["budget_margin"], 1);
   EXPECT_EQ(tight.details["budget"]["passed"], false);
   EXPECT_GT(loose.metrics["budget_margin"], 1);
@@ -235,7 +228,7 @@ TEST(CheckpointPhase, AsyncCheckpointDueBeforeTheDrainEndedFails) {
 TEST(CheckpointPhase, WriterFractionLeavesWorkersIdle) {
   PhaseHarness h;
   PhaseResult r;
-  ASSERT_TRUE(h.run("checkpoint", "ckpt", small({{"workers", 4}, {"writer_fraction", 0.5}}), &r).ok());
+  ASSERT_TRUE(h.run("checkpoint", "ckpt", small_checkpoint({{"workers", 4}, {"writer_fraction", 0.5}}), &r).ok());
   EXPECT_EQ(r.metrics["shards"], 2);
   EXPECT_EQ(entries(h.path() + "/ckpt/step-1").size(), 3u);  // 2 shards + manifest
 }
@@ -271,7 +264,7 @@ TEST(CheckpointPhase, InterruptedMidWriteLeavesOnlyATmpThatTheNextRunRemoves) {
   // The next run in this folder removes the stale .tmp before it writes.
   h.stop.store(false);
   PhaseResult again;
-  s = h.run("checkpoint", "ckpt", small(), &again);
+  s = h.run("checkpoint", "ckpt", small_checkpoint(), &again);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(again.details["stale_tmp_removed"], 1);
   EXPECT_EQ(entries(dir), (std::vector<std::string>{"step-1"}));
@@ -280,8 +273,8 @@ TEST(CheckpointPhase, InterruptedMidWriteLeavesOnlyATmpThatTheNextRunRemoves) {
 TEST(CheckpointPhase, StepsContinueAfterCommittedOnes) {
   PhaseHarness h;
   PhaseResult r1, r2;
-  ASSERT_TRUE(h.run("checkpoint", "ckpt", small({{"count", 2}}), &r1).ok());
-  ASSERT_TRUE(h.run("checkpoint", "ckpt", small({{"count", 1}}), &r2).ok());
+  ASSERT_TRUE(h.run("checkpoint", "ckpt", small_checkpoint({{"count", 2}}), &r1).ok());
+  ASSERT_TRUE(h.run("checkpoint", "ckpt", small_checkpoint({{"count", 1}}), &r2).ok());
   EXPECT_EQ(r2.details["checkpoints"][0]["step"], 3);
   EXPECT_EQ(entries(h.path() + "/ckpt"), (std::vector<std::string>{"step-3"}));
 }

@@ -14,6 +14,7 @@
 #include "harness/store/memory_store.h"
 #include "harness/store/posix_store.h"
 #include "phase_harness.h"
+#include "small_checkpoint.h"
 #include "reports/phase_definitions.h"
 #include "slow_store.h"
 #include "test_util.h"
@@ -72,13 +73,6 @@ class TierHarness {
   SelfComm comm_;
 };
 
-json small(json extra = json::object()) {
-  json p = {{"checkpoint_size", "8MiB"}, {"count", 1},       {"gap", 0},         {"workers", 2},
-            {"block_size", "256KiB"},    {"queue_depth", 4}, {"engine", "psync"}};
-  for (auto& [k, v] : extra.items()) p[k] = v;
-  return p;
-}
-
 std::vector<std::string> entries(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;
@@ -105,7 +99,7 @@ Manifest verified_manifest(const std::string& step_dir, std::string_view commit_
 TEST(CheckpointTier, TargetGetsACommittedCheckpointIdenticalToTheLocalOne) {
   TierHarness h;
   PhaseResult r;
-  Status s = h.run(small(), &r, /*keep=*/true);
+  Status s = h.run(small_checkpoint(), &r, /*keep=*/true);
   ASSERT_TRUE(s.ok()) << s.message();
   // Committed on the target as a single-tier step is: a step-N/ with its manifest, no .tmp left.
   EXPECT_EQ(entries(h.shared_step(1) + "/..").size(), 1u);
@@ -125,7 +119,7 @@ TEST(CheckpointTier, TargetGetsACommittedCheckpointIdenticalToTheLocalOne) {
 TEST(CheckpointTier, LocalFolderGoesWithThePhaseAndRecoveryReadsBothTiers) {
   TierHarness h;
   PhaseResult r;
-  Status s = h.run(small({{"count", 2}, {"gap", "1ms"}}), &r);
+  Status s = h.run(small_checkpoint({{"count", 2}, {"gap", "1ms"}}), &r);
   // A 1 ms gap may or may not hold the drain; either way both steps commit whole.
   if (!s.ok()) {
     EXPECT_NE(s.message().find("waited for the previous drain"), std::string::npos) << s.message();
@@ -164,7 +158,7 @@ TEST(CheckpointTier, StallEndsBeforeTheDrainBegins) {
   SlowStoreLog log;
   PhaseResult r;
   const uint64_t called_ns = now_ns();
-  Status s = h.run(small(), &r, false, [&](std::unique_ptr<Store> inner) {
+  Status s = h.run(small_checkpoint(), &r, false, [&](std::unique_ptr<Store> inner) {
     return std::make_unique<SlowStore>(std::move(inner), kDelay, &log);
   });
   ASSERT_TRUE(s.ok()) << s.message();
@@ -183,7 +177,7 @@ TEST(CheckpointTier, SlowDrainOverrunsTheNextCheckpoint) {
   TierHarness h;
   SlowStoreLog log;
   PhaseResult r;
-  Status s = h.run(small({{"count", 3}}), &r, /*keep=*/true, [&](std::unique_ptr<Store> inner) {
+  Status s = h.run(small_checkpoint({{"count", 3}}), &r, /*keep=*/true, [&](std::unique_ptr<Store> inner) {
     return std::make_unique<SlowStore>(std::move(inner), kDelay, &log);
   });
   EXPECT_FALSE(s.ok());
@@ -203,7 +197,7 @@ TEST(CheckpointTier, CtrlCDuringTheDrainLeavesNoLocalFolderAndNoCheckpoint) {
   TierHarness h;
   SlowStoreLog log;
   PhaseResult r;
-  Status s = h.run(small(), &r, false, [&](std::unique_ptr<Store> inner) {
+  Status s = h.run(small_checkpoint(), &r, false, [&](std::unique_ptr<Store> inner) {
     return std::make_unique<SlowStore>(std::move(inner), std::chrono::milliseconds(0), &log,
                                        [&] { h.stop.store(true); });
   });
@@ -220,7 +214,7 @@ TEST(CheckpointTier, LocalDirWithoutRoomWritesNothing) {
   TempDir target("/var/tmp");
   TargetInfo info;
   ASSERT_TRUE(describe_target(target.path(), &info).ok());
-  auto phase = PhaseHarness::parse("checkpoint", small({{"tier", "two"}, {"local_dir", small_fs.path()}}));
+  auto phase = PhaseHarness::parse("checkpoint", small_checkpoint({{"tier", "two"}, {"local_dir", small_fs.path()}}));
   ASSERT_NE(phase, nullptr);
   SelfComm comm;
   std::atomic<bool> stop{false};
@@ -257,12 +251,12 @@ TEST(CheckpointTier, BadParamsNameTheField) {
                 "phases[0].mode: tier: two"},
        }) {
     std::string errors;
-    EXPECT_EQ(PhaseHarness::parse("checkpoint", small(c.params), &errors), nullptr) << c.params.dump();
+    EXPECT_EQ(PhaseHarness::parse("checkpoint", small_checkpoint(c.params), &errors), nullptr) << c.params.dump();
     EXPECT_NE(errors.find(c.says), std::string::npos) << c.params.dump() << ": " << errors;
   }
-  EXPECT_NE(PhaseHarness::parse("checkpoint", small({{"tier", "two"}, {"local_dir", "/local/nvme"}})),
+  EXPECT_NE(PhaseHarness::parse("checkpoint", small_checkpoint({{"tier", "two"}, {"local_dir", "/local/nvme"}})),
             nullptr);
-  EXPECT_NE(PhaseHarness::parse("checkpoint", small({{"tier", "single"}})), nullptr);
+  EXPECT_NE(PhaseHarness::parse("checkpoint", small_checkpoint({{"tier", "single"}})), nullptr);
 }
 
 TEST(CheckpointTier, BadParamsExit2BeforeWritingAnything) {
@@ -285,7 +279,7 @@ TEST(CheckpointTier, DcpAndMegatronStepsCommitOnTheTargetAsTheirLayoutCommits) {
   for (const std::string layout : {"dcp", "megatron"}) {
     TierHarness h;
     PhaseResult r;
-    json p = small({{"model", model}, {"layout", layout}, {"block_size", "4KiB"}});
+    json p = small_checkpoint({{"model", model}, {"layout", layout}, {"block_size", "4KiB"}});
     p.erase("checkpoint_size");
     Status s = h.run(p, &r, /*keep=*/true);
     ASSERT_TRUE(s.ok()) << layout << ": " << s.message();
