@@ -1,0 +1,47 @@
+// Where an S3 client sends its requests: the endpoint, the bucket, the region
+// that signs, and how the bucket is addressed. Parsed once from the suite's
+// target settings, then passed down by value; nothing here talks to a server.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "harness/core/status.h"
+
+namespace iofab {
+
+// Path style puts the bucket in the path (http://host:9000/bucket/key): what
+// MinIO, s3rver and most on-premise stores answer. Virtual-host style puts it
+// in the host name (http://bucket.host/key): what AWS prefers.
+enum class S3Addressing { kPath, kVirtualHost };
+
+struct S3Config {
+  std::string endpoint;  // "http://127.0.0.1:9000": scheme, host and port, no path
+  std::string region = "us-east-1";
+  S3Addressing addressing = S3Addressing::kPath;
+  std::string bucket;
+  unsigned connections = 8;    // requests in flight per client (per worker)
+  unsigned max_retries = 5;    // 500 and 503 SlowDown, and dropped connections
+  int64_t backoff_base_ns = 50'000'000;   // the first retry waits this, then doubles
+  int64_t backoff_max_ns = 2'000'000'000;
+  int64_t connect_timeout_ns = 10'000'000'000;
+};
+
+// "s3://bucket/prefix/more" -> bucket "bucket", prefix "prefix/more" (no trailing '/';
+// "" for the bucket root). Errors name the expected form.
+Status parse_s3_target(std::string_view target, std::string* bucket, std::string* prefix);
+bool is_s3_target(std::string_view target);
+
+// An endpoint is http:// or https://, a host, an optional port, nothing after. InvalidArgument names
+// the field ("endpoint") and the expected form.
+Status check_s3_endpoint(std::string_view endpoint);
+Status parse_s3_addressing(std::string_view text, S3Addressing* out);
+const char* s3_addressing_name(S3Addressing a);
+
+// S3's URI encoding (RFC 3986 unreserved kept; '/' kept when keep_slash, as in a key).
+std::string s3_uri_encode(std::string_view text, bool keep_slash);
+// The URL of key ("" for the bucket itself) with query (already encoded and sorted, or "").
+std::string s3_url(const S3Config& cfg, std::string_view key, std::string_view query);
+
+}  // namespace iofab
