@@ -13,6 +13,7 @@
 #include "harness/phase/io_details.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
+#include "harness/phase/request_metrics.h"
 #include "harness/phase/worker_group.h"
 #include "harness/stats/io_tally.h"
 
@@ -34,15 +35,20 @@ struct RankTally {
   IoTally tally;
   uint64_t fsync_ns = 0;  // the slowest worker's fsync time
   Status status;
+  json requests;  // an object store's request figures (null on files)
 };
 
 json to_wire(const RankTally& r) {
-  return {{"tally", r.tally.to_json()}, {"fsync_ns", r.fsync_ns}, {"status", iofab::to_wire(r.status)}};
+  return {{"tally", r.tally.to_json()},
+          {"fsync_ns", r.fsync_ns},
+          {"status", iofab::to_wire(r.status)},
+          {"requests", r.requests}};
 }
 
 Status from_wire(const json& j, RankTally* out) {
   WireReader r(j);
   r.field("tally", &out->tally).field("fsync_ns", &out->fsync_ns).field("status", &out->status);
+  r.optional("requests", &out->requests);
   return r.status();
 }
 
@@ -81,7 +87,10 @@ Status IngestPhase::setup(unsigned w, Store& store, const std::string& folder, i
   eo.queue_depth = p_.queue_depth;
   eo.direct = p_.direct;
   eo.max_files = static_cast<unsigned>(std::min<uint64_t>(p_.files_per_worker, 4096));
-  Status s = make_engine(resolve_engine_name(p_.engine), eo, &wk->engine);
+  std::string engine;
+  Status s = engine_for_store(store, p_.engine, &engine);
+  if (!s.ok()) return s;
+  s = make_engine(engine, eo, &wk->engine);
   if (!s.ok()) return s;
   s = IoBuffers::allocate(p_.queue_depth, p_.block_size, &wk->bufs);
   if (!s.ok()) return s;
@@ -101,7 +110,7 @@ Status IngestPhase::setup(unsigned w, Store& store, const std::string& folder, i
       return s;
     }
     int h = -1;
-    s = wk->engine->add_file(file.fd(), &h);
+    s = wk->engine->add_store_file(file, &h);
     wk->files.push_back(std::move(file));
     if (!s.ok()) return s;
     wk->handles.push_back(h);
@@ -135,7 +144,8 @@ Status IngestPhase::body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseCont
       [](unsigned, const IoRequest&) {});
   wk->tally.bytes = pump.stats().bytes;
   wk->tally.ios = pump.stats().ios;
-  if (s.ok() && p_.fsync) {
+  // An object store's file exists only once committed, whatever fsync says.
+  if (s.ok() && (p_.fsync || ctx.store->caps().commit_per_file)) {
     const uint64_t fs0 = now_ns();
     for (size_t i = 0; i < wk->handles.size() && s.ok(); ++i) s = wk->engine->fsync(wk->handles[i]);
     wk->fsync_ns = now_ns() - fs0;
@@ -168,6 +178,8 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
     w.files.clear();
   }
   Status st = barrier.ok() ? run.first_error() : barrier;
+  // After the engines went: each leaves its request figures with the store.
+  json requests = take_request_stats_json(*ctx.store);
   // When stopping, the run folder's removal after the report takes the files: results go out first.
   if (!ctx.keep && !ctx.stop.load()) {
     Status rm = ctx.store->remove_tree(ctx.phase_name);
@@ -175,7 +187,7 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
   }
 
   std::vector<RankTally> all;
-  Status g = gather_to_root(ctx.comm, RankTally{std::move(mine), fsync_ns, st}, &all);
+  Status g = gather_to_root(ctx.comm, RankTally{std::move(mine), fsync_ns, st, std::move(requests)}, &all);
   if (!g.ok()) return g;
   if (rank != 0) return st;
 
@@ -217,7 +229,11 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
   m["rank_bytes_per_s_min"] = rank_min;
   m["rank_bytes_per_s_max"] = rank_max;
   put_io_details(total, per_rank, p_.engine, result);
-  if (!p_.direct) {
+  std::vector<json> rank_requests;
+  for (const auto& r : all) rank_requests.push_back(r.requests);
+  if (S3Stats req; merge_request_stats(rank_requests, &req)) {
+    put_request_metrics(req, total.seconds(), result);
+  } else if (!p_.direct) {
     result->warnings.push_back("buffered writes (direct: false): bandwidth includes page-cache absorption until fsync");
   }
   return worst;
@@ -242,7 +258,8 @@ std::unique_ptr<Phase> parse_ingest(ParamReader& r) {
 }
 
 const std::vector<MetricInfo>& ingest_metrics() {
-  static const std::vector<MetricInfo> kMetrics = {
+  static const std::vector<MetricInfo> kMetrics = [] {
+    std::vector<MetricInfo> rows = {
       {"write_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher, "aggregate: bytes / (last end - first start)"},
       {"write_bytes", Unit::kBytes, Better::kNeither, "bytes written by all ranks"},
       {"write_seconds", Unit::kSeconds, Better::kLower, "first start to last end, fsync included"},
@@ -255,7 +272,11 @@ const std::vector<MetricInfo>& ingest_metrics() {
       {"latency_max_s", Unit::kSeconds, Better::kLower, "per-write latency, max"},
       {"rank_bytes_per_s_min", Unit::kBytesPerSecond, Better::kHigher, "slowest rank's bytes/s"},
       {"rank_bytes_per_s_max", Unit::kBytesPerSecond, Better::kHigher, "fastest rank's bytes/s"},
-  };
+    };
+    // On an s3:// target: requests/s, time to first byte, latency, retries, errors.
+    for (const MetricInfo& m : request_metric_infos()) rows.push_back(m);
+    return rows;
+  }();
   return kMetrics;
 }
 

@@ -13,7 +13,7 @@ namespace iofab {
 const std::vector<PhaseKind>& phase_table() {
   static const std::vector<PhaseKind> kTable = {
       {"ingest", "large sequential writes, many streams, fsync at end", &parse_ingest, &ingest_metrics,
-       nullptr, "", "write_bytes"},
+       nullptr, "", "write_bytes", true},
       {"train_read", "data loader: reshuffled random sample reads, batches, prefetch, emulated compute, AU",
        &parse_train_read, &train_read_metrics, nullptr, "read_bytes", ""},
       {"checkpoint", "bursts of big sequential writes, durable commit, stall vs the 5% budget",
@@ -21,9 +21,9 @@ const std::vector<PhaseKind>& phase_table() {
       {"restore", "every rank reads the checkpoint back (fanout), cold, verified", &parse_restore,
        &restore_metrics, nullptr, "read_bytes", ""},
       {"collectives", "nccl-tests-style sweeps; a DDP step vs an FSDP step, over MPI or NCCL", &parse_collectives,
-       &collectives_metrics},
+       &collectives_metrics, nullptr, "", "", true},
       {"rdma", "verbs RDMA write/read/send between rank pairs: bytes/s, message rate, latency percentiles",
-       &parse_rdma, &rdma_metrics, &join_collectives_and_verbs},
+       &parse_rdma, &rdma_metrics, &join_collectives_and_verbs, "", "", true},
   };
   return kTable;
 }

@@ -80,7 +80,9 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   // over the cleanup should this rank go before it is done.
   if (args.repeat == 0) {
     args.options.on_report_ready = [&](const Report& r) {
-      if (args.courier != nullptr && !r.target.value("kept", false)) {
+      // The courier removes a local run folder; an s3:// run's keys are the writer's to delete.
+      const bool local = !r.target.value("run_folder", std::string()).starts_with("s3://");
+      if (args.courier != nullptr && local && !r.target.value("kept", false)) {
         (void)args.courier->remove_if_gone(r.target.value("run_folder", std::string()));
       }
       if (Status w = write_report(r); !w.ok()) err << "iofab: cannot write the report: " << w.message() << "\n";
@@ -88,7 +90,7 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
     if (args.courier != nullptr) {
       // Should this rank be killed before the report above is handed over, the courier writes this one.
       args.options.on_fallback_report = [&](const Report& r) {
-        if (!r.target.value("kept", false)) {
+        if (!r.target.value("kept", false) && !r.target.value("run_folder", std::string()).starts_with("s3://")) {
           (void)args.courier->remove_if_gone(r.target.value("run_folder", std::string()));
         }
         (void)args.courier->leave_fallback(report_path(r), render_json_report(r));

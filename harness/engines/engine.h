@@ -4,10 +4,12 @@
 // kQueued (its completion comes from reap()) or kBusy (reap first).
 //
 // Thread-safety: an Engine is used by one worker thread at a time; each
-// worker owns its own instance. Files are opened by the caller (so that
-// every open goes through the run folder's safety rules) and handed in
-// with add_file(); the caller keeps ownership of the fd and closes it after
-// the engine is destroyed or the file's I/O is finished.
+// worker owns its own instance. Files are opened by the caller through the
+// Store (so that every open goes through the run folder's safety rules) and
+// handed in with add_store_file(); the caller keeps ownership of the file and
+// closes it after the engine is destroyed or the file's I/O is finished.
+// A descriptor engine takes the file's fd (add_file, which tests call with a
+// bare fd); an object store's engine takes its object.
 #pragma once
 
 #include <sys/uio.h>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "harness/core/status.h"
+#include "harness/engines/store_file.h"
 
 namespace iofab {
 
@@ -69,6 +72,10 @@ class Engine {
 
   // Makes fd addressable as IoRequest::file; *index receives the handle.
   virtual Status add_file(int fd, int* index) = 0;
+  // Makes a Store's file addressable. Descriptor engines pass its fd to add_file (so their path is the
+  // same int as before); an object store's engine overrides this to take its object. A file of the
+  // other kind is refused, naming it and the engine.
+  virtual Status add_store_file(const StoreFile& file, int* index);
   // Forgets a file (its I/O must be reaped); the index may be reused.
   virtual Status remove_file(int index) = 0;
   // Registers buffers for IoRequest::buf_index (io_uring fixed buffers);
@@ -85,6 +92,8 @@ class Engine {
   // Number of I/Os queued or in flight and not yet reaped.
   virtual unsigned in_flight() const = 0;
 
+  // Makes the file durable. For an object store's file being written it is the commit: the upload is
+  // completed (the object exists from then on, whole).
   virtual Status fsync(int file) = 0;
 };
 

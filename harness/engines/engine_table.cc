@@ -14,6 +14,18 @@ namespace iofab {
 // Defined in psync_engine.cc and null_engine.cc; this table is their only caller.
 Status make_psync_engine(const EngineOptions& opts, std::unique_ptr<Engine>* out);
 Status make_null_engine(const EngineOptions& opts, std::unique_ptr<Engine>* out);
+#ifdef IOFAB_HAVE_CURL
+Status make_s3_engine(const EngineOptions& opts, std::unique_ptr<Engine>* out);  // s3_engine_curl.cc
+#endif
+
+Status Engine::add_store_file(const StoreFile& file, int* index) {
+  if (file.fd() < 0) {
+    return Status::Invalid(std::string(name()) + ": " + file.path() +
+                           (file.object() != nullptr ? " is an object-store object, not a file; set engine: auto"
+                                                     : " is not open"));
+  }
+  return add_file(file.fd(), index);
+}
 
 namespace {
 
@@ -26,6 +38,7 @@ constexpr EngineRow kEngines[] = {
     {"psync", "pread/pwrite, one I/O at a time per worker (fio's psync)"},
     {"io_uring", "Linux io_uring via liburing: queue depth, registered files and buffers"},
     {"cufile", "GPUDirect Storage via cuFile (loaded at run time): device buffers, a host copy per I/O"},
+    {"s3", "S3 objects over HTTP (libcurl): ranged GETs, multipart uploads; the engine of an s3:// target"},
     {"null", "moves no data: queued I/Os complete at once, in full (tests the harness, not the storage)"},
 };
 
@@ -46,6 +59,15 @@ EngineInfo probe(const EngineRow& row) {
     info.reason = reason;
 #else
     info.reason = "not built: liburing was not found at build time";
+#endif
+    return info;
+  }
+  if (name == "s3") {
+#ifdef IOFAB_HAVE_CURL
+    info.built = true;
+    info.usable = true;
+#else
+    info.reason = "not built: libcurl was not found at build time";
 #endif
     return info;
   }
@@ -102,6 +124,9 @@ Status make_engine(std::string_view name, const EngineOptions& opts, std::unique
   if (name == "cufile") return make_cufile_engine(opts, out);
 #ifdef IOFAB_HAVE_URING
   if (name == "io_uring") return make_io_uring_engine(opts, out);
+#endif
+#ifdef IOFAB_HAVE_CURL
+  if (name == "s3") return make_s3_engine(opts, out);
 #endif
   return Status::Internal("engine " + std::string(name) + " is listed but has no factory");
 }

@@ -13,17 +13,6 @@ const char* s3_method_name(S3Method m) {
   return "?";
 }
 
-void S3Stats::merge(const S3Stats& o) {
-  requests += o.requests;
-  retries += o.retries;
-  bytes_sent += o.bytes_sent;
-  bytes_received += o.bytes_received;
-  for (const auto& [k, v] : o.retried_by_status) retried_by_status[k] += v;
-  for (const auto& [k, v] : o.errors_by_status) errors_by_status[k] += v;
-  ttfb_ns.merge(o.ttfb_ns);
-  latency_ns.merge(o.latency_ns);
-}
-
 Status S3Client::perform(S3Request req, S3Result* out) {
   if (pending() != 0) return Status::Internal("s3: perform() with requests pending");
   if (Status s = submit(std::move(req)); !s.ok()) return s;

@@ -24,7 +24,7 @@
 #include "harness/core/status.h"
 #include "harness/engines/s3_config.h"
 #include "harness/engines/s3_credentials.h"
-#include "harness/stats/histogram.h"
+#include "harness/engines/s3_stats.h"
 
 namespace iofab {
 
@@ -56,20 +56,6 @@ struct S3Result {
   uint64_t bytes = 0;     // body bytes received (GET) or sent (PUT/POST)
   std::string text;       // the body when the request had no dest (XML)
   std::string etag;       // the ETag header, quotes kept (UploadPart's answer)
-};
-
-// Figures for the report. Status keys: "503", "403", ...; transport failures "connect_refused",
-// "dropped", "timeout", "resolve", "other".
-struct S3Stats {
-  uint64_t requests = 0;   // tries sent, retries included
-  uint64_t retries = 0;
-  uint64_t bytes_sent = 0;
-  uint64_t bytes_received = 0;
-  std::map<std::string, uint64_t> retried_by_status;  // tries that failed and were tried again
-  std::map<std::string, uint64_t> errors_by_status;   // requests that failed for good
-  Histogram ttfb_ns;        // request start to the first byte of the answer, every try
-  Histogram latency_ns;     // request start to its last byte, every try
-  void merge(const S3Stats& o);
 };
 
 class S3Client {

@@ -114,6 +114,10 @@ struct PhaseKind {
   // level. Empty for a phase that moves no bytes through the target.
   std::string_view target_read_bytes{};
   std::string_view target_write_bytes{};
+  // It runs where the run's store is an object store (an s3:// target): it moves its bytes through the
+  // store's own engine and commits files with Engine::fsync, or it touches no storage at all. A suite
+  // with any other kind is refused on such a target before anything is written.
+  bool object_store = false;
 };
 
 // The metric's info for a phase kind, matching families ("busbw.*"); nullptr if unknown.

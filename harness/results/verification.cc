@@ -58,6 +58,9 @@ Verification judge_verification(const std::string& direction, double phase_bytes
   } else if (target.access == "fuse") {
     v.note = "unverified: client cache not excluded (" + fs +
              " is a FUSE mount: no block device to count, and its client daemon may cache)";
+  } else if (target.access == "object") {
+    v.note = "unverified: an object store over HTTP has no device counters here; the client's own count of "
+             "body bytes sent and received is in details.requests";
   } else if (target.access == "network") {
     v.note = "unverified: client cache not excluded (" + fs + " exposes no per-mount byte counters here)";
   } else {

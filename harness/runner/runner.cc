@@ -20,6 +20,7 @@
 #include "harness/engines/io_pump.h"
 #include "harness/fs/direct_probe.h"
 #include "harness/fs/run_dir.h"
+#include "harness/runner/s3_run.h"
 #include "harness/fs/target.h"
 #include "harness/fs/target_counters.h"
 #include "harness/runner/host_info.h"
@@ -212,8 +213,28 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
 
   const std::string target_path = opts.target ? *opts.target : suite.target ? *suite.target : kDefaultTarget;
   TargetInfo target;
-  st = agree_status(comm, check_target(target_path, &target));
-  if (!st.ok()) return st;
+  // An s3:// target is a bucket and a prefix: its settings, credentials and a first listing are checked
+  // here, as a folder's are, before anything is written.
+  const bool on_s3 = is_s3_target(target_path);
+  S3RunTarget s3;
+  for (const auto& p : suite.phases) {
+    if (on_s3 && !p.kind->object_store) {
+      return Status::Invalid("phase " + p.name + ": kind " + std::string(p.kind->name) +
+                             " does not run on an object store yet; on an s3:// target a suite holds ingest, "
+                             "collectives and rdma phases (docs/object-storage.md)");
+    }
+  }
+  const Status mine = on_s3 ? prepare_s3_target(target_path, suite.s3, process_env(), &target, &s3)
+                            : check_target(target_path, &target);
+  st = agree_status(comm, mine);
+  // A bucket that refuses the credentials, or an endpoint that refuses the connection, is a failure at
+  // run time (exit 3), not bad input.
+  if (!st.ok()) return mine.code() == Status::Code::kIoError ? Status::IoError(st.message()) : st;
+  if (const std::vector<std::string> direct = direct_phase_names(suite); on_s3 && !direct.empty()) {
+    return Status::Invalid("phase " + direct.front() + ": direct: true, but an object store has no O_DIRECT; set "
+                           "direct: false for an s3:// target");
+  }
+  std::string preflight_note;
 
   // Free space first: the bytes the run will hold at its peak, plus a margin.
   // Without --keep a phase removes its files, except what it leaves for later phases.
@@ -240,7 +261,11 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     retained = *left;
   }
   // A suite that writes nothing (a restore of another run's checkpoint) needs no free space.
-  if (!opts.no_preflight && planned > 0) {
+  if (on_s3 && planned > 0) {
+    preflight_note = "preflight: an object store has no free-space figure, so the " + std::to_string(planned) +
+                     " bytes (" + units::format_bytes(static_cast<double>(planned)) +
+                     ") the suite puts at its peak were not checked against one";
+  } else if (!opts.no_preflight && planned > 0) {
     Status pre;
     const std::optional<uint64_t> need = checked_add(planned, preflight_margin(planned));
     if (!need || *need > target.free_bytes) {
@@ -263,13 +288,20 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   std::string run_id = comm.rank() == 0 ? new_run_id() : "";
   if (Status b = comm.broadcast(&run_id, 0); !b.ok()) return b;
   RunDir run_dir;
-  Status made = comm.rank() == 0 ? run_dir.open(target.path, run_id, true) : Status::Ok();
-  made.update(comm.barrier());  // the others open the folder once rank 0 has made it
-  if (comm.rank() != 0 && made.ok()) made = run_dir.open(target.path, run_id, false);
   std::unique_ptr<Store> run_store;
-  if (made.ok()) made = posix_store_at(run_dir.fd(), run_dir.path(), &run_store);
+  Status made;
+  if (on_s3) {
+    // Keys under <prefix>/iofab-<run id>/ only: a prefix needs no making, and no other run's keys start so.
+    made = open_s3_run_store(s3, run_id, &run_store);
+  } else {
+    made = comm.rank() == 0 ? run_dir.open(target.path, run_id, true) : Status::Ok();
+    made.update(comm.barrier());  // the others open the folder once rank 0 has made it
+    if (comm.rank() != 0 && made.ok()) made = run_dir.open(target.path, run_id, false);
+    if (made.ok()) made = posix_store_at(run_dir.fd(), run_dir.path(), &run_store);
+  }
   st = agree_status(comm, made);
   if (!st.ok()) return Status::Invalid("run folder: " + st.message());
+  const std::string run_location = on_s3 ? run_store->location() : run_dir.path();
   if (const std::vector<std::string> direct = direct_phase_names(suite); !direct.empty()) {
     st = agree_status(comm, check_direct_io(run_dir, target, direct, comm.rank()));
     if (!st.ok()) {
@@ -321,7 +353,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
                   {"hosts", host_list},  {"rank_hosts", rank_hosts}, {"lost_ranks", lost},
                   {"report_rank", comm.rank()}};
     r->target = to_json(target);
-    r->target["run_folder"] = run_dir.path();
+    r->target["run_folder"] = run_location;
     r->target["kept"] = opts.keep;
     r->run = {{"id", run_id},
               {"start_time", started},
@@ -427,7 +459,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     }
     leave_fallback();
     Progress progress;
-    PhaseContext ctx{comm, run_dir.path(), target, stop, progress, spec.name, opts.keep};
+    PhaseContext ctx{comm, run_location, target, stop, progress, spec.name, opts.keep};
     ctx.store = run_store.get();
     PhaseResult result;
     const TargetCounters counted_before = sample_target_counters(target);
@@ -501,7 +533,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   if (comm.rank() != comm.report_rank()) {
     // The writer removes the same folder and reports its own failure; this rank's could no longer
     // reach the report, which is on its way.
-    if (!opts.keep) run_dir.remove().ignore_error();
+    if (!opts.keep && !on_s3) run_dir.remove().ignore_error();
     // After a loss the caller waits for the writer's word before leaving (Comm::await_release); a
     // barrier that fails has lost a rank, which the report names.
     comm.barrier().ignore_error();
@@ -510,6 +542,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
 
   fill_header(report, hosts, comm.lost_ranks());
   if (comm.failed()) report->warnings.push_back(comm_failure);
+  if (!preflight_note.empty()) report->warnings.push_back(preflight_note);
   verify_phases(suite, target, counters, &report->phases);
   // Joins across phases, declared by the phase kinds in the suite (each kind once).
   std::vector<const PhaseKind*> kinds;
@@ -525,12 +558,15 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   if (watchdog) watchdog->disarm();  // from here on this thread writes the report
   if (opts.on_report_ready) opts.on_report_ready(*report);
 
-  Status removed = opts.keep ? Status::Ok() : run_dir.remove();
+  // On S3 the writer alone lists and deletes the run's keys (every rank doing it would race).
+  Status removed = opts.keep ? Status::Ok() : on_s3 ? run_store->remove_tree("") : run_dir.remove();
   // Holds every rank until the folder is gone; a rank lost by now is already named in the report.
   comm.barrier().ignore_error();
   TargetInfo after = target;
   // A figure from before the run must never pass for the free space after it.
-  if (Status described = describe_target(target.path, &after); described.ok()) {
+  if (on_s3) {
+    // No free-space figure to report after the run either.
+  } else if (Status described = describe_target(target.path, &after); described.ok()) {
     report->target["free_bytes_after"] = after.free_bytes;
   } else {
     report->warnings.push_back("free space after the run not measured: " + described.message());

@@ -1,27 +1,21 @@
 #include "harness/store/store.h"
 
-#include <unistd.h>
+#include "harness/engines/engine_choice.h"
 
 namespace iofab {
 
-StoreFile& StoreFile::operator=(StoreFile&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = o.fd_;
-    path_ = std::move(o.path_);
-    o.fd_ = -1;
+Status engine_for_store(const Store& store, std::string_view asked, std::string* out) {
+  const char* own = store.caps().engine;
+  if (own == nullptr) {
+    *out = resolve_engine_name(asked);
+    return Status::Ok();
   }
-  return *this;
-}
-
-StoreFile::~StoreFile() {
-  if (fd_ >= 0) close(fd_);
-}
-
-int StoreFile::release() {
-  const int fd = fd_;
-  fd_ = -1;
-  return fd;
+  if (asked != "auto" && asked != own) {
+    return Status::Invalid("engine: \"" + std::string(asked) + "\" cannot reach the " + std::string(store.name()) +
+                           " store at " + store.location() + "; expected \"auto\" or \"" + own + "\"");
+  }
+  *out = own;
+  return Status::Ok();
 }
 
 Status check_store_path(std::string_view path, bool allowed_root) {

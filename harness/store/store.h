@@ -1,7 +1,8 @@
 // Store: the namespace and durability of a place phases write to, as
 // LevelDB's Env is for LevelDB. Phases make folders, create, open, commit,
 // sync, list and remove through a Store; the bytes themselves move through an
-// Engine, on the handles a Store gives (StoreFile::fd()).
+// Engine, on the handles a Store gives (StoreFile, harness/engines/store_file.h:
+// a descriptor, or an object store's object).
 //
 // A Store is rooted: every path is relative to its root, '/'-separated, and
 // can never leave it (no "..", no absolute path, no symlink followed at any
@@ -21,6 +22,8 @@
 #include <vector>
 
 #include "harness/core/status.h"
+#include "harness/engines/s3_stats.h"
+#include "harness/engines/store_file.h"
 
 namespace iofab {
 
@@ -31,6 +34,14 @@ struct StoreCaps {
   bool durable_sync = true;   // sync() and sync_folder() reach stable storage
   bool direct_io = true;      // OpenOptions::direct bypasses the page cache
   bool locks = true;          // lock() keeps other processes out (a filesystem may still refuse: Unavailable)
+  // The engine every file of this store needs ("s3" for an object store's objects); nullptr: any
+  // descriptor engine (engine_for_store).
+  const char* engine = nullptr;
+  // A file written exists only once Engine::fsync has committed it (an object store's upload is
+  // completed then): a phase calls it for every file it writes, whatever its own fsync setting.
+  bool commit_per_file = false;
+  // free_space() has a figure (an object store has none: Unavailable).
+  bool free_space = true;
 };
 
 struct OpenOptions {
@@ -58,30 +69,6 @@ class StoreLock {
   // Taking it made the lock's file: a caller that backs out removes it (Store::remove, after the
   // handle goes) to leave the folder as it found it.
   virtual bool created() const = 0;
-};
-
-// An open file. The store's descriptor is closed when the handle goes.
-class StoreFile {
- public:
-  StoreFile() = default;
-  StoreFile(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
-  StoreFile(StoreFile&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
-  StoreFile& operator=(StoreFile&& o) noexcept;
-  StoreFile(const StoreFile&) = delete;
-  StoreFile& operator=(const StoreFile&) = delete;
-  ~StoreFile();
-
-  // The descriptor engines use (Engine::add_file); -1 when not open.
-  int fd() const { return fd_; }
-  // The path below the store's root, for messages.
-  const std::string& path() const { return path_; }
-  bool is_open() const { return fd_ >= 0; }
-  // Hands the descriptor over to the caller, who closes it.
-  int release();
-
- private:
-  int fd_ = -1;
-  std::string path_;
 };
 
 class Store {
@@ -128,7 +115,19 @@ class Store {
   // Makes every write to the store's filesystem durable at once (POSIX: syncfs): after many small
   // files, one flush where a sync() of each would cost a device flush apiece.
   virtual Status sync_all() = 0;
+
+  // An object store's request figures (counts, time to first byte, latency, retries, errors by status)
+  // since the last call, for the phase that just ran; false for a store that sends no requests.
+  virtual bool take_request_stats(S3Stats* out) {
+    (void)out;
+    return false;
+  }
 };
+
+// The engine a phase asking for `asked` ("auto", "psync", ...) uses on store: the store's own engine
+// when it names one and asked is "auto" or that engine, else asked ("auto" resolved). A descriptor engine
+// asked for on an object store is refused: InvalidArgument naming both.
+Status engine_for_store(const Store& store, std::string_view asked, std::string* out);
 
 // Checks a path handed to a Store: relative, '/'-separated names, none empty,
 // "." or "..", each at most 255 bytes. "" is the root (allowed_root).

@@ -25,7 +25,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::set<std::string, std::less<>> kTopKeys = {"name", "description", "target", "defaults", "phases"};
+const std::set<std::string, std::less<>> kTopKeys = {"name", "description", "target", "s3", "defaults", "phases"};
 const std::set<std::string, std::less<>> kPhaseOwnKeys = {"kind", "name", "checks", "headline"};
 const std::set<std::string, std::less<>> kCheckKeys = {"metric", "op", "value", "name"};
 
@@ -64,6 +64,11 @@ Status apply_set(json* doc, const std::string& set) {
   if (Status vs = set_value(path, set.substr(eq + 1), &value); !vs.ok()) return vs;
   if (path == "target" || path == "name" || path == "description") {
     (*doc)[path] = value;
+    return Status::Ok();
+  }
+  if (path.starts_with("s3.") && path.size() > 3) {
+    if (!doc->contains("s3") || !(*doc)["s3"].is_object()) (*doc)["s3"] = json::object();
+    (*doc)["s3"][path.substr(3)] = value;
     return Status::Ok();
   }
   if (path == "checkpoint_scale") {
@@ -136,7 +141,7 @@ Status apply_set(json* doc, const std::string& set) {
     return Status::Invalid("--set " + path + ": no phase named \"" + phase + "\"; the suite's phases: " +
                            join(names, ", "));
   }
-  return Status::Invalid("--set " + path + ": unknown path; expected target, defaults.KEY or phases.NAME.KEY");
+  return Status::Invalid("--set " + path + ": unknown path; expected target, s3.KEY, defaults.KEY or phases.NAME.KEY");
 }
 
 // Parses a check threshold in the unit of its metric.
@@ -300,7 +305,7 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
   std::vector<std::string> errors;
   for (const auto& [k, v] : doc.items()) {
     if (kTopKeys.count(k) == 0) {
-      errors.push_back(k + ": unknown key; expected name, description, target, defaults, phases");
+      errors.push_back(k + ": unknown key; expected name, description, target, s3, defaults, phases");
     }
   }
   if (doc.contains("name")) {
@@ -315,9 +320,10 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
     if (doc["target"].is_string() && !doc["target"].get<std::string>().empty()) {
       out->target = doc["target"].get<std::string>();
     } else {
-      errors.push_back("target: expected a folder path, got " + describe_json_value(doc["target"]));
+      errors.push_back("target: expected a folder path or s3://bucket/prefix, got " + describe_json_value(doc["target"]));
     }
   }
+  if (doc.contains("s3")) parse_s3_settings(doc["s3"], &out->s3, &errors);
   const json* defaults = nullptr;
   if (doc.contains("defaults")) {
     if (!doc["defaults"].is_object()) {

@@ -13,6 +13,7 @@
 #include "harness/core/status.h"
 #include "harness/phase/phase.h"
 #include "harness/results/check_op.h"
+#include "harness/suite/s3_settings.h"
 
 namespace iofab {
 
@@ -37,13 +38,14 @@ struct Suite {
   std::string name;
   std::string description;
   std::optional<std::string> target;
+  S3Settings s3;  // how to reach an s3:// target (the suite's "s3")
   std::vector<PhaseSpec> phases;
   std::string source;     // file path, or "builtin:<name>"
   std::string sha256;     // of the suite text as read
   nlohmann::json document;  // after --set, before validation
 };
 
-// Parses text (JSON with comments), applies sets ("PATH=VALUE": target,
+// Parses text (JSON with comments), applies sets ("PATH=VALUE": target, s3.KEY,
 // defaults.KEY, phases.NAME.KEY, phases[I].KEY), validates.
 Status parse_suite(std::string_view text, std::string_view source, const std::vector<std::string>& sets,
                    Suite* out);

@@ -348,8 +348,16 @@ TEST(EngineTable, ListsEveryEngineOnce) {
       EXPECT_FALSE(e.usable);
 #endif
     }
+    if (e.name == "s3") {
+#ifdef IOFAB_HAVE_CURL
+      EXPECT_TRUE(e.built && e.usable);
+#else
+      EXPECT_FALSE(e.built);
+      EXPECT_FALSE(e.usable);
+#endif
+    }
   }
-  EXPECT_EQ(names, (std::set<std::string>{"cufile", "io_uring", "null", "psync"}));
+  EXPECT_EQ(names, (std::set<std::string>{"cufile", "io_uring", "null", "psync", "s3"}));
   EXPECT_FALSE(is_engine_name("aio"));
   EXPECT_FALSE(is_engine_name(""));
 }

@@ -166,8 +166,8 @@ TEST(SuiteErrors, UnknownTopLevelKey) {
 TEST(SuiteErrors, TopLevelValuesOfTheWrongType) {
   expect_invalid(parse(one_phase("", R"("name": 5)")), {"name: expected a string, got 5"});
   expect_invalid(parse(one_phase("", R"("description": [])")), {"description: expected a string"});
-  expect_invalid(parse(one_phase("", R"("target": "")")), {"target: expected a folder path, got \"\""});
-  expect_invalid(parse(one_phase("", R"("target": 3)")), {"target: expected a folder path, got 3"});
+  expect_invalid(parse(one_phase("", R"("target": "")")), {"target: expected a folder path or s3://bucket/prefix, got \"\""});
+  expect_invalid(parse(one_phase("", R"("target": 3)")), {"target: expected a folder path or s3://bucket/prefix, got 3"});
   expect_invalid(parse(one_phase("", R"("defaults": [1])")), {"defaults: expected an object"});
 }
 

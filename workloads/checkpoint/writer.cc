@@ -61,7 +61,7 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
                                writes_in_place(p.layout), &file);
   if (!s.ok()) return s;
   int handle = -1;
-  s = wk->engine->add_file(file.fd(), &handle);
+  s = wk->engine->add_store_file(file, &handle);
   if (!s.ok()) return s;
   StreamingXxh3 hash;
   // Every checkpoint's data differs: the stamp carries the step in the block id.

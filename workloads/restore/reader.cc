@@ -93,7 +93,7 @@ Status read_shards(const RestoreParams& p, const PhaseContext& ctx, const StepFo
       continue;
     }
     int handle = -1;
-    s = rd->engine->add_file(file.fd(), &handle);
+    s = rd->engine->add_store_file(file, &handle);
     if (!s.ok()) return s;
     StreamingXxh3 hash;
     s = reader.read(handle, e.bytes, static_cast<uint32_t>(p.block_size),

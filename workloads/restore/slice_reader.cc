@@ -32,7 +32,7 @@ Status read_file_slices(const RestoreParams& p, const PhaseContext& ctx, const S
     return Status::Ok();
   }
   int handle = -1;
-  s = rd->engine->add_file(file.fd(), &handle);
+  s = rd->engine->add_store_file(file, &handle);
   if (!s.ok()) return s;
   const bool verify = rd->engine->caps().moves_data;
   std::vector<SlotRead> slots(rd->ring.count());

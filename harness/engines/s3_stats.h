@@ -1,0 +1,32 @@
+// What an object store's requests did, for a phase's metrics: counts, time to
+// first byte and whole-request latency, retries and failures by status code.
+// Plain data, merged across workers and ranks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "harness/stats/histogram.h"
+
+namespace iofab {
+
+// Figures for the report. Status keys: "503", "403", ...; transport failures "connect_refused",
+// "dropped", "timeout", "resolve", "other".
+struct S3Stats {
+  uint64_t requests = 0;   // tries sent, retries included
+  uint64_t retries = 0;
+  uint64_t bytes_sent = 0;
+  uint64_t bytes_received = 0;
+  std::map<std::string, uint64_t> retried_by_status;  // tries that failed and were tried again
+  std::map<std::string, uint64_t> errors_by_status;   // requests that failed for good
+  Histogram ttfb_ns;        // request start to the first byte of the answer, every try
+  Histogram latency_ns;     // request start to its last byte, every try
+  void merge(const S3Stats& o);
+  nlohmann::json to_json() const;
+  static bool from_json(const nlohmann::json& j, S3Stats* out);
+};
+
+}  // namespace iofab

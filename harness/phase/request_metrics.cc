@@ -1,0 +1,58 @@
+#include "harness/phase/request_metrics.h"
+
+namespace iofab {
+
+const std::vector<MetricInfo>& request_metric_infos() {
+  static const std::vector<MetricInfo> kRows = {
+      {"requests", Unit::kCount, Better::kNeither, "object store: requests sent, retries included"},
+      {"requests_per_s", Unit::kCount, Better::kHigher, "object store: requests / the phase's I/O seconds"},
+      {"ttfb_p50_s", Unit::kSeconds, Better::kLower, "object store: request start to first byte back, median"},
+      {"ttfb_p99_s", Unit::kSeconds, Better::kLower, "object store: time to first byte, 99th percentile"},
+      {"request_latency_p50_s", Unit::kSeconds, Better::kLower, "object store: whole request, median"},
+      {"request_latency_p99_s", Unit::kSeconds, Better::kLower, "object store: whole request, 99th percentile"},
+      {"request_latency_max_s", Unit::kSeconds, Better::kLower, "object store: whole request, max"},
+      {"retries", Unit::kCount, Better::kLower, "object store: requests tried again (500, 503 SlowDown, dropped)"},
+      {"request_errors", Unit::kCount, Better::kLower, "object store: requests failed for good (by code: details)"},
+  };
+  return kRows;
+}
+
+nlohmann::json take_request_stats_json(Store& store) {
+  S3Stats s;
+  if (!store.take_request_stats(&s)) return nullptr;
+  return s.to_json();
+}
+
+bool merge_request_stats(const std::vector<nlohmann::json>& ranks, S3Stats* out) {
+  bool any = false;
+  S3Stats total;
+  for (const auto& j : ranks) {
+    S3Stats s;
+    if (j.is_null() || !S3Stats::from_json(j, &s)) continue;
+    total.merge(s);
+    any = true;
+  }
+  *out = std::move(total);
+  return any;
+}
+
+void put_request_metrics(const S3Stats& s, double seconds, PhaseResult* result) {
+  auto& m = result->metrics;
+  uint64_t errors = 0;
+  for (const auto& [code, n] : s.errors_by_status) errors += n;
+  m["requests"] = static_cast<double>(s.requests);
+  m["requests_per_s"] = seconds > 0 ? static_cast<double>(s.requests) / seconds : 0.0;
+  m["ttfb_p50_s"] = s.ttfb_ns.percentile(0.50) * 1e-9;
+  m["ttfb_p99_s"] = s.ttfb_ns.percentile(0.99) * 1e-9;
+  m["request_latency_p50_s"] = s.latency_ns.percentile(0.50) * 1e-9;
+  m["request_latency_p99_s"] = s.latency_ns.percentile(0.99) * 1e-9;
+  m["request_latency_max_s"] = s.latency_ns.max() * 1e-9;
+  m["retries"] = static_cast<double>(s.retries);
+  m["request_errors"] = static_cast<double>(errors);
+  result->details["requests"] = {{"retried_by_status", s.retried_by_status},
+                                 {"errors_by_status", s.errors_by_status},
+                                 {"bytes_sent", s.bytes_sent},
+                                 {"bytes_received", s.bytes_received}};
+}
+
+}  // namespace iofab

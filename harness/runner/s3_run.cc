@@ -1,0 +1,59 @@
+#include "harness/runner/s3_run.h"
+
+#include "harness/engines/s3_ops.h"
+#include "harness/store/s3_store.h"
+
+namespace iofab {
+
+Status prepare_s3_target(const std::string& target_path, const S3Settings& settings, const EnvLookup& env,
+                         TargetInfo* info, S3RunTarget* out) {
+  std::string bucket, prefix;
+  if (Status s = parse_s3_target(target_path, &bucket, &prefix); !s.ok()) return s;
+  if (prefix.empty() && !settings.allow_bucket_root) {
+    return Status::Invalid("target " + target_path +
+                           ": the root of a bucket; iofab writes under a prefix of its own (s3://" + bucket +
+                           "/some/prefix), or set s3.allow_bucket_root: true to write at the root (its run prefix "
+                           "iofab-<run id>/ still holds every key it writes and deletes)");
+  }
+  if (settings.endpoint.empty()) {
+    return Status::Invalid("target " + target_path +
+                           ": s3.endpoint is needed, e.g. \"s3\": {\"endpoint\": \"http://127.0.0.1:9000\"}");
+  }
+  auto t = std::make_shared<S3Target>();
+  if (Status s = resolve_s3_credentials(env, &t->creds); !s.ok()) return s;
+  t->config.endpoint = settings.endpoint;
+  t->config.bucket = bucket;
+  t->config.region = !settings.region.empty() ? settings.region : !t->creds.region.empty() ? t->creds.region : "us-east-1";
+  t->config.addressing = settings.addressing;
+  t->config.connections = settings.connections;
+  t->config.max_retries = settings.max_retries;
+  t->part_size = settings.part_size;
+  t->parallel_parts = settings.parallel_parts;
+
+  // One listing now: wrong credentials, a missing bucket or a dead endpoint stop the run before any phase.
+  std::unique_ptr<S3Client> probe;
+  if (Status s = make_s3_client(t->config, t->creds, &probe); !s.ok()) return s;
+  std::vector<S3Object> seen;
+  if (Status s = s3_list(*probe, prefix.empty() ? "iofab-" : prefix + "/iofab-", &seen); !s.ok()) {
+    return Status::IoError("target " + target_path + ": " + s.message());
+  }
+
+  TargetInfo ti;
+  ti.path = target_path;
+  ti.fs_type = "s3";
+  ti.access = "object";
+  ti.mount_point = "s3://" + bucket;
+  ti.mount_source = settings.endpoint;
+  ti.device = settings.endpoint;
+  *info = std::move(ti);
+  out->target = std::move(t);
+  out->prefix = prefix;
+  return Status::Ok();
+}
+
+Status open_s3_run_store(const S3RunTarget& t, const std::string& run_id, std::unique_ptr<Store>* out) {
+  const std::string root = (t.prefix.empty() ? "" : t.prefix + "/") + "iofab-" + run_id;
+  return open_s3_store(t.target, root, out);
+}
+
+}  // namespace iofab

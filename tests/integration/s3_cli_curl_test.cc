@@ -1,0 +1,214 @@
+// `iofab run` on an s3:// target against a real s3rver: the ingest phase's
+// objects, its request figures, the errors a person reads, and that a run
+// writes and deletes only below its own run prefix.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/engines/s3_ops.h"
+#include "s3rver_fixture.h"
+
+namespace iofab::testing {
+namespace {
+
+using nlohmann::json;
+
+// s3rver checks the key id but not a SigV4 signature, so any secret signs: one no output may carry.
+const char* kSecret = "iofab-test-secret-7f3a9c";
+
+void use_credentials(const char* key_id) {
+  setenv("AWS_ACCESS_KEY_ID", key_id, 1);
+  setenv("AWS_SECRET_ACCESS_KEY", kSecret, 1);
+  unsetenv("AWS_SESSION_TOKEN");
+  unsetenv("AWS_PROFILE");
+}
+
+std::string suite(const S3rver& srv, const std::string& target, const json& phase, const json& s3_extra = json::object()) {
+  json s3 = {{"endpoint", srv.endpoint()}, {"part_size", "5MiB"}, {"parallel_parts", 2}, {"connections", 4}};
+  for (const auto& [k, v] : s3_extra.items()) s3[k] = v;
+  return json{{"name", "s3-test"}, {"target", target}, {"s3", s3}, {"phases", json::array({phase})}}.dump(2);
+}
+
+std::unique_ptr<S3Client> client(const S3rver& srv) {
+  S3Config c;
+  c.endpoint = srv.endpoint();
+  c.bucket = srv.bucket();
+  std::unique_ptr<S3Client> out;
+  EXPECT_TRUE(make_s3_client(c, S3Credentials{kS3rverKeyId, kSecret, "", "t", ""}, &out).ok());
+  return out;
+}
+
+std::vector<std::string> keys(const S3rver& srv) {
+  auto c = client(srv);
+  std::vector<S3Object> objs;
+  EXPECT_TRUE(s3_list(*c, "", &objs).ok());
+  std::vector<std::string> out;
+  for (auto& o : objs) out.push_back(o.key);
+  return out;
+}
+
+const json kIngest = {{"kind", "ingest"}, {"workers", 2}, {"files_per_worker", 2}, {"file_size", "6MiB"},
+                      {"block_size", "1MiB"}, {"queue_depth", 4}};
+
+TEST(S3Cli, IngestPutsObjectsReportsRequestFiguresAndLeavesOnlyWhatWasThere) {
+  IOFAB_START_S3RVER(srv, "bench");
+  use_credentials(kS3rverKeyId);
+  ASSERT_TRUE(s3_upload(*client(*srv), "runs/keep-me", "x", 8 << 20, 1).ok());
+  RunFiles f("/dev/shm");
+  write_file(f.suite, suite(*srv, "s3://bench/runs", kIngest));
+  CommandResult r = run_iofab({"run", f.suite, "--out", f.report});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const std::string text = read_file(f.report);
+  const json rep = json::parse(text);
+  const json& m = rep["phases"][0]["result"]["metrics"];
+  EXPECT_EQ(m["write_bytes"], 4.0 * (6 << 20));
+  // Per object: the create's listing, begin, 2 parts, complete.
+  EXPECT_EQ(m["requests"], 4 * 5);
+  EXPECT_GT(m["requests_per_s"].get<double>(), 0);
+  EXPECT_GT(m["ttfb_p50_s"].get<double>(), 0);
+  EXPECT_GE(m["request_latency_p99_s"].get<double>(), m["ttfb_p50_s"].get<double>());
+  EXPECT_EQ(m["retries"], 0);
+  EXPECT_EQ(m["request_errors"], 0);
+  EXPECT_EQ(rep["target"]["fs_type"], "s3");
+  EXPECT_EQ(rep["target"]["path"], "s3://bench/runs");
+  // The run prefix is gone, what was there before stays.
+  EXPECT_EQ(keys(*srv), std::vector<std::string>{"runs/keep-me"});
+  // Neither the report nor the console carries the secret.
+  EXPECT_EQ(text.find(kSecret), std::string::npos);
+  EXPECT_EQ(r.out.find(kSecret), std::string::npos);
+  EXPECT_EQ(r.err.find(kSecret), std::string::npos);
+}
+
+TEST(S3Cli, InjectedSlowDownIsRetriedAndCountedInTheReport) {
+  IOFAB_START_S3RVER(srv, "bench");
+  use_credentials(kS3rverKeyId);
+  RunFiles f("/dev/shm");
+  json one = kIngest;
+  one["workers"] = 1;
+  one["files_per_worker"] = 1;
+  write_file(f.suite, suite(*srv, "s3://bench/runs", one));
+  // The target's probe listing passes; then 3 of the phase's requests answer 503 SlowDown.
+  ASSERT_TRUE(srv->inject(503, "SlowDown", 3, 1).ok());
+  CommandResult r = run_iofab({"run", f.suite, "--out", f.report, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json rep = json::parse(read_file(f.report));
+  const json& res = rep["phases"][0]["result"];
+  EXPECT_EQ(res["metrics"]["retries"], 3);
+  EXPECT_EQ(res["metrics"]["request_errors"], 0);
+  EXPECT_EQ(res["details"]["requests"]["retried_by_status"]["503"], 3);
+}
+
+TEST(S3Cli, WrongKeyIdExits3WithThe403ReasonAndNeverTheSecret) {
+  IOFAB_START_S3RVER(srv, "bench");
+  setenv("AWS_ACCESS_KEY_ID", "AKIANOTAKEY", 1);
+  setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI-this-is-the-secret", 1);
+  RunFiles f("/dev/shm");
+  write_file(f.suite, suite(*srv, "s3://bench/runs", kIngest));
+  CommandResult r = run_iofab({"run", f.suite, "--out", f.report});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("HTTP 403"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("key id AKIANOTAKEY"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("credentials"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("this-is-the-secret"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("this-is-the-secret"), std::string::npos);
+  EXPECT_TRUE(keys(*srv).empty());
+}
+
+TEST(S3Cli, BadS3SettingsExit2NamingTheFieldAndWriteNothing) {
+  IOFAB_START_S3RVER(srv, "bench");
+  use_credentials(kS3rverKeyId);
+  RunFiles f("/dev/shm");
+  struct Case {
+    std::string target;
+    json extra;
+    std::string says;
+  };
+  const Case cases[] = {
+      {"s3://bench", json::object(), "s3.allow_bucket_root: true"},
+      {"s3://bench/runs", {{"endpoint", "127.0.0.1:9000"}}, "s3.endpoint \"127.0.0.1:9000\": expected http://host"},
+      {"s3://bench/runs", {{"part_size", "1MiB"}}, "s3.part_size: expected a size from 5MiB to 5GiB"},
+      {"s3://bench/runs", {{"addressing", "vhost"}}, "s3.addressing \"vhost\": expected \"path\" or \"virtual\""},
+      {"s3://bench/runs", {{"connections", 0}}, "s3.connections: expected an integer 1..1024"},
+      {"s3://Bad_Bucket/x", json::object(), "expected s3://bucket/prefix"},
+      {"s3://bench/runs", {{"endpoint", ""}}, "s3.endpoint \"\": expected http://host"},
+  };
+  for (const Case& c : cases) {
+    write_file(f.suite, suite(*srv, c.target, kIngest, c.extra));
+    CommandResult r = run_iofab({"run", f.suite, "--out", f.report, "-q"});
+    EXPECT_EQ(r.exit_code, 2) << c.says << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+  }
+  // A phase kind that cannot run on an object store yet is refused by name.
+  write_file(f.suite, suite(*srv, "s3://bench/runs", {{"kind", "checkpoint"}, {"scale", 1000}}));
+  CommandResult r = run_iofab({"run", f.suite, "--out", f.report, "-q"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("phase checkpoint: kind checkpoint does not run on an object store yet"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(keys(*srv).empty());
+}
+
+TEST(S3Cli, ARefusedConnectionNamesTheEndpoint) {
+  IOFAB_START_S3RVER(srv, "bench");
+  use_credentials(kS3rverKeyId);
+  RunFiles f("/dev/shm");
+  // Port 1 on loopback: nothing listens there.
+  write_file(f.suite, suite(*srv, "s3://bench/runs", kIngest, {{"endpoint", "http://127.0.0.1:1"}, {"max_retries", 0}}));
+  CommandResult r = run_iofab({"run", f.suite, "--out", f.report, "-q"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("cannot connect to endpoint http://127.0.0.1:1"), std::string::npos) << r.err;
+}
+
+// The S3 requests the server has seen so far.
+uint64_t requests_seen(S3rver& srv) {
+  std::string stats;
+  if (!srv.stats(&stats).ok()) return 0;
+  return json::parse(stats, nullptr, false).value("requests", uint64_t{0});
+}
+
+TEST(S3InterruptAt, MidUploadLeavesNoKeysUnderTheRunPrefix) {
+  IOFAB_START_S3RVER(srv, "bench");
+  use_credentials(kS3rverKeyId);
+  RunFiles f("/dev/shm");
+  json big = kIngest;
+  big["workers"] = 1;
+  big["files_per_worker"] = 1;
+  big["file_size"] = "64GiB";  // far more than the test waits for: the signal comes mid-upload
+  write_file(f.suite, suite(*srv, "s3://bench/runs", big));
+  const std::string out = f.dir.path() + "/out.txt";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execl(IOFAB_BINARY, IOFAB_BINARY, "run", f.suite.c_str(), "--out", f.report.c_str(), "--quiet",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // The probe's listing, the create's listing, the upload's begin, then parts: wait for a part or two.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (requests_seen(*srv) < 5 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GE(requests_seen(*srv), 5u) << read_file(out);
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  int status = 0;
+  ASSERT_TRUE(wait_for_exit(pid, std::chrono::seconds(60), &status)) << read_file(out);
+  ASSERT_TRUE(WIFEXITED(status)) << read_file(out);
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(out);
+  const json rep = json::parse(read_file(f.report));
+  EXPECT_EQ(rep["phases"][0]["status"], "interrupted");
+  // The upload was aborted and the run prefix deleted: nothing of the run is left in the bucket.
+  EXPECT_TRUE(keys(*srv).empty());
+}
+
+}  // namespace
+}  // namespace iofab::testing
