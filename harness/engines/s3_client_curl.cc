@@ -60,6 +60,8 @@ struct Transfer {
   uint64_t sent = 0;          // body bytes handed to curl this try
   uint64_t received = 0;      // body bytes stored this try
   bool overflow = false;      // the answer was longer than dest
+  int64_t start_ns = 0;       // this try went to curl
+  int64_t first_byte_ns = 0;  // its answer's status line came (0: not yet)
   std::string text;
   std::string etag;
   char errbuf[CURL_ERROR_SIZE] = {};
@@ -95,6 +97,9 @@ size_t on_read(char* out, size_t size, size_t n, void* user) {
 
 size_t on_header(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
+  // Time to first byte is ours, not curl's STARTTRANSFER_TIME, which an upload sets when its body starts
+  // to go out: here it is the server's first answer byte, after the whole body for a PUT.
+  if (t->first_byte_ns == 0) t->first_byte_ns = now_ns();
   const std::string_view line(data, size * n);
   if (line.size() > 5 && (line.starts_with("ETag:") || line.starts_with("etag:") || line.starts_with("Etag:"))) {
     std::string_view v = line.substr(5);
@@ -195,6 +200,7 @@ class CurlS3Client final : public S3Client {
     t->text.clear();
     t->etag.clear();
     t->errbuf[0] = '\0';
+    t->first_byte_ns = 0;
     ++t->attempt;
     const S3Request& r = t->req;
     url_ = s3_url(cfg_, r.key, r.query);
@@ -254,6 +260,7 @@ class CurlS3Client final : public S3Client {
       curl_slist_free_all(h);
       return Status::Internal(std::string("s3: curl_multi_add_handle: ") + curl_multi_strerror(mc));
     }
+    t->start_ns = now_ns();
     running_.push_back(std::move(t));
     return Status::Ok();
   }
@@ -287,14 +294,12 @@ class CurlS3Client final : public S3Client {
       std::unique_ptr<Transfer> t = std::move(*it);
       running_.erase(it);
       long http = 0;
-      curl_off_t ttfb_us = 0, total_us = 0;
       curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &http);
-      curl_easy_getinfo(t->easy, CURLINFO_STARTTRANSFER_TIME_T, &ttfb_us);
-      curl_easy_getinfo(t->easy, CURLINFO_TOTAL_TIME_T, &total_us);
       drop(t.get());
+      const int64_t end = now_ns();
       ++stats_.requests;
-      stats_.ttfb_ns.record(static_cast<uint64_t>(ttfb_us) * 1000);
-      stats_.latency_ns.record(static_cast<uint64_t>(total_us) * 1000);
+      stats_.ttfb_ns.record(static_cast<uint64_t>((t->first_byte_ns > 0 ? t->first_byte_ns : end) - t->start_ns));
+      stats_.latency_ns.record(static_cast<uint64_t>(end - t->start_ns));
       stats_.bytes_sent += t->sent;
       if (http >= 200 && http < 300) stats_.bytes_received += t->received;
 
