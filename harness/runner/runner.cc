@@ -221,7 +221,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     if (on_s3 && !p.kind->object_store) {
       return Status::Invalid("phase " + p.name + ": kind " + std::string(p.kind->name) +
                              " does not run on an object store yet; on an s3:// target a suite holds ingest, "
-                             "collectives and rdma phases (docs/object-storage.md)");
+                             "checkpoint, restore, collectives and rdma phases (docs/object-storage.md)");
     }
   }
   const Status mine = on_s3 ? prepare_s3_target(target_path, suite.s3, process_env(), &target, &s3)

@@ -5,6 +5,7 @@
 #include "harness/engines/s3_ops.h"
 #include "harness/store/s3_store.h"
 #include "s3rver_fixture.h"
+#include "workloads/checkpoint/phase_folder.h"
 
 namespace iofab {
 namespace {
@@ -218,6 +219,29 @@ TEST(S3Engine, DescriptorEnginesRefuseAnObjectAndTheStoreNamesItsEngine) {
   int h = -1;
   Status a = ps->add_store_file(f, &h);
   EXPECT_NE(a.message().find("is an object-store object"), std::string::npos) << a.message();
+}
+
+// On an object store the manifest object, written last, is the commit: a step folder without one is
+// no checkpoint (restore never reads it), and the stale-step cleanup deletes just its keys.
+TEST(S3Checkpoint, AStepWithoutItsManifestDoesNotExist) {
+  IOFAB_START_S3RVER(srv, "iofab-test");
+  auto t = target_for(*srv);
+  auto c = client_for(*t);
+  for (const char* k : {"r/iofab-6/ck/step-1/shard-0", "r/iofab-6/ck/step-1/manifest.json", "r/iofab-6/ck/step-2/shard-0",
+                        "r/iofab-6/ck/step-2/shard-1"}) {
+    ASSERT_TRUE(s3_upload(*c, k, "x", 8 << 20, 1).ok()) << k;
+  }
+  std::unique_ptr<Store> st;
+  ASSERT_TRUE(open_s3_store(t, "r/iofab-6", &st).ok());
+  StepListing steps;
+  ASSERT_TRUE(list_steps(*st, "ck", &steps).ok());
+  EXPECT_EQ(steps.committed, std::vector<uint64_t>{1});
+  EXPECT_EQ(steps.tmp, std::vector<std::string>{"step-2"});
+  uint64_t removed = 0, newest = 0;
+  ASSERT_TRUE(remove_stale_steps(*st, "ck", &removed, &newest).ok());
+  EXPECT_EQ(removed, 1u);
+  EXPECT_EQ(newest, 1u);
+  EXPECT_EQ(keys(*c), (std::vector<std::string>{"r/iofab-6/ck/step-1/manifest.json", "r/iofab-6/ck/step-1/shard-0"}));
 }
 
 }  // namespace

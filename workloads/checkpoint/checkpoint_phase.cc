@@ -8,6 +8,7 @@
 #include "harness/core/checked_math.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
+#include "harness/phase/request_metrics.h"
 #include "harness/phase/worker_group.h"
 #include "workloads/checkpoint/bursts.h"
 #include "workloads/checkpoint/folder_layout.h"
@@ -301,7 +302,8 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
 }
 
 const std::vector<MetricInfo>& checkpoint_metrics() {
-  static const std::vector<MetricInfo> kMetrics = {
+  static const std::vector<MetricInfo> kMetrics = [] {
+    std::vector<MetricInfo> rows = {
       {"budget_margin", Unit::kRatio, Better::kHigher,
        "allowed stall / projected stall at full size, worst checkpoint; >= 1 passes the budget"},
       {"stall_seconds_max", Unit::kSeconds, Better::kLower,
@@ -353,7 +355,11 @@ const std::vector<MetricInfo>& checkpoint_metrics() {
       {"latency_p50_s", Unit::kSeconds, Better::kLower, "per-write latency, median"},
       {"latency_p99_s", Unit::kSeconds, Better::kLower, "per-write latency, 99th percentile"},
       {"latency_max_s", Unit::kSeconds, Better::kLower, "per-write latency, max"},
-  };
+    };
+    // On an s3:// target: requests/s, time to first byte, latency, retries, errors.
+    for (const MetricInfo& m : request_metric_infos()) rows.push_back(m);
+    return rows;
+  }();
   return kMetrics;
 }
 

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <set>
 
+#include "harness/store/store_bytes.h"
 #include "workloads/checkpoint/folder_layout.h"
 
 namespace iofab {
@@ -78,6 +79,9 @@ void remove_uncommitted_steps(Store& store, std::string_view folder) {
 
 Status create_shard_file(Store& store, std::string_view folder, uint64_t step, const std::string& name,
                          bool direct, bool in_place, StoreFile* out) {
+  // An object store has no rename: shards go straight to step-N/, which is a checkpoint once its manifest
+  // is there (commit_step_folder).
+  in_place = in_place || store.caps().commit_per_file;
   const std::string tmp = join_store_path(folder, in_place ? step_dir_name(step) : step_tmp_name(step));
   Status s = store.make_folder(tmp);
   if (!s.ok()) return s;
@@ -99,6 +103,7 @@ Status write_manifest(Store& store, std::string_view folder, const Manifest& m, 
   StoreFile file;
   Status s = store.create(join_store_path(folder, name), {}, &file);
   if (!s.ok()) return s;
+  if (file.fd() < 0) return write_store_file(store, file, text);  // an object: written and committed whole
   size_t done = 0;
   while (done < text.size()) {
     ssize_t n = write(file.fd(), text.data() + done, text.size() - done);
@@ -115,6 +120,11 @@ Status write_manifest(Store& store, std::string_view folder, const Manifest& m, 
 
 Status commit_step_folder(Store& store, std::string_view folder, const Manifest& m) {
   const std::string dst = join_store_path(folder, step_dir_name(m.step));
+  if (store.caps().commit_per_file) {
+    // An object store: every shard's upload completed before this (each writer's fsync); the manifest
+    // object, written last, is the commit. A step-N/ without it is no checkpoint (list_steps).
+    return write_manifest(store, dst, m, writes_in_place(m.layout) ? kDcpMetadataName : kManifestName);
+  }
   if (writes_in_place(m.layout)) {
     // PyTorch DCP's finish(): every rank's files are durable, then the coordinator writes
     // .metadata.tmp, syncs it and renames it to .metadata: that rename is the commit.

@@ -9,6 +9,7 @@
 #include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
 #include "harness/phase/io_details.h"
+#include "harness/phase/request_metrics.h"
 #include "workloads/checkpoint/budget.h"
 
 namespace iofab {
@@ -28,6 +29,7 @@ struct RankResult {
   IoTally tally;
   std::vector<LocalCheckpoint> checkpoints;
   Status status;
+  json requests;  // an object store's request figures (null on files)
 };
 
 json checkpoint_to_wire(const LocalCheckpoint& c) {
@@ -55,13 +57,17 @@ Status checkpoint_from_wire(const json& j, LocalCheckpoint* out) {
 json to_wire(const RankResult& v) {
   json cps = json::array();
   for (const auto& c : v.checkpoints) cps.push_back(checkpoint_to_wire(c));
-  return {{"tally", v.tally.to_json()}, {"checkpoints", cps}, {"status", iofab::to_wire(v.status)}};
+  return {{"tally", v.tally.to_json()},
+          {"checkpoints", cps},
+          {"status", iofab::to_wire(v.status)},
+          {"requests", v.requests}};
 }
 
 Status from_wire(const json& j, RankResult* out) {
   WireReader r(j);
   json cps;
   r.field("tally", &out->tally).field("checkpoints", &cps).field("status", &out->status);
+  r.optional("requests", &out->requests);
   if (!r.status().ok()) return r.status();
   if (!cps.is_array())
     return Status::Internal("checkpoints: expected an array, got " + std::string(cps.type_name()));
@@ -278,7 +284,9 @@ double rank_skew(const std::vector<uint64_t>& rank_bytes) {
 Status report_checkpoints(PhaseContext& ctx, const CheckpointParams& p, const ShardLayout& l,
                           const CheckpointRun& mine, PhaseResult* result) {
   std::vector<RankResult> gathered;
-  Status g = gather_to_root(ctx.comm, RankResult{mine.tally, mine.done, mine.worst}, &gathered);
+  // Every engine of this rank is gone by now, and rank 0's commits are done: the figures are whole.
+  Status g = gather_to_root(
+      ctx.comm, RankResult{mine.tally, mine.done, mine.worst, take_request_stats_json(*ctx.store)}, &gathered);
   if (!g.ok()) return g;
   Status worst = mine.worst;
   if (ctx.comm.rank() != 0) return worst;
@@ -291,7 +299,12 @@ Status report_checkpoints(PhaseContext& ctx, const CheckpointParams& p, const Sh
   const BudgetVerdict overall = evaluate_budget(allowed, jd.stall_max, jd.bytes_per_cp, p.full_bytes);
   fill_metrics(p, l, mine, all, jd, allowed, overall, result);
   fill_details(ctx, p, l, mine, all, jd, overall, result);
-  if (!p.direct) {
+  std::vector<json> rank_requests;
+  for (const auto& r : gathered) rank_requests.push_back(r.requests);
+  S3Stats requests;
+  const bool on_objects = merge_request_stats(rank_requests, &requests);
+  if (on_objects) put_request_metrics(requests, all.total.seconds(), result);
+  if (!p.direct && !on_objects) {
     result->warnings.push_back(
         "buffered writes (direct: false): the page cache absorbs writes until each shard's "
         "fsync, which is inside the measured time");

@@ -105,8 +105,11 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
   wk->tally.ios += pump.stats().ios;
   if (s.ok()) s = wk->engine->fsync(handle);
   Status rm = wk->engine->remove_file(handle);
-  // A close that fails can lose what the fsync reported done (NFS): it fails the shard.
-  if (close(file.release()) != 0 && s.ok()) s = Status::FromErrno("close " + l.name_of(shard), errno);
+  // A close that fails can lose what the fsync reported done (NFS): it fails the shard. (An object has
+  // no descriptor: its fsync was the commit.)
+  if (file.fd() >= 0 && close(file.release()) != 0 && s.ok()) {
+    s = Status::FromErrno("close " + l.name_of(shard), errno);
+  }
   if (s.ok() && !rm.ok()) s = rm;
   wk->written.push_back({shard, pump.stats().bytes, hash.digest()});
   return s;
@@ -139,7 +142,10 @@ Status setup_writer(const CheckpointParams& p, const PhaseContext& ctx, const Sh
   eo.queue_depth = p.queue_depth;
   eo.direct = p.direct;
   eo.max_files = 2;  // one shard file at a time, removed after each checkpoint
-  Status s = make_phase_engine(ctx, resolve_engine_name(p.engine), eo, &wk->engine);
+  std::string engine;
+  Status s = engine_for_store(*ctx.store, p.engine, &engine);
+  if (!s.ok()) return s;
+  s = make_phase_engine(ctx, engine, eo, &wk->engine);
   if (!s.ok()) return s;
   BlockFiller filler(writer_seed(p, *wk));
   if (!p.async) {

@@ -7,6 +7,7 @@
 
 #include "harness/fs/target.h"
 #include "harness/store/posix_store.h"
+#include "harness/store/store_bytes.h"
 #include "workloads/checkpoint/folder_layout.h"
 #include "workloads/checkpoint/phase_folder.h"
 
@@ -35,6 +36,10 @@ Status read_bounded(Store& store, const std::string& path, std::string* text) {
     return Status::Invalid(path + ": larger than 64 MiB, the most iofab reads for this file");
   };
   text->clear();
+  if (file.fd() < 0) {
+    s = read_store_file(store, file, kMaxManifestBytes, text);
+    return s.code() == Status::Code::kInvalidArgument ? too_big() : s;
+  }
   char buf[65536];
   for (;;) {
     const ssize_t n = read(file.fd(), buf, sizeof buf);

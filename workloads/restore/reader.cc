@@ -36,7 +36,7 @@ void check_shard(const RestoreParams& p, const StepFolder& step, const ShardEntr
                        "size " + std::to_string(e.bytes) +
                            " is not a multiple of 4 KiB, which O_DIRECT needs: set direct: false",
                        true});
-  } else if (!p.direct && p.drop_cache) {
+  } else if (!p.direct && p.drop_cache && file.fd() >= 0) {
     // Cold cache: what a restarted job on a fresh node would meet.
     Status d = drop_cached_pages(file.fd());
     if (!d.ok() && rd->drop_problem.empty()) rd->drop_problem = e.name + ": " + d.message();
@@ -63,7 +63,10 @@ Status setup_reader(const RestoreParams& p, const StepFolder& step, const Manife
   eo.queue_depth = p.queue_depth;
   eo.direct = p.direct;
   eo.max_files = 2;  // one shard at a time
-  Status s = make_engine(resolve_engine_name(p.engine), eo, &rd->engine);
+  std::string engine;
+  Status s = engine_for_store(*step.store, p.engine, &engine);
+  if (!s.ok()) return s;
+  s = make_engine(engine, eo, &rd->engine);
   if (!s.ok()) return s;
   // Twice the queue depth: blocks that complete early wait in the ring for a late one without
   // lowering the reads in flight (verification needs them in order).

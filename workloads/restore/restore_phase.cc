@@ -9,6 +9,7 @@
 #include "harness/fs/diskstats.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
+#include "harness/phase/request_metrics.h"
 #include "harness/phase/worker_group.h"
 #include "workloads/checkpoint/presets.h"
 #include "workloads/checkpoint/shard_layout.h"
@@ -192,7 +193,8 @@ std::unique_ptr<Phase> parse_restore(ParamReader& r) {
 }
 
 const std::vector<MetricInfo>& restore_metrics() {
-  static const std::vector<MetricInfo> kMetrics = {
+  static const std::vector<MetricInfo> kMetrics = [] {
+    std::vector<MetricInfo> rows = {
       {"read_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
        "aggregate: bytes read / (last end - first start)"},
       {"restore_seconds", Unit::kSeconds, Better::kLower,
@@ -229,7 +231,11 @@ const std::vector<MetricInfo>& restore_metrics() {
       {"latency_p50_s", Unit::kSeconds, Better::kLower, "per-read latency, median"},
       {"latency_p99_s", Unit::kSeconds, Better::kLower, "per-read latency, 99th percentile"},
       {"latency_max_s", Unit::kSeconds, Better::kLower, "per-read latency, max"},
-  };
+    };
+    // On an s3:// target: requests/s, time to first byte, latency, retries, errors.
+    for (const MetricInfo& m : request_metric_infos()) rows.push_back(m);
+    return rows;
+  }();
   return kMetrics;
 }
 

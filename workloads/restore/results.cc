@@ -12,6 +12,7 @@
 #include "harness/core/units.h"
 #include "harness/engines/engine_choice.h"
 #include "harness/phase/io_details.h"
+#include "harness/phase/request_metrics.h"
 #include "workloads/checkpoint/budget.h"
 
 namespace iofab {
@@ -30,6 +31,7 @@ struct RankRestore {
   std::vector<BadShard> bad;
   std::optional<uint64_t> device_read_bytes;
   Status status;
+  json requests;  // an object store's request figures (null on files)
 };
 
 json to_wire(const RankRestore& v) {
@@ -44,7 +46,8 @@ json to_wire(const RankRestore& v) {
           {"drop_problem", v.drop_problem},
           {"bad", bad},
           {"device_read_bytes", v.device_read_bytes ? json(*v.device_read_bytes) : json(nullptr)},
-          {"status", iofab::to_wire(v.status)}};
+          {"status", iofab::to_wire(v.status)},
+          {"requests", v.requests}};
 }
 
 Status from_wire(const json& j, RankRestore* out) {
@@ -56,6 +59,7 @@ Status from_wire(const json& j, RankRestore* out) {
   r.field("verified_bytes", &out->verified).field("checked_bytes", &out->checked);
   r.field("resident_bytes", &out->resident).field("drop_problem", &out->drop_problem);
   r.field("bad", &bad).field("status", &out->status);
+  r.optional("requests", &out->requests);
   if (r.status().ok() && j.contains("device_read_bytes") && !j["device_read_bytes"].is_null()) {
     have_device = true;
     r.field("device_read_bytes", &device);
@@ -257,8 +261,9 @@ void fill_details(const PhaseContext& ctx, const RestoreParams& p, const Located
   put_io_details(total, all.per_rank, p.engine, result);
 }
 
-void add_warnings(const RestoreParams& p, const AllRanks& all, PhaseResult* result) {
-  if (!p.direct) {
+void add_warnings(const RestoreParams& p, const AllRanks& all, bool on_objects, PhaseResult* result) {
+  // An object store has no page cache here: every read is a GET.
+  if (!p.direct && !on_objects) {
     result->warnings.push_back(
         "buffered reads (direct: false): readers of one shard on one host share the page "
         "cache, so only the first read of each shard there comes from storage");
@@ -312,7 +317,9 @@ Status report_restore(PhaseContext& ctx, const RestoreParams& p, const LocatedCh
                       const std::vector<RestorePass>& passes, std::optional<uint64_t> device_read_bytes,
                       const Status& local, PhaseResult* result) {
   std::vector<RankRestore> gathered;
-  Status g = gather_to_root(ctx.comm, local_result(p, rds, device_read_bytes, local), &gathered);
+  RankRestore mine = local_result(p, rds, device_read_bytes, local);
+  mine.requests = take_request_stats_json(*ctx.store);  // the readers' engines are gone: the figures are whole
+  Status g = gather_to_root(ctx.comm, mine, &gathered);
   if (!g.ok()) return g;
   if (ctx.comm.rank() != 0) return local;
 
@@ -323,7 +330,12 @@ Status report_restore(PhaseContext& ctx, const RestoreParams& p, const LocatedCh
   put_passes(passes, all.total.bytes, result);
   fill_details(ctx, p, cp, readers, all, result);
   if (tensors != nullptr) put_tensor_details(cp.manifest, *tensors, p.weights_only, result);
-  add_warnings(p, all, result);
+  std::vector<json> rank_requests;
+  for (const auto& r : gathered) rank_requests.push_back(r.requests);
+  S3Stats requests;
+  const bool on_objects = merge_request_stats(rank_requests, &requests);
+  if (on_objects) put_request_metrics(requests, all.total.seconds(), result);
+  add_warnings(p, all, on_objects, result);
   judge_shards(cp.manifest, all, &worst, result);
   return worst;
 }
