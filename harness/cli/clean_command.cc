@@ -3,12 +3,21 @@
 
 #include "harness/cli/commands.h"
 #include "harness/core/units.h"
+#include "harness/engines/s3_config.h"
 #include "harness/fs/stale_run_dirs.h"
 
 namespace iofab {
 
 int cmd_clean(const std::string& target, bool yes, bool interactive, std::istream& in, std::ostream& out,
               std::ostream& err) {
+  if (is_s3_target(target)) {
+    // A killed run's keys look like a live run's: an object store has no lock to tell them apart.
+    err << "iofab clean: " << target
+        << ": an object store has no run lock to tell a killed run from a live one, so clean deletes nothing "
+           "there; a run deletes its own keys at its end, even after Ctrl-C. Keys a killed run left are below "
+           "<prefix>/iofab-<run id>/ (e.g. aws s3 rm --recursive s3://bucket/prefix/iofab-<run id>/)\n";
+    return 2;
+  }
   std::vector<StaleRunDir> stale;
   if (Status st = find_stale_run_dirs(target, true, &stale); !st.ok()) {
     err << "iofab clean: " << st.message() << "\n";

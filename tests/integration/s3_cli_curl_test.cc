@@ -155,6 +155,15 @@ TEST(S3Cli, BadS3SettingsExit2NamingTheFieldAndWriteNothing) {
   EXPECT_TRUE(keys(*srv).empty());
 }
 
+TEST(S3Cli, CleanRefusesAnObjectStoreAndDeletesNothing) {
+  IOFAB_START_S3RVER(srv, "bench");
+  ASSERT_TRUE(s3_upload(*client(*srv), "runs/iofab-20250101T000000Z-abcdef/ingest/r0-w0-f0", "x", 8 << 20, 1).ok());
+  CommandResult r = run_iofab({"clean", "--target", "s3://bench/runs", "--yes"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("an object store has no run lock"), std::string::npos) << r.err;
+  EXPECT_EQ(keys(*srv), std::vector<std::string>{"runs/iofab-20250101T000000Z-abcdef/ingest/r0-w0-f0"});
+}
+
 TEST(S3Cli, ARefusedConnectionNamesTheEndpoint) {
   IOFAB_START_S3RVER(srv, "bench");
   use_credentials(kS3rverKeyId);
