@@ -3,7 +3,8 @@
 // polls for it). In front of s3rver sits the tests' fault injector: a POST to /__iofab/faults
 // ?status=503&code=SlowDown&count=2&after=1 lets `after` S3 requests pass, then makes the next
 // `count` answer that error;
-// GET /__iofab/stats answers how many S3 requests came and how many carried a SigV4 Authorization.
+// GET /__iofab/stats answers how many S3 requests came, how many carried a SigV4 Authorization, and
+// how many a session token that the signature covers.
 const fs = require('fs');
 const http = require('http');
 const path = require('path');
@@ -13,7 +14,7 @@ const S3rver = require(path.join(modules, 's3rver'));
 const s3 = new S3rver({ silent: true, directory: dir, configureBuckets: [{ name: bucket }] });
 const handler = s3.callback();
 let fault = { status: 0, code: '', count: 0, after: 0 };
-const stats = { requests: 0, signed: 0, faults: 0 };
+const stats = { requests: 0, signed: 0, faults: 0, tokens: 0 };
 
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, 'http://x');
@@ -28,7 +29,9 @@ const server = http.createServer((req, res) => {
     return;
   }
   stats.requests++;
-  if ((req.headers.authorization || '').startsWith('AWS4-HMAC-SHA256 Credential=')) stats.signed++;
+  const auth = req.headers.authorization || '';
+  if (auth.startsWith('AWS4-HMAC-SHA256 Credential=')) stats.signed++;
+  if (req.headers['x-amz-security-token'] && /SignedHeaders=[^,]*x-amz-security-token/.test(auth)) stats.tokens++;
   if (fault.count > 0 && fault.after > 0) {
     fault.after--;
   } else if (fault.count > 0) {

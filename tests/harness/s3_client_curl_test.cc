@@ -137,7 +137,17 @@ TEST(S3Client, EveryRequestIsSignedWithSigV4) {
   ASSERT_TRUE(s3_list(*c, "", &objs).ok());
   std::string stats;
   ASSERT_TRUE(srv->stats(&stats).ok());
-  EXPECT_EQ(stats, "{\"requests\":2,\"signed\":2,\"faults\":0}");
+  EXPECT_EQ(stats, "{\"requests\":2,\"signed\":2,\"faults\":0,\"tokens\":0}");
+}
+
+TEST(S3Client, ASessionTokenGoesWithEveryRequestUnderTheSignature) {
+  IOFAB_START_S3RVER(srv, "iofab-test");
+  auto c = client(config_for(*srv), S3Credentials{testing::kS3rverKeyId, "secret", "SESSION-TOKEN-1", "test", ""});
+  ASSERT_TRUE(s3_upload(*c, "k", "v", 8 << 20, 1).ok());
+  EXPECT_EQ(get_all(*c, "k", 1), "v");
+  std::string stats;
+  ASSERT_TRUE(srv->stats(&stats).ok());
+  EXPECT_EQ(stats, "{\"requests\":2,\"signed\":2,\"faults\":0,\"tokens\":2}");
 }
 
 TEST(S3Client, WrongKeyIdIs403NamingTheKeyIdNeverTheSecret) {
@@ -213,7 +223,7 @@ TEST(S3Client, FailedPartAbortsTheMultipartUpload) {
   std::string stats;
   ASSERT_TRUE(srv->stats(&stats).ok());
   // create, 2 failed parts, the abort, the list
-  EXPECT_EQ(stats, "{\"requests\":5,\"signed\":5,\"faults\":2}");
+  EXPECT_EQ(stats, "{\"requests\":5,\"signed\":5,\"faults\":2,\"tokens\":0}");
 }
 
 TEST(S3Client, ConnectionRefusedNamesTheEndpoint) {
