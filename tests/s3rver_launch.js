@@ -11,7 +11,9 @@ const path = require('path');
 const [modules, dir, bucket, portFile] = process.argv.slice(2);
 const S3rver = require(path.join(modules, 's3rver'));
 
-const s3 = new S3rver({ silent: true, directory: dir, configureBuckets: [{ name: bucket }] });
+// serviceEndpoint: a Host of <bucket>.s3.localhost names the bucket (virtual-host addressing; curl resolves *.localhost
+// to loopback itself).
+const s3 = new S3rver({ silent: true, directory: dir, serviceEndpoint: 'localhost', configureBuckets: [{ name: bucket }] });
 const handler = s3.callback();
 let fault = { status: 0, code: '', count: 0, after: 0 };
 const stats = { requests: 0, signed: 0, faults: 0, tokens: 0 };

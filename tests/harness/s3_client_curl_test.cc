@@ -150,6 +150,22 @@ TEST(S3Client, ASessionTokenGoesWithEveryRequestUnderTheSignature) {
   EXPECT_EQ(stats, "{\"requests\":2,\"signed\":2,\"faults\":0,\"tokens\":2}");
 }
 
+TEST(S3Client, VirtualHostAddressingNamesTheBucketInTheHost) {
+  IOFAB_START_S3RVER(srv, "iofab-test");
+  S3Config vh = config_for(*srv);
+  // bench.s3.localhost: curl resolves *.localhost to loopback itself; s3rver takes the bucket from the Host.
+  vh.endpoint = "http://s3.localhost:" + srv->endpoint().substr(srv->endpoint().rfind(':') + 1);
+  vh.addressing = S3Addressing::kVirtualHost;
+  auto c = client(vh);
+  ASSERT_TRUE(s3_upload(*c, "dir/vk", "virtual", 8 << 20, 1).ok());
+  std::vector<S3Object> objs;
+  ASSERT_TRUE(s3_list(*c, "dir/", &objs).ok());
+  ASSERT_EQ(objs.size(), 1u);
+  // The same object by path style: it went to the bucket named in the host.
+  auto path_style = client(config_for(*srv));
+  EXPECT_EQ(get_all(*path_style, "dir/vk", 7), "virtual");
+}
+
 TEST(S3Client, WrongKeyIdIs403NamingTheKeyIdNeverTheSecret) {
   IOFAB_START_S3RVER(srv, "iofab-test");
   const std::string secret = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYSECRET";
