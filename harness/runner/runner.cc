@@ -223,6 +223,12 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
                              " does not run on an object store yet; on an s3:// target a suite holds ingest, "
                              "checkpoint, restore, collectives and rdma phases (docs/object-storage.md)");
     }
+    // A descriptor engine cannot reach an object: bad input, refused before anything is written.
+    const auto engine = p.params.find("engine");
+    if (on_s3 && engine != p.params.end() && engine->is_string() && *engine != "auto" && *engine != "s3") {
+      return Status::Invalid("phases." + p.name + ".engine: \"" + engine->get<std::string>() +
+                             "\" cannot reach an object store; expected \"auto\" or \"s3\" on an s3:// target");
+    }
   }
   const Status mine = on_s3 ? prepare_s3_target(target_path, suite.s3, process_env(), &target, &s3)
                             : check_target(target_path, &target);

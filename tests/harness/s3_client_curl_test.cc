@@ -275,5 +275,17 @@ TEST(S3Client, StopFlagEndsTheWaitAsInterrupted) {
   EXPECT_EQ(c->pending(), 0u);
 }
 
+TEST(S3rverFixture, WithoutNodeTheTestsSkipSayingWhy) {
+  const std::string path = getenv("PATH") != nullptr ? getenv("PATH") : "";
+  setenv("PATH", "/nonexistent", 1);
+  std::unique_ptr<S3rver> srv;
+  std::string why;
+  Status s = S3rver::start("iofab-test", &srv, &why);
+  setenv("PATH", path.c_str(), 1);
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(srv, nullptr);
+  EXPECT_NE(why.find("node and npm are needed"), std::string::npos) << why;
+}
+
 }  // namespace
 }  // namespace iofab

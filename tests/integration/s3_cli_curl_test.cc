@@ -146,6 +146,13 @@ TEST(S3Cli, BadS3SettingsExit2NamingTheFieldAndWriteNothing) {
     EXPECT_EQ(r.exit_code, 2) << c.says << ": " << r.err;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
   }
+  // A descriptor engine on an object store is refused by the field.
+  json psync = kIngest;
+  psync["engine"] = "psync";
+  write_file(f.suite, suite(*srv, "s3://bench/runs", psync));
+  CommandResult e = run_iofab({"run", f.suite, "--out", f.report, "-q"});
+  EXPECT_EQ(e.exit_code, 2) << e.err;
+  EXPECT_NE(e.err.find("phases.ingest.engine: \"psync\" cannot reach an object store"), std::string::npos) << e.err;
   // A phase kind that cannot run on an object store yet is refused by name.
   write_file(f.suite, suite(*srv, "s3://bench/runs", {{"kind", "train_read"}}));
   CommandResult r = run_iofab({"run", f.suite, "--out", f.report, "-q"});
