@@ -53,7 +53,7 @@ TEST(MlperfPresetsCli, EveryCheckpointingPresetValidatesAndScaleSetsEveryCheckpo
   // The console's figures are the ones the suite names: MLPerf's first.
   EXPECT_EQ(w["details"]["headline"][0], "mlperf_save_seconds");
   // A suite without a checkpoint phase has nothing to scale.
-  r = run_iofab({"run", "mlperf-unet3d", "--scale", "10", "--target", dir.path()});
+  r = run_iofab({"run", "mlperf-resnet50", "--scale", "10", "--target", dir.path()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--scale"), std::string::npos) << r.err;
 }
