@@ -38,6 +38,7 @@ struct Suite {
   std::string description;
   std::optional<std::string> target;
   std::vector<PhaseSpec> phases;
+  double telemetry_interval_s = 1;  // the host sampler's interval during every phase; 0: off
   std::string source;     // file path, or "builtin:<name>"
   std::string sha256;     // of the suite text as read
   nlohmann::json document;  // after --set, before validation
