@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/bottleneck_hint.h"
+
 namespace iofab {
 
 void attach_telemetry(const std::vector<std::string>& per_rank, double interval_s,
@@ -15,6 +17,8 @@ void attach_telemetry(const std::vector<std::string>& per_rank, double interval_
     }
     nlohmann::json t = {{"interval_s", interval_s}, {"hosts", hosts}};
     if (interval_s <= 0) t["off"] = "telemetry_interval: 0";
+    // Judged where the samples are whole: a phase too short for 3 intervals gets no hint.
+    if (const auto hint = bottleneck_hint(t)) (*phases)[i].details["bottleneck"] = *hint;
     (*phases)[i].details["telemetry"] = std::move(t);
   }
 }

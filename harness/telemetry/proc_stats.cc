@@ -127,6 +127,18 @@ void parse_diskstats(std::string_view text, const std::vector<std::string>& devi
   });
 }
 
+bool parse_process_ticks(std::string_view text, uint64_t* ticks) {
+  // The command name (field 2) may hold spaces and parentheses: fields count from the last ')'.
+  const size_t close = text.rfind(')');
+  if (close == std::string_view::npos) return false;
+  const auto f = fields(text.substr(close + 1));
+  // After the name: state is field 3, so utime (14) and stime (15) are at 11 and 12 here.
+  uint64_t utime = 0, stime = 0;
+  if (f.size() < 13 || !to_u64(f[11], &utime) || !to_u64(f[12], &stime)) return false;
+  *ticks = utime + stime;
+  return true;
+}
+
 NetSnapshot read_net(const std::string& root) {
   NetSnapshot s;
   for (const std::string& iface : list_dir(root)) {

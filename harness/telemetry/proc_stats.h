@@ -50,6 +50,10 @@ NetSnapshot read_net(const std::string& root);
 // count 4-byte words. *present: whether any port was found.
 NetSnapshot read_ib(const std::string& root, bool* present);
 
+// This process's CPU time (user + system) in clock ticks, from /proc/<pid>/stat's text; false when
+// it cannot be read.
+bool parse_process_ticks(std::string_view text, uint64_t* ticks);
+
 // A whole small file ("" when unreadable): /proc files report size 0, so read until EOF.
 std::string read_small_file(const std::string& path);
 

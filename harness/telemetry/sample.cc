@@ -33,6 +33,10 @@ TelemetrySample make_sample(const HostSnapshot& a, const HostSnapshot& b, uint64
       s.busiest_core_index = static_cast<int>(c);
     }
   }
+  if (s.seconds > 0 && b.ticks_per_s > 0) {
+    s.process_cpu_cores = static_cast<double>(delta(a.process_ticks, b.process_ticks)) /
+                          static_cast<double>(b.ticks_per_s) / s.seconds;
+  }
   s.mem_used = b.mem.total - std::min(b.mem.total, b.mem.available);
   s.mem_cached = b.mem.cached;
   s.mem_dirty = b.mem.dirty;
@@ -69,6 +73,7 @@ nlohmann::json to_json(const TelemetrySample& s) {
                       {"cpu_iowait", s.cpu_iowait},
                       {"busiest_core", s.busiest_core},
                       {"busiest_core_index", s.busiest_core_index},
+                      {"process_cpu_cores", s.process_cpu_cores},
                       {"mem_used_bytes", s.mem_used},
                       {"mem_cached_bytes", s.mem_cached},
                       {"mem_dirty_bytes", s.mem_dirty},

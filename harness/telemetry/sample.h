@@ -23,6 +23,8 @@ struct HostSnapshot {
   NetSnapshot net;
   bool ib_present = false;
   NetSnapshot ib;
+  uint64_t process_ticks = 0;  // iofab's own CPU time, user + system
+  uint64_t ticks_per_s = 100;
 };
 
 struct DiskRates {
@@ -38,6 +40,7 @@ struct TelemetrySample {
   double cpu_user = 0, cpu_system = 0, cpu_iowait = 0;  // fractions of all cores' time
   double busiest_core = 0;                              // busy fraction of the busiest core
   int busiest_core_index = -1;
+  double process_cpu_cores = 0;  // iofab's own CPU time / the interval: 1.0 = one core all the time
   uint64_t mem_used = 0, mem_cached = 0, mem_dirty = 0, mem_writeback = 0;
   std::vector<DiskRates> disks;
   double net_rx_bps = 0, net_tx_bps = 0;

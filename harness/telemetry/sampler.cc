@@ -1,7 +1,9 @@
 #include "harness/telemetry/sampler.h"
 
 #include <time.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 
@@ -24,6 +26,8 @@ HostSnapshot take_snapshot(const TelemetryOptions& opts) {
   if (!opts.devices.empty()) parse_diskstats(read_small_file(opts.proc + "/diskstats"), opts.devices, &s.disks);
   s.net = read_net(opts.sys + "/class/net");
   s.ib = read_ib(opts.sys + "/class/infiniband", &s.ib_present);
+  parse_process_ticks(read_small_file(opts.proc + "/self/stat"), &s.process_ticks);
+  s.ticks_per_s = static_cast<uint64_t>(std::max(1L, sysconf(_SC_CLK_TCK)));
   return s;
 }
 

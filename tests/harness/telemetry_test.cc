@@ -50,6 +50,16 @@ TEST(TelemetryParse, ProcStatMeminfoAndDiskstats) {
   EXPECT_EQ(disks["vda"].io_ticks_ms, 900u);
 }
 
+TEST(TelemetryParse, ProcessTicksCountFromTheLastParenthesis) {
+  uint64_t ticks = 0;
+  // A command name with a space and a ')' in it must not shift the fields.
+  ASSERT_TRUE(parse_process_ticks("4242 (io fab) x) S 1 4242 4242 0 -1 4194560 100 0 0 0 "
+                                  "70 30 0 0 20 0 3 0 12345 0 0",
+                                  &ticks));
+  EXPECT_EQ(ticks, 100u);
+  EXPECT_FALSE(parse_process_ticks("4242 (iofab) S 1", &ticks));
+}
+
 TEST(TelemetryParse, NetworkAndInfinibandCountersFromSysfs) {
   TempDir dir("/dev/shm");
   const std::string net = dir.path() + "/class/net";
