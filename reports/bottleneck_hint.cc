@@ -1,7 +1,8 @@
 #include "reports/bottleneck_hint.h"
 
-#include <cstdio>
 #include <map>
+
+#include "harness/core/number_text.h"
 
 namespace iofab {
 namespace {
@@ -12,17 +13,9 @@ constexpr double kOneCore = 0.9;
 constexpr double kLittleCpu = 0.5;
 constexpr size_t kMinSamples = 3;
 
-std::string pct(double f) {
-  char b[16];
-  std::snprintf(b, sizeof b, "%.0f%%", f * 100);
-  return b;
-}
+std::string pct(double f) { return number_text("%.0f%%", f * 100); }
 
-std::string num(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2g", v);
-  return b;
-}
+std::string num(double v) { return number_text("%.2g", v); }
 
 // One host's means over its full intervals.
 struct HostMeans {
