@@ -76,6 +76,7 @@ void summarize_cache_tier(const TrainReadParams& p, const std::vector<RankReport
 
   EpochStats all(p.series_interval_ns), later(p.series_interval_ns);
   double au_first = 0;
+  uint64_t first_unfilled = 0;
   for (size_t e = 0; e < epochs; ++e) {
     const Merged ep = merge(ranks, false, e, p.series_interval_ns);
     const EpochStats& s = ep.stats;
@@ -96,7 +97,10 @@ void summarize_cache_tier(const TrainReadParams& p, const std::vector<RankReport
                {"device_read_bytes", ep.tier_disk_seen ? json(ep.tier_disk) : json(nullptr)}};
     if (d.contains("epochs") && e < d["epochs"].size()) d["epochs"][e]["cache_tier"] = std::move(tj);
     all.merge(s);
-    if (e == 0) au_first = s.au();
+    if (e == 0) {
+      au_first = s.au();
+      first_unfilled = s.unfilled_samples;
+    }
     if (e > 0) later.merge(s);
     if (e > 0 && ep.drop && ep.tier.bytes > 0 &&
         (!ep.tier.drop_error.empty() || tier_resident > kColdResidentLimit)) {
@@ -139,14 +143,14 @@ void summarize_cache_tier(const TrainReadParams& p, const std::vector<RankReport
                 "permutation read from the source alone with the cache out of the path, cold unless "
                 "drop_cache is never"}};
 
-  if (later.unfilled_samples + all.unfilled_samples > 0 && epochs >= 1) {
+  if (all.unfilled_samples > 0) {
     const double hit = ratio(dbl(later.cache_samples), dbl(later.reads.ios));
     result->warnings.push_back(
-        "the cache tier held " + std::to_string(all.filled_samples) + " of " +
+        "the cache tier filled up: it held " + std::to_string(all.filled_samples) + " of the dataset's " +
         std::to_string(layout.num_samples()) + " samples (cache_size " +
-        units::format_bytes(static_cast<double>(p.cache_size)) + " per host, " +
-        std::to_string(all.unfilled_samples) + " samples found it full)" +
-        (epochs >= 2 ? ": later epochs served " + std::to_string(static_cast<int>(std::lround(hit * 100))) +
+        units::format_bytes(static_cast<double>(p.cache_size)) + " per host), and epoch 0 read " +
+        std::to_string(first_unfilled) + " samples it had no room for" +
+        (epochs >= 2 ? "; later epochs served " + std::to_string(static_cast<int>(std::lround(hit * 100))) +
                            "% of their samples from it and read the rest from the source"
                      : ""));
   }

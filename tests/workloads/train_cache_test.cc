@@ -180,6 +180,30 @@ INSTANTIATE_TEST_SUITE_P(Layouts, TrainCache,
                          ::testing::Values(DatasetLayoutKind::kShards, DatasetLayoutKind::kFiles),
                          [](const auto& p) { return std::string(layout_name(p.param)); });
 
+// The source is whatever the phase reads: here a dataset_dir (a shared filesystem's folder), reused by a
+// second run, whose cache starts empty again.
+TEST(TrainCacheTier, ADatasetDirIsTheSourceAndEachRunFillsItsOwnCache) {
+  testing::TempDir cache("/dev/shm");
+  testing::TempDir shared("/var/tmp");
+  for (int run_no = 0; run_no < 2; ++run_no) {
+    auto counts = std::make_shared<ReadCounts>();
+    counts->cache_prefix = cache.path();
+    TrainReadParams p = small(cache.path());
+    p.dataset_dir = shared.path() + "/dataset";
+    p.cache_source_epoch = false;
+    auto phase = make_train_read_phase(p, counting(counts));
+    PhaseRun run;
+    PhaseResult r;
+    Status s = run.run(*phase, &r);
+    ASSERT_TRUE(s.ok()) << s.message();
+    EXPECT_EQ(r.details["dataset"]["origin"], run_no == 0 ? "generated" : "reused");
+    EXPECT_EQ(counts->source_bytes.load(), kDatasetBytes) << run_no;
+    EXPECT_EQ(counts->cache_bytes.load(), kDatasetBytes) << run_no;
+    EXPECT_EQ(r.details["epochs"][1]["cache_tier"]["source_bytes"], 0) << run_no;
+    EXPECT_TRUE(testing::list_files(cache.path()).empty()) << run_no;
+  }
+}
+
 TEST(TrainCacheTier, SamplesReadFromTheCacheAreVerified) {
   testing::TempDir cache("/dev/shm");
   auto counts = std::make_shared<ReadCounts>();
@@ -243,7 +267,12 @@ TEST(TrainCacheTier, ACacheTooSmallServesPartAndSaysSo) {
   EXPECT_EQ(counts->source_bytes.load(), kDatasetBytes + 156 * 4096u);
   EXPECT_DOUBLE_EQ(r.metrics["cache_hit_fraction"], 100.0 / 256.0);
   bool said = false;
-  for (const auto& w : r.warnings) said = said || w.find("the cache tier held 100 of 256 samples") == 0;
+  for (const auto& w : r.warnings)
+    said = said ||
+           w.find(
+               "the cache tier filled up: it held 100 of the dataset's 256 samples (cache_size 400 KiB per "
+               "host), and epoch 0 read 156 samples it had no room for; later epochs served "
+               "39% of their samples") == 0;
   EXPECT_TRUE(said) << ::testing::PrintToString(r.warnings);
   EXPECT_TRUE(r.details["every_sample_once"].get<bool>());
 }
