@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 
 #include "harness/core/units.h"
 #include "harness/fs/page_cache.h"
@@ -63,6 +64,16 @@ Status SampleCache::open(const CacheTierOptions& opts, const PhaseContext& ctx,
     std::string msg = s.message();
     if (msg.starts_with("target ")) msg.erase(0, 7);
     return Status::Invalid("cache_dir " + msg);
+  }
+  // Its folder would be the run folder itself (the target), or a folder iofab did not make in a
+  // dataset_dir (which a later run would refuse to reuse).
+  std::error_code ec;
+  const bool is_dataset_dir =
+      !opts.dataset_dir.empty() && std::filesystem::equivalent(info.path, opts.dataset_dir, ec);
+  if (info.path == ctx.target.path || is_dataset_dir) {
+    return Status::Invalid("cache_dir " + info.path + " is the " +
+                           (is_dataset_dir ? "dataset_dir" : "target") +
+                           "; expected a folder of its own on node-local storage; nothing was written");
   }
   const uint64_t need = opts.need_bytes + cache_margin(opts.need_bytes);
   if (need > info.free_bytes) {

@@ -42,6 +42,7 @@ struct CacheTierOptions {
   uint64_t host_limit = 0;  // bytes the host's ranks may fill together, padding included
   int host_ranks = 1;       // ranks on this host sharing the folder
   uint64_t need_bytes = 0;  // free space the host's cache needs (the limit, or the whole dataset)
+  std::string dataset_dir;  // the phase's dataset_dir, if any: the cache must not be made inside it
 };
 
 // The cache's footprint of a sample: its bytes rounded up to kRecordAlignment.

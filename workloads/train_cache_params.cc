@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
 #include <string>
 
 #include "harness/phase/params.h"
@@ -24,6 +25,12 @@ void read_cache_params(ParamReader& r, TrainReadParams* p) {
   if (p->cache_dir.front() != '/') {
     r.fail("cache_dir", "must be an absolute folder on node-local storage, like \"/local/nvme\"");
     return;
+  }
+  std::error_code ec;
+  if (!p->dataset_dir.empty() && (std::filesystem::path(p->cache_dir).lexically_normal() ==
+                                      std::filesystem::path(p->dataset_dir).lexically_normal() ||
+                                  std::filesystem::equivalent(p->cache_dir, p->dataset_dir, ec))) {
+    r.fail("cache_dir", "is the dataset_dir; expected a folder of its own on node-local storage");
   }
   if (p->engine == "null") {
     r.fail("cache_dir", "needs an engine that moves data: engine null reads nothing to cache");

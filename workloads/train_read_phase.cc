@@ -166,6 +166,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     CacheTierOptions co;
     co.dir = p_.cache_dir;
     co.host_ranks = where.size;
+    co.dataset_dir = p_.dataset_dir;
     const uint64_t whole = cached_dataset_bytes(layout);
     // No cache_size: no share to keep to, only the free space for the whole dataset.
     co.host_limit = p_.cache_size > 0 ? p_.cache_size : UINT64_MAX;

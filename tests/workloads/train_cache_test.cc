@@ -365,6 +365,25 @@ TEST(TrainCacheTier, ACacheDirWithoutRoomWritesNothing) {
   EXPECT_TRUE(testing::list_files(cache.path()).empty());
 }
 
+TEST(TrainCacheTier, ACacheDirThatIsTheTargetOrTheDatasetDirIsRefused) {
+  testing::TempDir shared("/var/tmp");
+  for (const bool dataset_dir : {false, true}) {
+    PhaseRun run;
+    TrainReadParams p = small(dataset_dir ? shared.path() : run.path());
+    if (dataset_dir) p.dataset_dir = shared.path();
+    auto phase = make_train_read_phase(p, counting(std::make_shared<ReadCounts>()));
+    PhaseResult r;
+    Status s = run.run(*phase, &r);
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s.message();
+    EXPECT_NE(s.message().find(std::string(" is the ") + (dataset_dir ? "dataset_dir" : "target")),
+              std::string::npos)
+        << s.message();
+    EXPECT_TRUE(testing::list_files(run.path()).empty());
+  }
+  // The dataset_dir's lock file is iofab's; nothing else was made there.
+  for (const auto& f : testing::list_files(shared.path())) EXPECT_EQ(f, "iofab-dataset.lock");
+}
+
 TEST(TrainCacheTier, BadParamsNameTheField) {
   struct Case {
     json params;
@@ -383,6 +402,8 @@ TEST(TrainCacheTier, BadParamsNameTheField) {
            Case{with({{"cache_dir", "/no/such/folder"}}), "phases[0].cache_dir: does not exist"},
            Case{with({{"cache_dir", "/dev/shm"}, {"engine", "null"}}),
                 "phases[0].cache_dir: needs an engine"},
+           Case{with({{"cache_dir", "/dev/shm"}, {"dataset_dir", "/dev/shm/"}}),
+                "phases[0].cache_dir: is the dataset_dir"},
            Case{with({{"cache_size", "1GiB"}}), "phases[0].cache_size: applies only with cache_dir"},
            Case{with({{"cache_source_epoch", false}}),
                 "phases[0].cache_source_epoch: applies only with cache_dir"},
