@@ -3,19 +3,20 @@
 #
 # What each folder may include, by the include's first path components. A
 # folder may always include itself. Inside the platform, the order is
-# core < stats, fs, gpu < comm, engines, rdma < store < results < phase.
+# core < stats, fs, gpu, telemetry < comm, engines, rdma < store < results < phase.
 cmake_minimum_required(VERSION 3.25)
 
 set(core "harness/core")
 set(stats "${core};harness/stats")
 set(fs "${core};harness/fs")
 set(gpu "${core};harness/gpu")
+set(telemetry "${core};harness/telemetry")
 set(comm "${core};harness/gpu;harness/comm")
 set(engines "${core};harness/stats;harness/fs;harness/engines")
 set(rdma "${core};harness/gpu;harness/rdma")
 set(store "${core};harness/fs;harness/engines;harness/store")
 set(results "${core};harness/results")
-set(platform "${core};harness/stats;harness/fs;harness/gpu;harness/comm;harness/engines;harness/rdma;harness/store;harness/results;harness/phase")
+set(platform "${core};harness/stats;harness/fs;harness/gpu;harness/telemetry;harness/comm;harness/engines;harness/rdma;harness/store;harness/results;harness/phase")
 set(workloads "${platform};workloads")
 set(reports "${workloads};reports")
 set(driver "${reports};harness/suite;harness/runner;harness/cli")
@@ -23,6 +24,7 @@ set(RULE_harness/core "${core}")
 set(RULE_harness/stats "${stats}")
 set(RULE_harness/fs "${fs}")
 set(RULE_harness/gpu "${gpu}")
+set(RULE_harness/telemetry "${telemetry}")
 set(RULE_harness/comm "${comm}")
 set(RULE_harness/engines "${engines}")
 set(RULE_harness/rdma "${rdma}")

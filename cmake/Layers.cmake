@@ -2,11 +2,11 @@
 # library per layer, each linking only the layers below it; CheckLayers.cmake
 # runs before any of them compiles and fails the build on an upward include.
 #
-#   platform   harness/{core,stats,fs,gpu,comm,engines,rdma,store,results,phase}
+#   platform   harness/{core,stats,fs,gpu,telemetry,comm,engines,rdma,store,results,phase}
 #   workloads  workloads/         the phases and their table
 #   reports    reports/           output formats, compare
 #   driver     harness/{suite,runner,cli}   reads the suite, runs it, writes reports
-set(IOFAB_PLATFORM_DIRS core stats fs gpu comm engines rdma store results phase)
+set(IOFAB_PLATFORM_DIRS core stats fs gpu telemetry comm engines rdma store results phase)
 set(IOFAB_DRIVER_DIRS suite runner cli)
 
 # Sources of the given top-level folders (harness/<sub> or workloads, reports), backends filtered out.

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "harness/core/units.h"
+#include "reports/bottleneck_hint.h"
 
 namespace iofab {
 
@@ -57,6 +58,7 @@ void write_console_summary(const Report& r, std::ostream& out) {
             << units::format_rate(rec.value("write_bytes_per_s_max", 0.0)) << "\n";
       }
     }
+    if (p.details.contains("bottleneck")) out << "    hint: " << hint_text(p.details["bottleneck"]) << "\n";
     for (const auto& w : p.warnings) out << "    warning: " << w << "\n";
   }
   size_t checks = 0, failed = 0;

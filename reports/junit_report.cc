@@ -1,10 +1,10 @@
 #include "reports/junit_report.h"
 
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 #include <vector>
 
+#include "harness/core/number_text.h"
 #include "reports/console_report.h"
 #include "reports/escape.h"
 #include "reports/report_reader.h"
@@ -15,17 +15,9 @@ using nlohmann::json;
 
 namespace {
 
-std::string raw(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
+std::string raw(double v) { return number_text("%.10g", v); }
 
-std::string seconds(double s) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.3f", std::isfinite(s) && s > 0 ? s : 0.0);
-  return buf;
-}
+std::string seconds(double s) { return number_text("%.3f", std::isfinite(s) && s > 0 ? s : 0.0); }
 
 std::string attr(const std::string& name, const std::string& value) {
   return " " + name + "=\"" + xml_escape(value) + "\"";
@@ -200,9 +192,7 @@ std::string junit_for_compare(const Comparison& cmp, const Report& current) {
       Suite s;
       s.name = m.phase;
       s.properties = {{"baseline", cmp.baseline_source}, {"current", cmp.current_source}};
-      char tol[32];
-      std::snprintf(tol, sizeof tol, "%g%%", cmp.tolerance * 100);
-      s.properties.emplace_back("tolerance", tol);
+      s.properties.emplace_back("tolerance", number_text("%g%%", cmp.tolerance * 100));
       suites.push_back(std::move(s));
     }
     Case k;

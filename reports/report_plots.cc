@@ -399,6 +399,49 @@ PlotSection time_series(const std::vector<SystemReport>& systems) {
   return s.done(NoData::kUnlessDrawn, "no phase in any report has a bandwidth time series (details.series).");
 }
 
+// --- host telemetry over time -------------------------------------------------
+
+PlotSection telemetry_series(const std::vector<SystemReport>& systems) {
+  Section s(systems, "plot-telemetry", "Host activity over time",
+            "What each system's first sampled host did while the phase ran (details.telemetry): CPU busy "
+            "(user + system) and waiting for I/O as shares of all cores, the busiest single core, and how "
+            "much of the time each disk behind the target had I/O in flight. Time counts from the phase's "
+            "start, setup included (its bandwidth series above starts after setup).");
+  s.each_phase([&](const std::string& name, const Phases& phases) {
+    LineChart c = line_chart("Host activity: " + name, {"time since the phase began", "s", false},
+                             {"busy", "fraction", false});
+    for (size_t i = 0; i < phases.size(); ++i) {
+      const PhaseReport* p = phases[i];
+      if (p == nullptr) continue;
+      const json& hosts = get(get(p->details, "telemetry"), "hosts");
+      if (!hosts.is_array() || hosts.empty() || !hosts[0].is_object()) continue;
+      const json& samples = get(hosts[0], "samples");
+      if (!samples.is_array() || samples.empty()) continue;
+      const std::string who = systems.size() > 1 ? systems[i].label + ": " : "";
+      LineSeries cpu{who + "CPU busy", {}, 0, false}, iowait{who + "iowait", {}, 1, false},
+          core{who + "busiest core", {}, 2, true};
+      std::map<std::string, LineSeries> disks;
+      for (const json& x : samples) {
+        if (!x.is_object()) continue;
+        const double t = x.value("t_s", 0.0);
+        cpu.points.emplace_back(t, x.value("cpu_user", 0.0) + x.value("cpu_system", 0.0));
+        iowait.points.emplace_back(t, x.value("cpu_iowait", 0.0));
+        core.points.emplace_back(t, x.value("busiest_core", 0.0));
+        for (const json& d : x.value("disks", json::array())) {
+          const std::string dev = d.value("device", std::string("?"));
+          auto [it, added] = disks.try_emplace(dev);
+          if (added) it->second = {who + dev + " util", {}, 3 + static_cast<int>(disks.size()), false};
+          it->second.points.emplace_back(t, d.value("util", 0.0));
+        }
+      }
+      for (LineSeries* ls : {&cpu, &iowait, &core}) c.series.push_back(std::move(*ls));
+      for (auto& [dev, ls] : disks) c.series.push_back(std::move(ls));
+    }
+    s.draw(c);
+  });
+  return s.done(NoData::kUnlessDrawn, "no phase in any report has host telemetry (details.telemetry).");
+}
+
 // --- busbw vs message size ---------------------------------------------------
 
 // "busbw.all_reduce.1048576" -> ("all_reduce", 1048576); false for "busbw.all_reduce.max".
@@ -496,9 +539,9 @@ PlotSection step_breakdown(const std::vector<SystemReport>& systems) {
 }  // namespace
 
 std::vector<PlotSection> build_plots(const std::vector<SystemReport>& systems) {
-  return {bandwidth_per_phase(systems), latency_cdfs(systems), checkpoint_stalls(systems),
-          restore_times(systems),       time_series(systems),  busbw_sweeps(systems),
-          step_breakdown(systems)};
+  return {bandwidth_per_phase(systems), latency_cdfs(systems),     checkpoint_stalls(systems),
+          restore_times(systems),       time_series(systems),      telemetry_series(systems),
+          busbw_sweeps(systems),        step_breakdown(systems)};
 }
 
 }  // namespace iofab

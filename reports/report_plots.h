@@ -20,8 +20,8 @@ struct PlotSection {
 };
 
 // In order: bandwidth per phase, train_read latency CDFs, checkpoint stall
-// vs allowed stall, restore time, bandwidth over time, busbw vs message
-// size per op, DDP vs FSDP step breakdown.
+// vs allowed stall, restore time, bandwidth over time, host activity over
+// time (telemetry), busbw vs message size per op, DDP vs FSDP step breakdown.
 std::vector<PlotSection> build_plots(const std::vector<SystemReport>& systems);
 
 }  // namespace iofab

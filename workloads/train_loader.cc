@@ -60,20 +60,44 @@ void EpochStats::merge(const EpochStats& o) {
   corrupt += o.corrupt;
   gpu_bytes += o.gpu_bytes;
   gpu_ns += o.gpu_ns;
+  source_bytes += o.source_bytes;
+  cache_bytes += o.cache_bytes;
+  cache_samples += o.cache_samples;
+  filled_samples += o.filled_samples;
+  filled_bytes += o.filled_bytes;
+  unfilled_samples += o.unfilled_samples;
+  fill_ns += o.fill_ns;
 }
 
 json EpochStats::to_json() const {
-  return {{"reads", reads.to_json()}, {"io_bytes", io_bytes}, {"batches", batches},
-          {"compute_ns", compute_ns}, {"wait_ns", wait_ns},   {"first_wait_ns", first_wait_ns},
-          {"wall_ns", wall_ns},       {"end_ns", end_ns},     {"batch_wait", batch_wait.to_json()},
-          {"id_count", id_count},     {"id_sum", id_sum},     {"corrupt", corrupt},
-          {"gpu_bytes", gpu_bytes},   {"gpu_ns", gpu_ns}};
+  return {{"reads", reads.to_json()},
+          {"io_bytes", io_bytes},
+          {"batches", batches},
+          {"compute_ns", compute_ns},
+          {"wait_ns", wait_ns},
+          {"first_wait_ns", first_wait_ns},
+          {"wall_ns", wall_ns},
+          {"end_ns", end_ns},
+          {"batch_wait", batch_wait.to_json()},
+          {"id_count", id_count},
+          {"id_sum", id_sum},
+          {"corrupt", corrupt},
+          {"gpu_bytes", gpu_bytes},
+          {"gpu_ns", gpu_ns},
+          {"source_bytes", source_bytes},
+          {"cache_bytes", cache_bytes},
+          {"cache_samples", cache_samples},
+          {"filled_samples", filled_samples},
+          {"filled_bytes", filled_bytes},
+          {"unfilled_samples", unfilled_samples},
+          {"fill_ns", fill_ns}};
 }
 
 bool EpochStats::from_json(const json& j) {
   if (!j.is_object()) return false;
   for (const char* k : {"io_bytes", "batches", "compute_ns", "wait_ns", "first_wait_ns", "wall_ns", "end_ns",
-                        "id_count", "id_sum", "corrupt", "gpu_bytes", "gpu_ns"}) {
+                        "id_count", "id_sum", "corrupt", "gpu_bytes", "gpu_ns", "source_bytes", "cache_bytes",
+                        "cache_samples", "filled_samples", "filled_bytes", "unfilled_samples", "fill_ns"}) {
     if (!j.contains(k) || !j[k].is_number_unsigned()) return false;
   }
   if (!j.contains("reads") || !j.contains("batch_wait")) return false;
@@ -91,6 +115,13 @@ bool EpochStats::from_json(const json& j) {
   e.corrupt = j["corrupt"].get<uint64_t>();
   e.gpu_bytes = j["gpu_bytes"].get<uint64_t>();
   e.gpu_ns = j["gpu_ns"].get<uint64_t>();
+  e.source_bytes = j["source_bytes"].get<uint64_t>();
+  e.cache_bytes = j["cache_bytes"].get<uint64_t>();
+  e.cache_samples = j["cache_samples"].get<uint64_t>();
+  e.filled_samples = j["filled_samples"].get<uint64_t>();
+  e.filled_bytes = j["filled_bytes"].get<uint64_t>();
+  e.unfilled_samples = j["unfilled_samples"].get<uint64_t>();
+  e.fill_ns = j["fill_ns"].get<uint64_t>();
   *this = std::move(e);
   return true;
 }
@@ -101,8 +132,12 @@ struct TrainLoader::Reader {
     uint32_t sample = 0;
     uint64_t pos = 0;       // position in the plan's read order
     uint64_t start_ns = 0;  // before the open (files layout), so latency includes it
-    int fd = -1;            // files layout: the sample's file while its reads are in flight
+    int fd = -1;            // files layout or a cache hit: the sample's file while its reads are in flight
     int handle = -1;
+    uint64_t base = 0;  // file offset of the sample in the file read (0 in a cache file)
+    bool from_cache = false;
+    bool corrupt = false;
+    SampleCache::Fill fill;  // a source read the cache is being filled from
     uint64_t next = 0;     // file offset of the next piece to submit
     uint64_t end = 0;      // end of the span read (aligned under O_DIRECT)
     unsigned pending = 0;  // pieces submitted and not yet completed
@@ -208,7 +243,10 @@ Status TrainLoader::create(const LoaderConfig& config, const DatasetLayout& layo
     eo.direct = config.direct;
     // Sample files come and go with every read: registering each would cost a syscall per sample.
     eo.fixed_files = shards;
-    eo.max_files = shards ? static_cast<unsigned>(std::min<uint64_t>(layout.num_files(), 1u << 20)) : 1;
+    // A cache hit opens a file of its own for each sample in flight, beside the shards.
+    const uint64_t cache_files = config.cache_tier ? uint64_t{config.queue_depth} + 2 : 0;
+    eo.max_files =
+        shards ? static_cast<unsigned>(std::min<uint64_t>(layout.num_files() + cache_files, 1u << 20)) : 1;
     Status s = make(eo, &r->engine);
     if (!s.ok()) return s;
     const EngineCaps caps = r->engine->caps();
@@ -240,6 +278,7 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
   const uint64_t stride = layout_.max_sample_size();
   Status result;
   auto release = [&](Reader::Sample& smp) {
+    if (smp.fill.active() && cache_ != nullptr) cache_->abandon(&smp.fill);
     if (smp.fd >= 0) {
       keep_first(&result, r.engine->remove_file(smp.handle));
       close(smp.fd);
@@ -263,9 +302,34 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
     smp.pos = pos;
     smp.start_ns = now_ns();
     const uint64_t file = layout_.file_of(smp.sample);
-    if (files) {
-      StoreFile opened;
-      Status s = open_dataset_file(store_, data_, layout_, file, config_.direct, &opened);
+    const uint64_t size = layout_.size_of(smp.sample);
+    StoreFile opened;
+    if (cache_ != nullptr) {
+      Status s = cache_->lookup(smp.sample, config_.direct, &opened);
+      if (!s.ok()) {
+        smp.used = false;
+        keep_first(&result, s);
+        e.fail();
+        return false;
+      }
+      smp.from_cache = opened.is_open();
+      if (!smp.from_cache) {
+        bool started = false;
+        const uint64_t f0 = now_ns();
+        s = cache_->begin(smp.sample, size, &smp.fill, &started);
+        r.stats.fill_ns += now_ns() - f0;
+        if (!s.ok()) {
+          smp.used = false;
+          keep_first(&result, s);
+          e.fail();
+          return false;
+        }
+        if (!started) r.stats.unfilled_samples++;
+      }
+    }
+    if (files || smp.from_cache) {
+      Status s = smp.from_cache ? Status::Ok()
+                                : open_dataset_file(store_, data_, layout_, file, config_.direct, &opened);
       const int fd = opened.release();  // the sample owns it until its last piece completes
       int handle = -1;
       if (s.ok()) {
@@ -273,7 +337,7 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
         if (!s.ok()) close(fd);
       }
       if (!s.ok()) {
-        smp.used = false;
+        release(smp);
         keep_first(&result, s);
         e.fail();
         return false;
@@ -283,8 +347,8 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
     } else {
       smp.handle = r.shard_handles[file];
     }
-    const uint64_t off = layout_.offset_of(smp.sample);
-    const uint64_t size = layout_.size_of(smp.sample);
+    const uint64_t off = smp.from_cache ? 0 : layout_.offset_of(smp.sample);
+    smp.base = off;
     smp.next = config_.direct ? off / kRecordAlignment * kRecordAlignment : off;
     smp.end = config_.direct ? (off + size + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment
                              : off + size;
@@ -310,7 +374,7 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
   auto done = [&](unsigned slot, const IoRequest& req) {
     const Reader::Slot& sl = r.slot[slot];
     Reader::Sample& smp = r.samples[sl.sample];
-    const uint64_t off = layout_.offset_of(smp.sample);
+    const uint64_t off = smp.base;
     const uint32_t size = layout_.size_of(smp.sample);
     const auto* buf = static_cast<const unsigned char*>(req.buf);
     // The part of the sample this piece holds: [from, to) in file offsets.
@@ -320,7 +384,10 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
       unsigned char h[kSampleHeader];
       sample_header(spec, smp.sample, h);
       const uint64_t n = std::min<uint64_t>({kSampleHeader, size, to - off});
-      if (std::memcmp(buf + (off - sl.offset), h, n) != 0) r.stats.corrupt++;
+      if (std::memcmp(buf + (off - sl.offset), h, n) != 0) {
+        r.stats.corrupt++;
+        smp.corrupt = true;
+      }
     }
     const uint64_t at = e.plan.consumed_at(smp.pos);
     const uint64_t batch = at / e.plan.batch_size;
@@ -330,9 +397,35 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
       std::memcpy(dst + (at - e.plan.batch_begin(batch)) * stride + (from - off), buf + (from - sl.offset),
                   to - from);
     }
+    if (smp.fill.active() && from < to) {
+      const uint64_t f0 = now_ns();
+      Status ws = smp.fill.write(buf + (from - sl.offset), to - from, from - off);
+      r.stats.fill_ns += now_ns() - f0;
+      if (!ws.ok()) {
+        keep_first(&result, ws);
+        e.fail();
+        cache_->abandon(&smp.fill);
+      }
+    }
     r.stats.io_bytes += req.len;
     smp.pending--;
     if (smp.pending > 0 || smp.next < smp.end) return;
+    if (smp.fill.active()) {
+      // Only a sample read whole and verified is served later: a corrupt one would pass its fault on.
+      const uint64_t f0 = now_ns();
+      if (smp.corrupt || !verify_) {
+        cache_->abandon(&smp.fill);
+      } else if (Status cs = cache_->commit(&smp.fill); cs.ok()) {
+        r.stats.filled_samples++;
+        r.stats.filled_bytes += cached_sample_bytes(size);
+      } else {
+        keep_first(&result, cs);
+        e.fail();
+      }
+      r.stats.fill_ns += now_ns() - f0;
+    }
+    (smp.from_cache ? r.stats.cache_bytes : r.stats.source_bytes) += size;
+    if (smp.from_cache) r.stats.cache_samples++;
     release(smp);
     const uint64_t end = now_ns();
     const uint64_t start_rel = smp.start_ns > e.t0 ? smp.start_ns - e.t0 : 0;
@@ -447,6 +540,13 @@ Status TrainLoader::run_epoch(const BatchPlan& plan, uint64_t t0, const std::ato
     out->id_count += r->stats.id_count;
     out->id_sum += r->stats.id_sum;
     out->corrupt += r->stats.corrupt;
+    out->source_bytes += r->stats.source_bytes;
+    out->cache_bytes += r->stats.cache_bytes;
+    out->cache_samples += r->stats.cache_samples;
+    out->filled_samples += r->stats.filled_samples;
+    out->filled_bytes += r->stats.filled_bytes;
+    out->unfilled_samples += r->stats.unfilled_samples;
+    out->fill_ns += r->stats.fill_ns;
   }
   Status first;
   for (const auto& s : reader_status) keep_first(&first, s);

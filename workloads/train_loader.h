@@ -21,6 +21,12 @@
 // longer than max_request is read as several requests, in order, by the
 // reader that claimed the sample; the sample completes with its last piece.
 //
+// With a cache tier (use_cache), a sample is looked up in the cache first
+// and read from its cache file when there; otherwise it is read from the
+// source and, while the cache has room, written to it piece by piece in the
+// reader's thread (so the fill's cost is the epoch's, as a real cache
+// fill's is) and committed once its last piece is in and its header checked.
+//
 // The plan's read order is the order samples are claimed in; its
 // consumption order (a streaming reader's shuffle buffer) decides the batch
 // each sample fills, and the window admits the lookahead that needs.
@@ -44,6 +50,7 @@
 #include "harness/stats/io_tally.h"
 #include "workloads/dataset.h"
 #include "workloads/sampler.h"
+#include "workloads/train_cache.h"
 
 namespace iofab {
 
@@ -66,6 +73,9 @@ struct LoaderConfig {
   // Bytes per read request, a multiple of kRecordAlignment up to kMaxRequestBytes (tests use small ones
   // to split small samples).
   uint64_t max_request = kMaxRequestBytes;
+  // A cache tier will be used (use_cache): the engines' file tables keep room for the cache files a
+  // reader has open beside the shards.
+  bool cache_tier = false;
 };
 
 // One rank's figures for one epoch. Times are ns since the epoch's common start t0.
@@ -86,6 +96,14 @@ struct EpochStats {
   uint64_t corrupt = 0;        // samples whose header did not name the sample
   uint64_t gpu_bytes = 0;
   uint64_t gpu_ns = 0;
+  // The cache tier (cache_dir): sample bytes by where they came from, and what this epoch cached.
+  uint64_t source_bytes = 0;
+  uint64_t cache_bytes = 0;
+  uint64_t cache_samples = 0;     // samples served by the cache
+  uint64_t filled_samples = 0;    // samples written to the cache
+  uint64_t filled_bytes = 0;      // their bytes, padding included
+  uint64_t unfilled_samples = 0;  // read from the source, not cached: the cache's share was full
+  uint64_t fill_ns = 0;           // readers' time writing the cache, summed over readers
 
   double au() const {
     return wall_ns > 0 ? static_cast<double>(compute_ns) / static_cast<double>(wall_ns) : 0.0;
@@ -115,6 +133,10 @@ class TrainLoader {
   Status run_epoch(const BatchPlan& plan, uint64_t t0, const std::atomic<bool>& stop,
                    std::atomic<uint64_t>* progress, EpochStats* out);
 
+  // The cache tier the next epochs look samples up in and fill (null: the source only). It must outlive
+  // the epochs run with it.
+  void use_cache(SampleCache* cache) { cache_ = cache; }
+
   std::string engine_name() const;
   // Whether samples' headers are checked (not with an engine that moves no data).
   bool verifies() const { return verify_; }
@@ -131,6 +153,7 @@ class TrainLoader {
   Store& store_;
   std::string data_;  // the dataset's data/ folder in store_
   BatchCopier* copier_;
+  SampleCache* cache_ = nullptr;
   bool verify_ = true;
   std::vector<int> shard_fds_;
   std::vector<std::unique_ptr<Reader>> readers_;

@@ -23,6 +23,9 @@
 #include "harness/stats/io_tally.h"
 #include "harness/store/posix_store.h"
 #include "workloads/sampler.h"
+#include "workloads/train_cache.h"
+#include "workloads/train_cache_params.h"
+#include "workloads/train_cache_results.h"
 #include "workloads/train_read_results.h"
 
 namespace iofab {
@@ -155,6 +158,23 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     st = agree(comm, mine);
     if (st.ok()) st = agree(comm, broadcast_value(comm, &decision, 0, "dataset decision"));
   }
+  // The cache tier, on every rank: the phase's folder in this host's cache_dir, shared by its ranks. Made
+  // before the dataset, so a cache_dir without room refuses the phase before anything is written.
+  std::unique_ptr<SampleCache> cache_tier;
+  std::string cache_device;
+  if (st.ok() && !p_.cache_dir.empty()) {
+    CacheTierOptions co;
+    co.dir = p_.cache_dir;
+    co.host_ranks = where.size;
+    co.dataset_dir = p_.dataset_dir;
+    const uint64_t whole = cached_dataset_bytes(layout);
+    // No cache_size: no share to keep to, only the free space for the whole dataset.
+    co.host_limit = p_.cache_size > 0 ? p_.cache_size : UINT64_MAX;
+    co.need_bytes = std::min(co.host_limit, whole);
+    st = agree(comm, SampleCache::open(co, ctx, &cache_tier));
+    TargetInfo info;
+    cache_device = describe_target(p_.cache_dir, &info).ok() ? info.block_device : "";
+  }
   const bool generate = st.ok() && decision.generate;
   // Progress is per rank: its share of the generation and of every epoch.
   const auto share = static_cast<uint64_t>(comm.size());
@@ -216,8 +236,10 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     lc.compute_ns = static_cast<uint64_t>(std::llround(p_.compute_per_batch * 1e9));
     lc.direct = p_.direct;
     lc.series_interval_ns = p_.series_interval_ns;
+    lc.cache_tier = !p_.cache_dir.empty();
     st = agree(comm, TrainLoader::create(lc, layout, *store, data, make_, copier.get(), &loader));
   }
+  if (loader && cache_tier) loader->use_cache(cache_tier.get());
   if (loader) local.engine = loader->engine_name();
   local.verified = loader ? loader->verifies() : false;
 
@@ -242,12 +264,24 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   order.seed = decision.order_seed;
   local.memory_bytes = host_memory_bytes();
 
-  for (uint64_t epoch = 0; st.ok() && epoch < p_.epochs; ++epoch) {
-    // Untimed: drop the pages meant to be cold, measure what is resident, draw the plan.
-    const bool drop = drop_before(epoch);
+  const bool reads_cache_disk =
+      where.rank == 0 && !cache_device.empty() && read_disk_counters(cache_device).has_value();
+  if (p_.cache_source_epoch) ctx.progress.total_bytes.fetch_add(layout.sample_bytes() / share);
+
+  // Epochs 0 .. epochs-1, then with a cache tier the source-only epoch (its own permutation, the next
+  // epoch's), read with the cache out of the path.
+  const uint64_t last = p_.epochs + (p_.cache_source_epoch && cache_tier != nullptr ? 1 : 0);
+  for (uint64_t epoch = 0; st.ok() && epoch < last; ++epoch) {
+    const bool source_only = epoch == p_.epochs;
+    if (source_only) loader->use_cache(nullptr);
+    // Untimed: drop the pages meant to be cold, measure what is resident, draw the plan. The source-only
+    // epoch measures the source as epoch 0 did: cold unless the suite never drops.
+    const bool drop = source_only ? p_.drop_cache != DropCache::kNever : drop_before(epoch);
     CacheCounts cache;
     Status mine = dataset_cache_pass(*store, data, layout, static_cast<uint64_t>(where.rank),
                                      static_cast<uint64_t>(where.size), drop, &cache);
+    CacheCounts tier;
+    if (mine.ok() && cache_tier != nullptr && !source_only) mine = cache_tier->cache_pass(drop, &tier);
     const BatchPlan plan = plan_ordered_epoch(order, epoch, rank, comm.size(), p_.batch_size, p_.drop_last);
     uint64_t planned_sum = 0;
     for (uint32_t s : plan.samples) planned_sum += sample_fingerprint(s);
@@ -256,14 +290,16 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     if (!st.ok()) break;
 
     const auto disk0 = reads_disk ? read_disk_counters(device) : std::nullopt;
+    const auto tier0 = reads_cache_disk ? read_disk_counters(cache_device) : std::nullopt;
     st = comm.barrier();
     if (!st.ok()) break;
     const uint64_t t0 = now_ns();
     EpochStats stats(p_.series_interval_ns);
     Status rs = loader->run_epoch(plan, t0, ctx.stop, &ctx.progress.done_bytes, &stats);
     const auto disk1 = reads_disk ? read_disk_counters(device) : std::nullopt;
+    const auto tier1 = reads_cache_disk ? read_disk_counters(cache_device) : std::nullopt;
 
-    EpochRecord& rec = local.epochs.emplace_back();
+    EpochRecord& rec = (source_only ? local.source_epochs : local.epochs).emplace_back();
     rec.epoch = epoch;
     rec.ok = rs.ok();
     rec.stats = std::move(stats);
@@ -273,6 +309,9 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     rec.planned_sum = planned_sum;
     rec.disk_seen = disk0 && disk1;
     if (rec.disk_seen) rec.disk = *disk1 - *disk0;
+    rec.tier = std::move(tier);
+    rec.tier_disk_seen = tier0 && tier1;
+    if (rec.tier_disk_seen) rec.tier_disk = *tier1 - *tier0;
     st = agree(comm, rs);
   }
 
@@ -283,6 +322,14 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   lock.reset();
   dir_store.reset();
   st.update(comm.barrier());
+  // After the barrier: every local rank is done with the folder they share.
+  const std::string cache_location = cache_tier != nullptr ? cache_tier->location() : "";
+  const uint64_t cache_limit = cache_tier != nullptr ? cache_tier->rank_limit() : 0;
+  if (cache_tier != nullptr) {
+    Status gone = cache_tier->remove();
+    if (st.ok()) st = gone;
+    cache_tier.reset();
+  }
   Status removed;
   if (!user_dir && !ctx.keep && rank == 0 && store != nullptr) removed = store->remove_tree(root);
   if (st.ok() && !removed.ok()) st = removed;
@@ -295,6 +342,14 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
 
   Status worst = st;
   summarize_train_read(p_, ranks, layout, result, &worst);
+  if (!p_.cache_dir.empty()) {
+    summarize_cache_tier(p_, ranks, layout, result, &worst);
+    result->details["cache_tier"]["path"] = cache_location;
+    result->details["cache_tier"]["rank_limit_bytes"] =
+        cache_limit == UINT64_MAX ? json(nullptr) : json(cache_limit);
+    result->details["cache_tier"]["kept"] = ctx.keep;
+    result->details["cache_tier"]["device"] = cache_device.empty() ? json(nullptr) : json(cache_device);
+  }
   auto& d = result->details;
   d["dataset"] = {{"path", dataset_path},
                   {"origin", generate ? "generated" : "reused"},
@@ -404,6 +459,7 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   const bool buffer_given = r.raw("shuffle_buffer") != nullptr;
   p.shuffle_buffer = static_cast<uint64_t>(r.integer("shuffle_buffer", 1024, 1, 1'000'000'000));
   p.mlperf = r.boolean("mlperf", false);
+  read_cache_params(r, &p);
 
   if (p.batch_size > ds.num_samples) {
     r.fail("batch_size", "must be <= num_samples (" + std::to_string(ds.num_samples) +
@@ -484,6 +540,25 @@ const std::vector<MetricInfo>& train_read_metrics() {
       {"mlperf_min_dataset_bytes", Unit::kBytes, Better::kNeither, "mlperf_min_samples x sample_size"},
       {"mlperf_dataset_size_margin", Unit::kRatio, Better::kHigher,
        "num_samples / mlperf_min_samples: >= 1 meets MLPerf's minimum dataset size"},
+      {"dataset_read_bytes", Unit::kBytes, Better::kNeither,
+       "sample bytes read from the dataset's storage (with cache_dir: the source's share, source-only epoch "
+       "included); what the device counters verify"},
+      {"cache_hit_fraction", Unit::kFraction, Better::kHigher,
+       "cache_dir: share of the samples of epochs 1 and later served by the cache tier"},
+      {"source_read_bytes", Unit::kBytes, Better::kNeither,
+       "cache_dir: sample bytes read from the source (the dataset), all epochs but the source-only one"},
+      {"cache_read_bytes", Unit::kBytes, Better::kNeither,
+       "cache_dir: sample bytes read from the cache tier"},
+      {"cache_fill_bytes", Unit::kBytes, Better::kNeither,
+       "cache_dir: bytes written to the cache tier (samples padded to 4 KiB)"},
+      {"cache_fill_seconds", Unit::kSeconds, Better::kLower,
+       "cache_dir: readers' time writing the cache, summed over readers and ranks"},
+      {"au_first_epoch", Unit::kFraction, Better::kHigher,
+       "cache_dir: AU of epoch 0, read from the source while filling the cache"},
+      {"au_cached", Unit::kFraction, Better::kHigher,
+       "cache_dir: AU of epochs 1 and later, served by the cache tier (the source where it misses)"},
+      {"au_source_only", Unit::kFraction, Better::kHigher,
+       "cache_dir: AU of one extra epoch read from the source alone (cache_source_epoch)"},
   };
   return kMetrics;
 }

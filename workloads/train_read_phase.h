@@ -48,6 +48,11 @@ struct TrainReadParams {
   uint64_t shuffle_buffer = 1024;
   // State MLPerf Storage's minimum-dataset-size rule in a warning when the dataset falls short.
   bool mlperf = false;
+  // The local cache tier (train_cache.h): empty for none. cache_size 0: room for the whole dataset.
+  std::string cache_dir;
+  uint64_t cache_size = 0;  // bytes per host
+  // After the cached epochs, one more from the source alone: the AU the source would have given.
+  bool cache_source_epoch = false;
 };
 
 std::unique_ptr<Phase> parse_train_read(ParamReader& r);

@@ -116,21 +116,41 @@ json to_wire(const EpochRecord& e) {
           {"planned_count", e.planned_count},
           {"planned_sum", e.planned_sum},
           {"disk",
-           e.disk_seen ? json{{"read_bytes", e.disk.read_bytes}, {"reads", e.disk.reads}} : json(nullptr)}};
+           e.disk_seen ? json{{"read_bytes", e.disk.read_bytes}, {"reads", e.disk.reads}} : json(nullptr)},
+          {"tier",
+           {{"files", e.tier.files},
+            {"bytes", e.tier.bytes},
+            {"resident_bytes", e.tier.resident_bytes},
+            {"drop_error", e.tier.drop_error}}},
+          {"tier_disk", e.tier_disk_seen
+                            ? json{{"read_bytes", e.tier_disk.read_bytes}, {"reads", e.tier_disk.reads}}
+                            : json(nullptr)}};
 }
 
 Status from_wire(const json& j, EpochRecord* out) {
   WireReader r(j);
   r.field("epoch", &out->epoch).field("ok", &out->ok).field("stats", &out->stats);
   r.field("planned_count", &out->planned_count).field("planned_sum", &out->planned_sum);
-  json cache, disk;
-  r.field("cache", &cache).optional("disk", &disk);
+  json cache, disk, tier, tier_disk;
+  r.field("cache", &cache).optional("disk", &disk).optional("tier", &tier).optional("tier_disk", &tier_disk);
   if (!r.status().ok()) return r.status();
   WireReader c(cache);
   c.field("files", &out->cache.files).field("bytes", &out->cache.bytes);
   c.field("resident_bytes", &out->cache.resident_bytes).field("drop", &out->drop);
   c.field("drop_error", &out->cache.drop_error);
   if (!c.status().ok()) return Status::Internal("cache: " + c.status().message());
+  if (!tier.is_null()) {
+    WireReader t(tier);
+    t.field("files", &out->tier.files).field("bytes", &out->tier.bytes);
+    t.field("resident_bytes", &out->tier.resident_bytes).field("drop_error", &out->tier.drop_error);
+    if (!t.status().ok()) return Status::Internal("tier: " + t.status().message());
+  }
+  out->tier_disk_seen = !tier_disk.is_null();
+  if (out->tier_disk_seen) {
+    WireReader t(tier_disk);
+    t.field("read_bytes", &out->tier_disk.read_bytes).field("reads", &out->tier_disk.reads);
+    if (!t.status().ok()) return Status::Internal("tier_disk: " + t.status().message());
+  }
   out->disk_seen = !disk.is_null();
   if (!out->disk_seen) return Status::Ok();
   WireReader d(disk);
@@ -141,11 +161,14 @@ Status from_wire(const json& j, EpochRecord* out) {
 json to_wire(const RankReport& r) {
   json epochs = json::array();
   for (const auto& e : r.epochs) epochs.push_back(to_wire(e));
+  json source_epochs = json::array();
+  for (const auto& e : r.source_epochs) source_epochs.push_back(to_wire(e));
   return {{"host", r.host},
           {"engine", r.engine},
           {"verified", r.verified},
           {"device", r.device},
           {"epochs", epochs},
+          {"source_epochs", source_epochs},
           {"status", iofab::to_wire(r.status)},
           {"memory_bytes", r.memory_bytes}};
 }
@@ -154,7 +177,7 @@ Status from_wire(const json& j, RankReport* out) {
   WireReader r(j);
   r.field("host", &out->host).field("engine", &out->engine).field("verified", &out->verified);
   r.field("device", &out->device).field("epochs", &out->epochs).field("status", &out->status);
-  r.field("memory_bytes", &out->memory_bytes);
+  r.field("memory_bytes", &out->memory_bytes).optional("source_epochs", &out->source_epochs);
   return r.status();
 }
 
@@ -295,6 +318,8 @@ void summarize_train_read(const TrainReadParams& p, const std::vector<RankReport
   m["read_seconds"] = read_seconds;
   m["samples"] = static_cast<double>(total.reads.ios);
   m["read_bytes"] = static_cast<double>(total.reads.bytes);
+  // What the dataset's storage served; a cache tier (summarize_cache_tier) takes its share out.
+  m["dataset_read_bytes"] = static_cast<double>(total.reads.bytes);
   m["epochs"] = static_cast<double>(epochs);
   m["first_batch_wait_s"] = static_cast<double>(first_wait_max) * 1e-9;
   m["corrupt_samples"] = static_cast<double>(total.corrupt);

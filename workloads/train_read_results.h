@@ -27,6 +27,10 @@ struct EpochRecord {
   uint64_t planned_sum = 0;
   bool disk_seen = false;  // the device's counters were read around the epoch
   DiskCounters disk;
+  // The cache tier (cache_dir): its files' page-cache state at the epoch's start, and its device's counters.
+  CacheCounts tier;
+  bool tier_disk_seen = false;
+  DiskCounters tier_disk;
 };
 
 // What a rank sends rank 0 at the end of the phase.
@@ -37,6 +41,7 @@ struct RankReport {
   std::string device;
   uint64_t memory_bytes = 0;  // the host's, for MLPerf's minimum dataset size
   std::vector<EpochRecord> epochs;
+  std::vector<EpochRecord> source_epochs;  // with a cache tier: the source-only epoch, when it ran
   Status status;
 };
 

@@ -2,11 +2,11 @@
 // parameter count (--params) or from a model (--model, --preset): then every rank's bytes too.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <optional>
 
 #include "harness/cli/commands.h"
+#include "harness/core/number_text.h"
 #include "harness/core/units.h"
 #include "workloads/checkpoint/budget.h"
 #include "workloads/checkpoint/model_spec.h"
@@ -21,9 +21,7 @@ namespace {
 
 // "2.45e12": three significant digits, as DESIGN.md writes its numbers.
 std::string sci(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2e", v);
-  std::string s = buf;
+  std::string s = number_text("%.2e", v);
   const auto e = s.find('e');
   if (e == std::string::npos) return s;
   std::string mant = s.substr(0, e);
@@ -35,24 +33,12 @@ std::string sci(double v) {
 }
 
 // A bound as a person writes it: 1, 0.001, 1e+15.
-std::string g(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
+std::string g(double v) { return number_text("%g", v); }
 
-std::string plain(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  return buf;
-}
+std::string plain(double v) { return number_text("%.15g", v); }
 
 // GiB with two decimals: MLPerf Storage's tables count in GiB (and write "GB").
-std::string gib(double bytes) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
-  return buf;
-}
+std::string gib(double bytes) { return number_text("%.2f GiB", bytes / (1024.0 * 1024 * 1024)); }
 
 class Rows {
  public:

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "harness/comm/agree.h"
+#include "harness/comm/local_rank.h"
 #include "harness/comm/rank_gather.h"
 #include "harness/core/build_info.h"
 #include "harness/core/checked_math.h"
@@ -24,11 +25,13 @@
 #include "harness/fs/target.h"
 #include "harness/fs/target_counters.h"
 #include "harness/runner/host_info.h"
+#include "harness/runner/phase_telemetry.h"
 #include "harness/runner/progress_line.h"
 #include "harness/runner/signals.h"
 #include "harness/runner/stop_watchdog.h"
 #include "harness/store/posix_store.h"
 #include "harness/suite/suite.h"
+#include "harness/telemetry/sampler.h"
 
 namespace iofab {
 
@@ -322,6 +325,11 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   // Described once, now: it asks the CUDA runtime for devices, which can take long on a loaded
   // node, and after a stop signal the launcher leaves about a second to get the report out.
   const std::string this_host = json_text(describe_host());
+  // One telemetry sampler per host: the host's first rank runs it during every phase.
+  LocalRank local;
+  const bool samples_host =
+      suite.telemetry_interval_s > 0 && (find_local_rank(comm, &local).ok() ? local.rank == 0 : comm.rank() == 0);
+  std::vector<nlohmann::json> telemetry(suite.phases.size());
   install_stop_handlers();
   std::atomic<bool>& stop = stop_flag();
   comm.set_stop_flag(&stop, kStopGraceSeconds);
@@ -469,11 +477,19 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     ctx.store = run_store.get();
     PhaseResult result;
     const TargetCounters counted_before = sample_target_counters(target);
+    TelemetrySampler sampler({.interval_s = suite.telemetry_interval_s, .devices = target.devices});
+    if (samples_host) sampler.start();
     const auto t0 = std::chrono::steady_clock::now();
     Status ps;
     {
       ProgressLine line(spec.name, progress, comm.rank() == 0 && !opts.quiet);
       ps = spec.phase->run(ctx, &result);
+    }
+    if (samples_host) {
+      sampler.stop();
+      nlohmann::json t = telemetry_json(sampler, suite.telemetry_interval_s);
+      t["host"] = local.host.empty() ? "unknown" : local.host;
+      telemetry[static_cast<size_t>(&spec - suite.phases.data())] = std::move(t);
     }
     counted[static_cast<size_t>(&spec - suite.phases.data())] =
         sample_target_counters(target) - counted_before;
@@ -536,6 +552,10 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     counters.clear();
   }
   if (counters.empty()) counters = {counters_text(counted)};
+  std::vector<std::string> sampled;
+  if (!gather_to_root(comm, nlohmann::json(telemetry).dump(), &sampled).ok()) {
+    sampled = {nlohmann::json(telemetry).dump()};
+  }
   if (comm.rank() != comm.report_rank()) {
     // The writer removes the same folder and reports its own failure; this rank's could no longer
     // reach the report, which is on its way.
@@ -549,6 +569,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   fill_header(report, hosts, comm.lost_ranks());
   if (comm.failed()) report->warnings.push_back(comm_failure);
   if (!preflight_note.empty()) report->warnings.push_back(preflight_note);
+  attach_telemetry(sampled, suite.telemetry_interval_s, &report->phases);
   verify_phases(suite, target, counters, &report->phases);
   // Joins across phases, declared by the phase kinds in the suite (each kind once).
   std::vector<const PhaseKind*> kinds;

@@ -25,7 +25,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::set<std::string, std::less<>> kTopKeys = {"name", "description", "target", "s3", "defaults", "phases"};
+const std::set<std::string, std::less<>> kTopKeys = {"name",     "description", "target",            "s3",
+                                                      "defaults", "phases",      "telemetry_interval"};
 const std::set<std::string, std::less<>> kPhaseOwnKeys = {"kind", "name", "checks", "headline"};
 const std::set<std::string, std::less<>> kCheckKeys = {"metric", "op", "value", "name"};
 
@@ -62,7 +63,7 @@ Status apply_set(json* doc, const std::string& set) {
   if (!is_utf8(set)) return Status::Invalid("--set " + json_text(json(path)) + ": expected UTF-8 text");
   json value;
   if (Status vs = set_value(path, set.substr(eq + 1), &value); !vs.ok()) return vs;
-  if (path == "target" || path == "name" || path == "description") {
+  if (path == "target" || path == "name" || path == "description" || path == "telemetry_interval") {
     (*doc)[path] = value;
     return Status::Ok();
   }
@@ -305,7 +306,8 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
   std::vector<std::string> errors;
   for (const auto& [k, v] : doc.items()) {
     if (kTopKeys.count(k) == 0) {
-      errors.push_back(k + ": unknown key; expected name, description, target, s3, defaults, phases");
+      errors.push_back(k + ": unknown key; expected name, description, target, s3, defaults, phases, "
+                           "telemetry_interval");
     }
   }
   if (doc.contains("name")) {
@@ -324,6 +326,19 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
     }
   }
   if (doc.contains("s3")) parse_s3_settings(doc["s3"], &out->s3, &errors);
+  if (doc.contains("telemetry_interval")) {
+    // A duration like "1s" or seconds; 0 turns the sampler off.
+    const json& t = doc["telemetry_interval"];
+    std::optional<double> v;
+    if (t.is_number()) v = t.get<double>();
+    if (t.is_string()) v = units::parse_duration(t.get<std::string>());
+    if (!v || !(*v == 0 || (*v >= 0.05 && *v <= 3600))) {
+      errors.push_back("telemetry_interval: expected 0 (off) or a duration from 50ms to 1h like \"1s\", got " +
+                       describe_json_value(t));
+    } else {
+      out->telemetry_interval_s = *v;
+    }
+  }
   const json* defaults = nullptr;
   if (doc.contains("defaults")) {
     if (!doc["defaults"].is_object()) {

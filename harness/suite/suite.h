@@ -40,6 +40,7 @@ struct Suite {
   std::optional<std::string> target;
   S3Settings s3;  // how to reach an s3:// target (the suite's "s3")
   std::vector<PhaseSpec> phases;
+  double telemetry_interval_s = 1;  // the host sampler's interval during every phase; 0: off
   std::string source;     // file path, or "builtin:<name>"
   std::string sha256;     // of the suite text as read
   nlohmann::json document;  // after --set, before validation

@@ -190,6 +190,40 @@ INSTANTIATE_TEST_SUITE_P(EveryPhase, InterruptAt,
                                   (std::get<1>(p.param) == SIGINT ? "_Sigint" : "_Sigterm");
                          });
 
+// Ctrl-C while train_read reads its cache tier (a cache file held open for reading): the cache's folder in
+// cache_dir goes too, not only the run folder.
+TEST(InterruptTrainReadCache, SigintWhileReadingTheCacheRemovesIt) {
+  TempDir dir("/var/tmp");
+  TempDir cache("/dev/shm");
+  const std::string suite = dir.path() + "/s.json", target = dir.path() + "/t",
+                    report = dir.path() + "/r.json", out = dir.path() + "/out.txt";
+  write_file(suite, R"({"phases": [{"kind": "train_read", "name": "train_read", "layout": "files",
+      "num_samples": 2048, "sample_size": "16KiB", "epochs": 100000, "cache_dir": ")" +
+                        cache.path() + R"(", "cache_source_epoch": false}]})");
+  const pid_t pid = start_run(suite, target, report, out);
+  ASSERT_GT(pid, 0);
+  bool reading_cache = false;
+  for (const auto until = Clock::now() + std::chrono::seconds(60); !reading_cache && Clock::now() < until;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    reading_cache = any_open(pid, cache.path() + "/iofab-", false);
+    if (waitpid(pid, nullptr, WNOHANG) == pid) break;
+  }
+  if (!reading_cache) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    FAIL() << "the run never read its cache: " << read_file(out);
+  }
+  ASSERT_EQ(kill(pid, SIGINT), 0);
+  EXPECT_EQ(wait_exit(pid, std::chrono::seconds(30), out), 130) << read_file(out);
+  json j = json::parse(read_file(report), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << "no valid report: " << read_file(out);
+  EXPECT_EQ(j["phases"][0]["status"], "interrupted") << j["phases"][0]["reason"];
+  std::error_code ec;
+  EXPECT_TRUE(std::filesystem::is_empty(target, ec)) << list_files(target).size();
+  EXPECT_TRUE(std::filesystem::is_empty(cache.path(), ec))
+      << "left in cache_dir: " << list_files(cache.path()).size();
+}
+
 // A second Ctrl-C while cleaning up exits at once; whatever is left lies inside the run folder.
 TEST(InterruptTwice, SecondSignalExitsAtOnceLeavingNothingOutsideTheRunFolder) {
   TempDir dir("/var/tmp");

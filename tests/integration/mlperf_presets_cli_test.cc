@@ -52,7 +52,7 @@ TEST(MlperfPresetsCli, EveryCheckpointingPresetValidatesAndScaleSetsEveryCheckpo
   EXPECT_GT(rd["metrics"]["mlperf_load_gib_per_s"].get<double>(), 0);
   // The console's figures are the ones the suite names: MLPerf's first.
   EXPECT_EQ(w["details"]["headline"][0], "mlperf_save_seconds");
-  // A suite without a checkpoint phase has nothing to scale (unet3d has had one since DLIO's checkpoint).
+  // A suite without a checkpoint phase has nothing to scale.
   r = run_iofab({"run", "mlperf-resnet50", "--scale", "10", "--target", dir.path()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--scale"), std::string::npos) << r.err;

@@ -14,8 +14,24 @@
 namespace iofab::testing {
 
 // Plots full_report() feeds: bandwidth, latency CDF, checkpoint stall, restore time,
-// three time series (ingest, ckpt, restore), busbw per op (all_reduce, all_gather), steps.
-inline constexpr size_t kFullReportPlots = 10;
+// three time series (ingest, ckpt, restore), the ingest's host activity, busbw per op (all_reduce,
+// all_gather), steps.
+inline constexpr size_t kFullReportPlots = 11;
+
+// A host's telemetry of n one-second samples: the disk busy all along, the CPU waiting on it.
+inline nlohmann::json telemetry_json(int n, double util) {
+  nlohmann::json samples = nlohmann::json::array();
+  for (int i = 0; i < n; ++i) {
+    samples.push_back({{"t_s", i + 1.0},
+                       {"seconds", 1.0},
+                       {"cpu_user", 0.1},
+                       {"cpu_system", 0.05 * (i % 2)},
+                       {"cpu_iowait", 0.6},
+                       {"busiest_core", 0.3},
+                       {"disks", nlohmann::json::array({{{"device", "nvme0n1"}, {"util", util}, {"in_flight", 8}}})}});
+  }
+  return {{"interval_s", 1.0}, {"hosts", nlohmann::json::array({{{"host", "n"}, {"samples", samples}}})}};
+}
 
 inline nlohmann::json series_json(double bytes_per_s, int intervals) {
   TimeSeries ts(100'000'000);
@@ -34,6 +50,7 @@ inline nlohmann::json full_report(const std::string& hostname, double speed) {
       {{"write_bytes_per_s", 1e9 * speed}, {"write_bytes", 4e9}, {"latency_p99_s", 0.004 / speed}});
   ingest["result"]["details"]["headline"] = {"write_bytes_per_s", "write_bytes"};
   ingest["result"]["details"]["series"] = series_json(1e9 * speed, 40);
+  ingest["result"]["details"]["telemetry"] = telemetry_json(4, 0.95 * speed);
   add_check(&ingest, "ingest bandwidth", "write_bytes_per_s", ">=", 8e8, 1e9 * speed, speed >= 0.8);
 
   json train =

@@ -117,7 +117,8 @@ TEST(HtmlReport, PlotsWithoutDataAreLeftOutWithANote) {
   for (const char* note :
        {"No data: no report has a train_read phase.", "No data: no report has a checkpoint phase.",
         "No data: no report has a restore phase.", "No data: no report has a collectives sweep",
-        "No data: no report has a DDP or FSDP step"}) {
+        "No data: no report has a DDP or FSDP step",
+        "No data: no phase in any report has host telemetry (details.telemetry)."}) {
     EXPECT_NE(html.find(note), std::string::npos) << note;
   }
 }
