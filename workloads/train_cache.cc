@@ -10,23 +10,10 @@
 #include "harness/fs/page_cache.h"
 #include "harness/fs/target.h"
 #include "harness/store/posix_store.h"
+#include "workloads/local_folder.h"
 
 namespace iofab {
 namespace {
-
-// The margin the runner's preflight keeps on the target (64 MiB + 2%), kept on the cache too.
-uint64_t cache_margin(uint64_t planned) { return (64ULL << 20) + planned / 50; }
-
-// "/mnt/fs/iofab-20261121T211400Z-3f9a2c" -> "iofab-20261121T211400Z-3f9a2c".
-std::string run_folder_name(const std::string& run_dir_path) {
-  std::string p = run_dir_path;
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  const auto slash = p.rfind('/');
-  std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
-  // A name the store takes as one component; a run folder's always is.
-  if (!check_store_path(name).ok()) name = "iofab-local";
-  return name;
-}
 
 // Two folder levels of at most 4096 entries each: a billion samples never crowd one folder.
 uint64_t top_of(uint64_t sample) { return sample >> 24; }
@@ -75,7 +62,7 @@ Status SampleCache::open(const CacheTierOptions& opts, const PhaseContext& ctx,
                            (is_dataset_dir ? "dataset_dir" : "target") +
                            "; expected a folder of its own on node-local storage; nothing was written");
   }
-  const uint64_t need = opts.need_bytes + cache_margin(opts.need_bytes);
+  const uint64_t need = opts.need_bytes + local_room_margin(opts.need_bytes);
   if (need > info.free_bytes) {
     return Status::Invalid("cache_dir " + info.path + " has " + std::to_string(info.free_bytes) +
                            " bytes free (" + units::format_bytes(static_cast<double>(info.free_bytes)) +
@@ -83,7 +70,7 @@ Status SampleCache::open(const CacheTierOptions& opts, const PhaseContext& ctx,
                            " bytes (the dataset's samples, or cache_size, plus a margin); set cache_size "
                            "lower or free space; nothing was written");
   }
-  const std::string run_name = run_folder_name(ctx.run_dir_path);
+  const std::string run_name = local_run_folder_name(ctx.run_dir_path);
   std::unique_ptr<Store> store;
   s = open_posix_store(info.path + "/" + run_name, true, &store);
   if (!s.ok()) return Status::IoError("cache_dir " + info.path + ": " + s.message());

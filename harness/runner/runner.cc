@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -18,6 +17,7 @@
 #include "harness/core/checked_math.h"
 #include "harness/core/json_text.h"
 #include "harness/core/units.h"
+#include "harness/core/wall_clock.h"
 #include "harness/engines/io_pump.h"
 #include "harness/fs/direct_probe.h"
 #include "harness/fs/run_dir.h"
@@ -59,16 +59,6 @@ const char* better_name(Better b) {
     case Better::kNeither: return "neither";
   }
   return "neither";
-}
-
-std::string rfc3339_now() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t t = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 // True when any rank saw the stop flag, or the ranks could not agree (one is lost).
@@ -209,7 +199,7 @@ uint64_t preflight_margin(uint64_t planned) { return (64ULL << 20) + planned / 5
 
 Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   const auto run_start = std::chrono::steady_clock::now();
-  const std::string started = rfc3339_now();
+  const std::string started = rfc3339_utc_now();
   Suite suite;
   Status st = load_suite(opts.suite, opts.sets, &suite);
   if (!st.ok()) return st;  // the same on every rank: the suite is the same

@@ -1,13 +1,12 @@
 #include "workloads/checkpoint/commit.h"
 
 #include <algorithm>
-#include <chrono>
 #include <map>
-#include <ctime>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "harness/comm/rank_gather.h"
+#include "harness/core/wall_clock.h"
 #include "harness/engines/io_pump.h"
 #include "workloads/checkpoint/manifest.h"
 #include "workloads/checkpoint/phase_folder.h"
@@ -16,21 +15,6 @@ namespace iofab {
 namespace {
 
 using nlohmann::json;
-
-std::string rfc3339_utc_now() {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-uint64_t unix_ns_now() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
-}
 
 Manifest make_manifest(const CheckpointParams& p, const ShardLayout& l, uint64_t step,
                        const std::string& phase_name, std::vector<ShardEntry> shards) {

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <vector>
 
+#include "harness/core/mix.h"
+
 namespace iofab {
 namespace {
 
@@ -12,13 +14,8 @@ constexpr uint64_t kSector = 512;
 constexpr uint64_t kStamp = 16;
 constexpr uint64_t kPoolChunks = 256;
 
-uint64_t mix(uint64_t x) {
-  // splitmix64's finaliser: every input bit reaches every output bit.
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+// fmix64 maps 0 to 0: the offset keeps a zero seed, step or chunk from giving a zero mix.
+uint64_t mix(uint64_t x) { return fmix64(x + 0x9e3779b97f4a7c15ULL); }
 
 // 1 MiB of random bytes, the same on every host: chunks are copied from it, so filling runs at memcpy speed.
 const unsigned char* pool() {

@@ -1,41 +1,17 @@
 #include "workloads/checkpoint/tier_local.h"
 
-#include <chrono>
-#include <ctime>
-
 #include "harness/comm/local_rank.h"
 #include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
+#include "harness/core/wall_clock.h"
 #include "harness/fs/target.h"
 #include "harness/store/posix_store.h"
 #include "workloads/checkpoint/manifest.h"
 #include "workloads/checkpoint/phase_folder.h"
+#include "workloads/local_folder.h"
 
 namespace iofab {
 namespace {
-
-// The margin the runner's preflight keeps on the target (64 MiB + 2%), kept on the local tier too.
-uint64_t local_margin(uint64_t planned) { return (64ULL << 20) + planned / 50; }
-
-// "/mnt/fs/iofab-20261121T211400Z-3f9a2c" -> "iofab-20261121T211400Z-3f9a2c".
-std::string run_folder_name(const std::string& run_dir_path) {
-  std::string p = run_dir_path;
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  const auto slash = p.rfind('/');
-  std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
-  // A name the store takes as one component; a run folder's always is.
-  if (!check_store_path(name).ok()) name = "iofab-local";
-  return name;
-}
-
-std::string rfc3339_utc_now() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 }  // namespace
 
@@ -98,7 +74,7 @@ Status LocalTier::open(const CheckpointParams& p, const PhaseContext& ctx, const
     if (msg.starts_with("target ")) msg.erase(0, 7);
     return Status::Invalid("local_dir " + msg);
   }
-  const uint64_t need = 2 * host.bytes + local_margin(2 * host.bytes);
+  const uint64_t need = 2 * host.bytes + local_room_margin(2 * host.bytes);
   if (need > info.free_bytes) {
     const std::string who =
         host.ranks == 1 ? "this rank needs " : std::to_string(host.ranks) + " ranks here need ";
@@ -108,7 +84,7 @@ Status LocalTier::open(const CheckpointParams& p, const PhaseContext& ctx, const
                            " bytes: two checkpoints (the newest and the one being written) plus a margin; "
                            "nothing was written");
   }
-  const std::string run_name = run_folder_name(ctx.run_dir_path);
+  const std::string run_name = local_run_folder_name(ctx.run_dir_path);
   std::unique_ptr<Store> store;
   s = open_posix_store(info.path + "/" + run_name, true, &store);
   if (!s.ok()) return Status::IoError("local_dir " + info.path + ": " + s.message());
@@ -127,9 +103,7 @@ Status LocalTier::commit(const CheckpointParams& p, const ShardLayout& l, uint64
   m.step = step;
   m.phase = phase_;
   m.created = rfc3339_utc_now();
-  m.committed_unix_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                  std::chrono::system_clock::now().time_since_epoch())
-                                                  .count());
+  m.committed_unix_ns = unix_ns_now();
   m.full_checkpoint_bytes = p.full_bytes;
   m.scale = p.scale;
   // The layout decides how the step commits (dcp: .metadata written last, in place).
