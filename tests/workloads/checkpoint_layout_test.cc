@@ -275,6 +275,21 @@ TEST(DcpCheckpoint, ACrashBeforeMetadataLeavesNoRestorableCheckpoint) {
   EXPECT_TRUE(fs::exists(step + "/.metadata"));
 }
 
+TEST(MegatronCheckpoint, FoldersPerRankAndTheTrackerNamesTheNewestStep) {
+  PhaseHarness h;
+  PhaseResult r;
+  Status s = h.run("checkpoint", "ckpt",
+                   dcp_params({{"layout", "megatron"}, {"count", 2}, {"keep", 2},
+                               {"model", small_model({{"zero", 1}, {"pipeline", 2}})}}),
+                   &r, true);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(read_file(h.path() + "/ckpt/latest_checkpointed_iteration.txt"), "2");
+  EXPECT_FALSE(fs::exists(h.path() + "/ckpt/latest_checkpointed_iteration.txt.tmp"));
+  for (const char* f : {"mp_rank_00_000/model_optim_rng.pt", "mp_rank_01_001/distrib_optim.pt", "manifest.json"}) {
+    EXPECT_TRUE(fs::exists(h.path() + "/ckpt/step-2/" + f)) << f;
+  }
+}
+
 TEST(TensorRestore, ReshardingReadsSlicesAndVerifiesEveryByte) {
   PhaseHarness h;
   PhaseResult r;

@@ -9,7 +9,8 @@
 // Layout dcp writes in place, as PyTorch's FileSystemWriter does: step-N/__R_I.distcp, and
 // step-N/.metadata, written last by the coordinator (through .metadata.tmp and a rename), is the
 // commit; a step-N/ without it is never a checkpoint. Layout megatron writes
-// step-N.tmp/mp_rank_TT[_PPP]/{model_optim_rng.pt,distrib_optim.pt} and commits as shards do.
+// step-N.tmp/mp_rank_TT[_PPP]/{model_optim_rng.pt,distrib_optim.pt}, commits as shards do, then
+// replaces <phase>/latest_checkpointed_iteration.txt with the step's number, as Megatron-LM does.
 //
 // Pure names, no I/O: the folder operations are in phase_folder.h.
 #pragma once
@@ -23,6 +24,9 @@ namespace iofab {
 
 inline constexpr std::string_view kManifestName = "manifest.json";
 inline constexpr std::string_view kDcpMetadataName = ".metadata";
+// Layout megatron: in the phase folder, the newest committed step's number, as Megatron-LM's
+// latest_checkpointed_iteration.txt holds its newest iteration.
+inline constexpr std::string_view kMegatronTrackerName = "latest_checkpointed_iteration.txt";
 
 // How a checkpoint's files are named and committed (checkpoint_files.h).
 enum class CheckpointLayoutKind { kShards, kDcp, kMegatron };

@@ -98,8 +98,10 @@ Status create_shard_file(Store& store, std::string_view folder, uint64_t step, c
   return s;
 }
 
-Status write_manifest(Store& store, std::string_view folder, const Manifest& m, std::string_view name) {
-  const std::string text = manifest_to_json_text(m);
+namespace {
+
+// Creates name in folder (never over a file), writes text and makes it durable.
+Status write_text(Store& store, std::string_view folder, std::string_view name, const std::string& text) {
   StoreFile file;
   Status s = store.create(join_store_path(folder, name), {}, &file);
   if (!s.ok()) return s;
@@ -118,12 +120,37 @@ Status write_manifest(Store& store, std::string_view folder, const Manifest& m, 
   return Status::Ok();
 }
 
+// Megatron-LM's tracker: rank 0 writes the newest iteration's number once the step is saved, and a
+// restart reads it to find the checkpoint. Replaced whole (a temp file renamed over it) on a
+// filesystem; on an object store a PUT replaces it.
+Status write_megatron_tracker(Store& store, std::string_view folder, uint64_t step) {
+  const std::string text = std::to_string(step);
+  if (store.caps().commit_per_file) {
+    store.remove(join_store_path(folder, kMegatronTrackerName)).ignore_error();  // a PUT never overwrites here
+    return write_text(store, folder, kMegatronTrackerName, text);
+  }
+  const std::string temp = std::string(kMegatronTrackerName) + ".tmp";
+  store.remove(join_store_path(folder, temp)).ignore_error();  // one a crash left: it was never the tracker
+  Status s = write_text(store, folder, temp, text);
+  if (s.ok()) s = store.commit(join_store_path(folder, temp), join_store_path(folder, kMegatronTrackerName));
+  if (s.ok()) s = store.sync_folder(folder);
+  return s;
+}
+
+}  // namespace
+
+Status write_manifest(Store& store, std::string_view folder, const Manifest& m, std::string_view name) {
+  return write_text(store, folder, name, manifest_to_json_text(m));
+}
+
 Status commit_step_folder(Store& store, std::string_view folder, const Manifest& m) {
   const std::string dst = join_store_path(folder, step_dir_name(m.step));
   if (store.caps().commit_per_file) {
     // An object store: every shard's upload completed before this (each writer's fsync); the manifest
     // object, written last, is the commit. A step-N/ without it is no checkpoint (list_steps).
-    return write_manifest(store, dst, m, writes_in_place(m.layout) ? kDcpMetadataName : kManifestName);
+    Status s = write_manifest(store, dst, m, writes_in_place(m.layout) ? kDcpMetadataName : kManifestName);
+    if (s.ok() && m.layout == CheckpointLayoutKind::kMegatron) s = write_megatron_tracker(store, folder, m.step);
+    return s;
   }
   if (writes_in_place(m.layout)) {
     // PyTorch DCP's finish(): every rank's files are durable, then the coordinator writes
@@ -150,6 +177,7 @@ Status commit_step_folder(Store& store, std::string_view folder, const Manifest&
   if (s.ok()) s = store.sync_folder(tmp);
   if (s.ok()) s = store.commit(tmp, dst);
   if (s.ok()) s = store.sync_folder(folder);
+  if (s.ok() && m.layout == CheckpointLayoutKind::kMegatron) s = write_megatron_tracker(store, folder, m.step);
   return s;
 }
 
