@@ -16,35 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-Manifest make_manifest(const CheckpointParams& p, const ShardLayout& l, uint64_t step,
-                       const std::string& phase_name, std::vector<ShardEntry> shards) {
-  std::sort(shards.begin(), shards.end(),
-            [](const ShardEntry& a, const ShardEntry& b) { return a.name < b.name; });
-  Manifest m;
-  m.step = step;
-  m.phase = phase_name;
-  m.created = rfc3339_utc_now();
-  m.committed_unix_ns = unix_ns_now();
-  m.full_checkpoint_bytes = p.full_bytes;
-  m.scale = p.scale;
-  m.shards = std::move(shards);
-  m.layout = p.layout;
-  if (!l.files.empty()) {
-    m.model = p.model;
-    m.replica_writer = replica_writer_name(p.replica_writer);
-    m.seed = p.seed;
-    std::map<std::string_view, const PlannedFile*> by_name;
-    for (const PlannedFile& f : l.files) by_name[f.path] = &f;
-    for (ShardEntry& e : m.shards) {
-      const auto it = by_name.find(e.name);
-      if (it == by_name.end()) continue;
-      e.plan_rank = static_cast<int64_t>(it->second->plan_rank);
-      e.records = it->second->records;
-    }
-  }
-  return m;
-}
-
 // One shard a writer wrote; rank 0 knows the rank from who sent it. A type of this file, so the
 // wire's templates find its to_wire and from_wire by argument-dependent lookup.
 struct WrittenShard {
@@ -128,6 +99,35 @@ Status commit_gathered(PhaseContext& ctx, const CheckpointParams& p, uint64_t st
 }
 
 }  // namespace
+
+Manifest make_manifest(const CheckpointParams& p, const ShardLayout& l, uint64_t step,
+                       const std::string& phase_name, std::vector<ShardEntry> shards) {
+  std::sort(shards.begin(), shards.end(),
+            [](const ShardEntry& a, const ShardEntry& b) { return a.name < b.name; });
+  Manifest m;
+  m.step = step;
+  m.phase = phase_name;
+  m.created = rfc3339_utc_now();
+  m.committed_unix_ns = unix_ns_now();
+  m.full_checkpoint_bytes = p.full_bytes;
+  m.scale = p.scale;
+  m.shards = std::move(shards);
+  m.layout = p.layout;
+  if (!l.files.empty()) {
+    m.model = p.model;
+    m.replica_writer = replica_writer_name(p.replica_writer);
+    m.seed = p.seed;
+    std::map<std::string_view, const PlannedFile*> by_name;
+    for (const PlannedFile& f : l.files) by_name[f.path] = &f;
+    for (ShardEntry& e : m.shards) {
+      const auto it = by_name.find(e.name);
+      if (it == by_name.end()) continue;
+      e.plan_rank = static_cast<int64_t>(it->second->plan_rank);
+      e.records = it->second->records;
+    }
+  }
+  return m;
+}
 
 Status collect_and_commit(PhaseContext& ctx, const CheckpointParams& p, uint64_t step, const ShardLayout& l,
                           const std::vector<Writer>& writers, const Status& local, CommitRecord* rec) {

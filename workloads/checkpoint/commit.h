@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "harness/core/status.h"
 #include "harness/phase/phase.h"
+#include "workloads/checkpoint/manifest.h"
 #include "workloads/checkpoint/params.h"
 #include "workloads/checkpoint/shard_layout.h"
 #include "workloads/checkpoint/writer.h"
@@ -24,6 +26,11 @@ struct CommitRecord {
   uint64_t deleted = 0;
   bool overran = false;  // async: it was still draining when the next one was due
 };
+
+// The manifest of step: shards sorted by name, the run's sizes and, for a model's layout, every
+// file's planned rank and tensor records.
+Manifest make_manifest(const CheckpointParams& p, const ShardLayout& l, uint64_t step,
+                       const std::string& phase_name, std::vector<ShardEntry> shards);
 
 // Collective: called by every rank after its writers finished step, with
 // local their outcome; the step goes below ctx.phase_name in ctx.store.

@@ -3,9 +3,9 @@
 #include "harness/comm/local_rank.h"
 #include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
-#include "harness/core/wall_clock.h"
 #include "harness/fs/target.h"
 #include "harness/store/posix_store.h"
+#include "workloads/checkpoint/commit.h"
 #include "workloads/checkpoint/manifest.h"
 #include "workloads/checkpoint/phase_folder.h"
 #include "workloads/local_folder.h"
@@ -99,15 +99,7 @@ Status LocalTier::open(const CheckpointParams& p, const PhaseContext& ctx, const
 
 Status LocalTier::commit(const CheckpointParams& p, const ShardLayout& l, uint64_t step,
                          const std::vector<Writer>& writers) {
-  Manifest m;
-  m.step = step;
-  m.phase = phase_;
-  m.created = rfc3339_utc_now();
-  m.committed_unix_ns = unix_ns_now();
-  m.full_checkpoint_bytes = p.full_bytes;
-  m.scale = p.scale;
-  // The layout decides how the step commits (dcp: .metadata written last, in place).
-  m.layout = p.layout;
+  std::vector<ShardEntry> shards;
   for (const WrittenFile& f : written_files(writers, l)) {
     ShardEntry e;
     e.name = f.name;
@@ -115,9 +107,11 @@ Status LocalTier::commit(const CheckpointParams& p, const ShardLayout& l, uint64
     e.xxh3 = f.xxh3;
     e.rank = wctx_.comm.rank();
     e.worker = f.worker;
-    m.shards.push_back(std::move(e));
+    shards.push_back(std::move(e));
   }
-  return commit_step_folder(*store_, folder_, m);
+  // The same manifest as the target's commit writes; its layout decides how the step commits (dcp:
+  // .metadata written last, in place).
+  return commit_step_folder(*store_, folder_, make_manifest(p, l, step, phase_, std::move(shards)));
 }
 
 Status LocalTier::rotate() {
