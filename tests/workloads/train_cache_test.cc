@@ -23,12 +23,17 @@
 #include "harness/store/posix_store.h"
 #include "test_util.h"
 #include "workloads/phase_harness.h"
+#include "workloads/phase_run.h"
 #include "workloads/train_read_phase.h"
 
 namespace iofab {
 namespace {
 
 using nlohmann::json;
+using testing::PhaseRun;
+
+// The run folder on the disk: the source stands apart from the cache (on tmpfs in most tests).
+constexpr const char* kRunBase = "/var/tmp";
 namespace fs = std::filesystem;
 
 // Bytes read, by where the file read lives; shared by every reader's engine.
@@ -99,33 +104,6 @@ TrainReadParams small(const std::string& cache_dir, DatasetLayoutKind layout = D
 }
 constexpr uint64_t kDatasetBytes = 256 * 4096;
 
-// One rank, a run folder on the disk, as the runner would set it up.
-class PhaseRun {
- public:
-  PhaseRun() : dir_("/var/tmp") {
-    fd_ = open(dir_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    EXPECT_TRUE(describe_target(dir_.path(), &target_).ok());
-  }
-  ~PhaseRun() { close(fd_); }
-
-  Status run(Phase& phase, PhaseResult* result, bool keep = false) {
-    PhaseContext ctx{comm_, dir_.path(), target_, stop, progress_, "train", keep};
-    std::unique_ptr<Store> store;
-    if (Status s = posix_store_at(fd_, dir_.path(), &store); !s.ok()) return s;
-    ctx.store = store.get();
-    return phase.run(ctx, result);
-  }
-  const std::string& path() const { return dir_.path(); }
-  std::atomic<bool> stop{false};
-
- private:
-  testing::TempDir dir_;
-  int fd_ = -1;
-  SelfComm comm_;
-  TargetInfo target_;
-  Progress progress_;
-};
-
 // Regular files anywhere below dir.
 std::vector<std::string> files_below(const std::string& dir) {
   std::vector<std::string> out;
@@ -145,7 +123,7 @@ TEST_P(TrainCache, LaterEpochsReadNothingFromTheSourceAndEverySampleIsVerified) 
   p.epochs = 3;
   p.cache_source_epoch = false;
   auto phase = make_train_read_phase(p, counting(counts));
-  PhaseRun run;
+  PhaseRun run(kRunBase);
   PhaseResult r;
   Status s = run.run(*phase, &r);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -192,7 +170,7 @@ TEST(TrainCacheTier, ADatasetDirIsTheSourceAndEachRunFillsItsOwnCache) {
     p.dataset_dir = shared.path() + "/dataset";
     p.cache_source_epoch = false;
     auto phase = make_train_read_phase(p, counting(counts));
-    PhaseRun run;
+    PhaseRun run(kRunBase);
     PhaseResult r;
     Status s = run.run(*phase, &r);
     ASSERT_TRUE(s.ok()) << s.message();
@@ -212,7 +190,7 @@ TEST(TrainCacheTier, SamplesReadFromTheCacheAreVerified) {
   TrainReadParams p = small(cache.path());
   p.cache_source_epoch = false;
   auto phase = make_train_read_phase(p, counting(counts));
-  PhaseRun run;
+  PhaseRun run(kRunBase);
   PhaseResult r;
   Status s = run.run(*phase, &r);
   EXPECT_FALSE(s.ok());
@@ -230,7 +208,7 @@ TEST(TrainCacheTier, ACorruptSourceSampleIsNeverCached) {
   TrainReadParams p = small(cache.path());
   p.cache_source_epoch = false;
   auto phase = make_train_read_phase(p, counting(counts));
-  PhaseRun run;
+  PhaseRun run(kRunBase);
   PhaseResult r;
   Status s = run.run(*phase, &r);
   EXPECT_FALSE(s.ok()) << "a corrupt sample fails the phase";
@@ -252,7 +230,7 @@ TEST(TrainCacheTier, ACacheTooSmallServesPartAndSaysSo) {
   p.cache_size = 100 * 4096;  // 100 of the 256 samples
   p.cache_source_epoch = false;
   auto phase = make_train_read_phase(p, counting(counts));
-  PhaseRun run;
+  PhaseRun run(kRunBase);
   PhaseResult r;
   Status s = run.run(*phase, &r);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -284,7 +262,7 @@ TEST(TrainCacheTier, TheSourceOnlyEpochReadsTheSourceAlone) {
   TrainReadParams p = small(cache.path());
   p.cache_source_epoch = true;
   auto phase = make_train_read_phase(p, counting(counts));
-  PhaseRun run;
+  PhaseRun run(kRunBase);
   PhaseResult r;
   Status s = run.run(*phase, &r);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -311,7 +289,7 @@ TEST(TrainCacheTier, KeepLeavesTheCacheUnderTheRunsName) {
   p.epochs = 1;
   p.cache_source_epoch = false;
   auto phase = make_train_read_phase(p, counting(counts));
-  PhaseRun run;
+  PhaseRun run(kRunBase);
   PhaseResult r;
   ASSERT_TRUE(run.run(*phase, &r, true).ok());
   const std::string mine = cache.path() + "/" + fs::path(run.path()).filename().string() + "/train";
@@ -327,7 +305,7 @@ TEST(TrainCacheTier, StopMidEpochRemovesTheCache) {
   TrainReadParams p = small(cache.path());
   p.compute_per_batch = 60.0;  // the second batch waits a minute unless the stop ends it
   auto phase = make_train_read_phase(p, counting(counts));
-  PhaseRun run;
+  PhaseRun run(kRunBase);
   std::atomic<bool> returned{false};
   std::thread stopper([&] {
     // Stop once the cache holds something: the removal then has something to remove. A phase that
@@ -350,7 +328,7 @@ TEST(TrainCacheTier, ACacheDirWithoutRoomWritesNothing) {
   CacheTierOptions co;
   co.dir = cache.path();
   co.need_bytes = 1ULL << 60;
-  PhaseRun run;
+  PhaseRun run(kRunBase);
   SelfComm comm;
   TargetInfo target;
   ASSERT_TRUE(describe_target(run.path(), &target).ok());
@@ -368,7 +346,7 @@ TEST(TrainCacheTier, ACacheDirWithoutRoomWritesNothing) {
 TEST(TrainCacheTier, ACacheDirThatIsTheTargetOrTheDatasetDirIsRefused) {
   testing::TempDir shared("/var/tmp");
   for (const bool dataset_dir : {false, true}) {
-    PhaseRun run;
+    PhaseRun run(kRunBase);
     TrainReadParams p = small(dataset_dir ? shared.path() : run.path());
     if (dataset_dir) p.dataset_dir = shared.path();
     auto phase = make_train_read_phase(p, counting(std::make_shared<ReadCounts>()));

@@ -17,11 +17,13 @@
 #include "harness/fs/target.h"
 #include "harness/store/posix_store.h"
 #include "test_util.h"
+#include "workloads/phase_run.h"
 
 namespace iofab {
 namespace {
 
 using nlohmann::json;
+using testing::PhaseRun;
 
 // psync with a fixed delay before every I/O: a slow storage system.
 class SlowEngine final : public testing::ForwardingEngine {
@@ -71,38 +73,6 @@ TrainReadParams small(uint64_t samples, uint64_t size, uint64_t batch) {
   p.drop_cache = DropCache::kNever;
   return p;
 }
-
-// One rank, a run folder on tmpfs (or the disk), as the runner would set it up.
-class PhaseRun {
- public:
-  explicit PhaseRun(const std::string& base = "/dev/shm") : dir_(base) {
-    fd_ = open(dir_.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    EXPECT_TRUE(describe_target(dir_.path(), &target_).ok());
-  }
-  ~PhaseRun() { close(fd_); }
-
-  Status run(Phase& phase, PhaseResult* result, bool keep = false) {
-    PhaseContext ctx{comm_, dir_.path(), target_, stop, progress_, "train", keep};
-    std::unique_ptr<Store> store;
-    if (Status s = posix_store_at(fd_, dir_.path(), &store); !s.ok()) return s;
-    ctx.store = store.get();
-    const auto t0 = std::chrono::steady_clock::now();
-    Status s = phase.run(ctx, result);
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return s;
-  }
-  const std::string& path() const { return dir_.path(); }
-
-  std::atomic<bool> stop{false};
-  double seconds = 0;
-
- private:
-  testing::TempDir dir_;
-  int fd_ = -1;
-  SelfComm comm_;
-  TargetInfo target_;
-  Progress progress_;
-};
 
 TEST(TrainReadPhase, AuNearOneWhenComputeDominates) {
   TrainReadParams p = small(256, 4096, 16);
