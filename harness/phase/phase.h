@@ -93,6 +93,11 @@ class Phase {
   // Bytes the phase leaves on the target for later phases (a checkpoint that a
   // restore reads back); they count toward every later phase's peak.
   virtual std::optional<uint64_t> retained_bytes(int /*ranks*/) const { return 0; }
+  // On an object store (an s3:// target) and of a kind that runs there (PhaseKind::object_store): a
+  // param that makes sense on a filesystem only is refused (InvalidArgument), the message starting with
+  // the param's name; the runner puts the phase's path before it ("phases.NAME.") and asks before
+  // anything is written, so the suite exits 2.
+  virtual Status check_on_object_store() const { return Status::Ok(); }
   // Runs on every rank. A runtime failure returns IoError (the phase is
   // reported as error, later phases go on); Interrupted when ctx.stop was
   // seen. The merged result is meaningful on rank 0 only.

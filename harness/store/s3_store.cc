@@ -44,7 +44,12 @@ class S3Store final : public Store {
     return Status::Ok();
   }
 
-  Status open(std::string_view path, const OpenOptions&, StoreFile* out) override {
+  Status open(std::string_view path, const OpenOptions& opts, StoreFile* out) override {
+    if (opts.known_size > 0) {
+      if (Status s = check_store_path(path); !s.ok()) return s;
+      *out = StoreFile(std::make_shared<S3FileObject>(target_, key_of(path), opts.known_size, false), std::string(path));
+      return Status::Ok();
+    }
     EntryInfo info;
     if (Status s = stat(path, &info); !s.ok()) return s;
     if (info.kind == EntryKind::kMissing) {

@@ -46,6 +46,11 @@ struct StoreCaps {
 
 struct OpenOptions {
   bool direct = false;  // O_DIRECT where the store has it (caps().direct_io)
+  // open(): the file's size, when the caller knows it already (a dataset's layout says it). An object
+  // store then sends no lookup before the first read, as a data loader's GET of a sample goes
+  // straight out; a missing object shows as that read's error (HTTP 404). 0: look it up. A store with
+  // descriptors ignores it.
+  uint64_t known_size = 0;
 };
 
 enum class EntryKind { kMissing, kFile, kFolder, kOther };

@@ -15,7 +15,11 @@ class ForwardingEngine : public Engine {
   std::string_view name() const override { return inner_->name(); }
   EngineCaps caps() const override { return inner_->caps(); }
   Status add_file(int fd, int* index) override { return inner_->add_file(fd, index); }
-  Status add_store_file(const StoreFile& f, int* index) override { return inner_->add_store_file(f, index); }
+  // A descriptor goes through add_file, so a decorator that overrides add_file sees every file the
+  // phases hand in; an object goes to the inner engine.
+  Status add_store_file(const StoreFile& f, int* index) override {
+    return f.object() != nullptr ? inner_->add_store_file(f, index) : Engine::add_store_file(f, index);
+  }
   Status remove_file(int index) override { return inner_->remove_file(index); }
   Status register_buffers(std::span<const iovec> bufs) override { return inner_->register_buffers(bufs); }
   QueueResult queue(const IoRequest& req, IoCompletion* done) override { return inner_->queue(req, done); }
