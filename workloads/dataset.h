@@ -182,19 +182,27 @@ struct GenerateOptions {
   std::atomic<uint64_t>* progress = nullptr;  // bytes written, for the console
 };
 
-// Writes this rank's part of the folder data (root's data/): buffered
-// writes, then one Store::sync_all so the data is durable and its cached
-// pages can be dropped. *bytes: bytes written.
+// Writes this rank's part of the folder data (root's data/) through the
+// store's engine (psync's buffered writes on a filesystem), then one
+// Store::sync_all so the data is durable and its cached pages can be
+// dropped. On an object store each file is an object, committed as it ends
+// (StoreCaps::commit_per_file). *bytes: bytes written.
 Status generate_dataset_part(Store& store, std::string_view data, const DatasetLayout& layout,
                              const GenerateOptions& opts, uint64_t* bytes);
 
-// Opens file f of the dataset in the folder data for reading (O_DIRECT when direct).
+// Opens file f of the dataset in the folder data for reading (O_DIRECT when direct). Its size comes
+// from the layout (OpenOptions::known_size): on an object store no request goes out before the read.
 Status open_dataset_file(Store& store, std::string_view data, const DatasetLayout& layout, uint64_t file,
                          bool direct, StoreFile* out);
 
 // Page-cache state of the files f with f % parts == part: optionally drops
 // their cached pages first (drop_cached_pages), then counts how many of
 // their bytes are resident (mincore). A refused drop is noted, not fatal.
+// Whether the dataset's reads can come from this host's page cache: its store's files are descriptors (a
+// filesystem). An object store's are objects read over the network: dataset_cache_pass counts nothing
+// there, and the phase says why.
+inline bool dataset_has_page_cache(const Store& store) { return store.caps().engine == nullptr; }
+
 struct CacheCounts {
   uint64_t files = 0;
   uint64_t bytes = 0;

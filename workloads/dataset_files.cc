@@ -1,5 +1,6 @@
-// The dataset's data files: generating this rank's part, opening a file to
-// read, and the page-cache pass before an epoch.
+// The dataset's data files: generating this rank's part (through an Engine,
+// so a file is an object on an object store), opening a file to read, and
+// the page-cache pass before an epoch.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -8,6 +9,9 @@
 
 #include "harness/core/mix.h"
 #include "harness/engines/data_fill.h"
+#include "harness/engines/engine.h"
+#include "harness/engines/io_buffers.h"
+#include "harness/engines/io_pump.h"
 #include "harness/fs/page_cache.h"
 #include "workloads/dataset.h"
 #include "workloads/dataset_manifest.h"
@@ -33,39 +37,77 @@ Status make_folder_chain(Store& store, const std::string& data, const std::strin
   return Status::Ok();
 }
 
-// Writes one sample file (files layout).
-Status write_sample_file(Store& store, const std::string& folder, const DatasetLayout& layout,
-                         uint64_t sample, const BlockFiller& stamper, unsigned char* buf) {
-  const uint64_t len = layout.file_bytes(sample);
-  stamper.stamp(buf, len, sample);
-  unsigned char header[kSampleHeader];
-  sample_header(layout.spec(), sample, header);
-  std::memcpy(buf, header, std::min<uint64_t>(kSampleHeader, layout.size_of(sample)));
-  const std::string name = layout.name_of(sample);
-  StoreFile f;
-  if (Status s = store.create(join_store_path(folder, name), {}, &f); !s.ok()) return s;
-  return write_dataset_bytes(f.fd(), buf, len, 0, name);
+// The engine a dataset is written with: the store's own (an object store's), else psync: buffered
+// writes, one pwrite each, as a data-preparation job makes them; the data reach the disk at the
+// part's one sync_all.
+Status make_writer_engine(Store& store, std::unique_ptr<Engine>* out) {
+  std::string name;
+  Status s = engine_for_store(store, store.caps().engine != nullptr ? "auto" : "psync", &name);
+  if (s.ok()) s = make_engine(name, EngineOptions{}, out);
+  return s;
 }
 
-// Writes one shard: the samples back to back, padding at the end.
-Status write_shard(Store& store, const std::string& data, const DatasetLayout& layout, uint64_t shard,
-                   const BlockFiller& stamper, unsigned char* buf, const std::atomic<bool>* stop,
-                   std::atomic<uint64_t>* progress) {
-  const uint64_t len = layout.file_bytes(shard);
+// One writer thread's engine and its one buffer.
+struct Writer {
+  std::unique_ptr<Engine> engine;
+  IoBuffers buf;
+};
+
+// Creates path and writes its len bytes through the writer's engine, in order (an object takes no
+// other), chunk bytes at a time; fill(dst, offset, n) makes the bytes at [offset, offset + n). On a
+// store whose files exist only once committed (an object store), the file's commit ends it.
+template <class Fill>
+Status write_dataset_file(Store& store, Writer& w, const std::string& path, uint64_t len, uint64_t chunk,
+                          Fill&& fill, const std::atomic<bool>* stop, std::atomic<uint64_t>* progress) {
+  StoreFile f;
+  Status s = store.create(path, {}, &f);
+  if (!s.ok()) return s;
+  int h = -1;
+  if (s = w.engine->add_store_file(f, &h); !s.ok()) return s;
+  IoPump pump(*w.engine, w.buf, 1, false, nullptr, nullptr, 0, progress, stop);
+  uint64_t off = 0;
+  s = pump.run(
+      [&](unsigned, IoRequest& req) {
+        if (off >= len) return false;
+        const uint64_t n = std::min(chunk, len - off);
+        fill(static_cast<unsigned char*>(req.buf), off, n);
+        req.file = h;
+        req.op = IoOp::kWrite;
+        req.offset = off;
+        req.len = static_cast<uint32_t>(n);
+        off += n;
+        return true;
+      },
+      [](unsigned, const IoRequest&) {});
+  if (s.ok() && store.caps().commit_per_file) s = w.engine->fsync(h);
+  s.update(w.engine->remove_file(h));
+  if (!s.ok() && s.code() != Status::Code::kInterrupted) s = Status::FromCode(s.code(), path + ": " + s.message());
+  return s;
+}
+
+// Writes one sample file (files layout): the sample, its header first, padding after, in one write.
+Status write_sample_file(Store& store, Writer& w, const std::string& folder, const DatasetLayout& layout,
+                         uint64_t sample, const BlockFiller& stamper, const std::atomic<bool>* stop,
+                         std::atomic<uint64_t>* progress) {
+  const uint64_t len = layout.file_bytes(sample);
+  auto fill = [&](unsigned char* buf, uint64_t, uint64_t n) {
+    stamper.stamp(buf, n, sample);
+    unsigned char header[kSampleHeader];
+    sample_header(layout.spec(), sample, header);
+    std::memcpy(buf, header, std::min<uint64_t>(kSampleHeader, layout.size_of(sample)));
+  };
+  return write_dataset_file(store, w, join_store_path(folder, layout.name_of(sample)), len, len, fill, stop,
+                            progress);
+}
+
+// Writes one shard: the samples back to back, padding at the end, kWriteChunk bytes at a time.
+Status write_shard(Store& store, Writer& w, const std::string& data, const DatasetLayout& layout, uint64_t shard,
+                   const BlockFiller& stamper, const std::atomic<bool>* stop, std::atomic<uint64_t>* progress) {
   const uint64_t first = layout.first_sample(shard);
   const uint64_t end_sample = first + layout.samples_in(shard);
-  const std::string name = layout.name_of(shard);
-  StoreFile f;
-  Status s = store.create(join_store_path(data, name), {}, &f);
-  if (!s.ok()) return s;
   uint64_t next_header = first;  // the first sample whose header may still start at or after `off`
-  for (uint64_t off = 0, chunk = 0; off < len && s.ok(); off += kWriteChunk, ++chunk) {
-    if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
-      s = Status::Interrupted();
-      break;
-    }
-    const uint64_t n = std::min(kWriteChunk, len - off);
-    stamper.stamp(buf, n, (shard << 24) ^ chunk);
+  auto fill = [&](unsigned char* buf, uint64_t off, uint64_t n) {
+    stamper.stamp(buf, n, (shard << 24) ^ (off / kWriteChunk));
     // Headers that overlap [off, off + n); one may straddle the previous chunk's end.
     while (next_header < end_sample) {
       const uint64_t ho = layout.offset_of(next_header);
@@ -79,10 +121,9 @@ Status write_shard(Store& store, const std::string& data, const DatasetLayout& l
       if (ho + hl > off + n) break;  // the rest of this header goes in the next chunk
       ++next_header;
     }
-    s = write_dataset_bytes(f.fd(), buf, n, off, name);
-    if (s.ok() && progress != nullptr) progress->fetch_add(n, std::memory_order_relaxed);
-  }
-  return s;
+  };
+  return write_dataset_file(store, w, join_store_path(data, layout.name_of(shard)), layout.file_bytes(shard),
+                            kWriteChunk, fill, stop, progress);
 }
 
 }  // namespace
@@ -106,10 +147,13 @@ Status generate_dataset_part(Store& store, std::string_view data_view, const Dat
   std::mutex mu;
   Status first;
   auto worker = [&](unsigned t) {
-    std::unique_ptr<unsigned char[]> buf(new unsigned char[std::max<uint64_t>(buf_len, kRecordAlignment)]);
-    BlockFiller filler(fmix64(layout.spec().seed + 1000003 * (rank * 4099 + t + 1)));
-    filler.fill(buf.get(), std::max<uint64_t>(buf_len, kRecordAlignment));
-    Status s;
+    Writer w;
+    Status s = make_writer_engine(store, &w.engine);
+    if (s.ok()) s = IoBuffers::allocate(1, std::max<uint64_t>(buf_len, kRecordAlignment), &w.buf);
+    if (s.ok()) {
+      BlockFiller filler(fmix64(layout.spec().seed + 1000003 * (rank * 4099 + t + 1)));
+      filler.fill(w.buf.at(0), w.buf.size());
+    }
     while (s.ok()) {
       const uint64_t k = next.fetch_add(1);
       if (k >= mine) break;
@@ -119,7 +163,7 @@ Status generate_dataset_part(Store& store, std::string_view data_view, const Dat
       }
       const uint64_t unit = rank + k * ranks;
       if (!files) {
-        s = write_shard(store, data, layout, unit, stamper, buf.get(), opts.stop, opts.progress);
+        s = write_shard(store, w, data, layout, unit, stamper, opts.stop, opts.progress);
         if (s.ok()) written.fetch_add(layout.file_bytes(unit));
         continue;
       }
@@ -134,13 +178,9 @@ Status generate_dataset_part(Store& store, std::string_view data_view, const Dat
           made = folder;
           made_any = true;
         }
-        s = write_sample_file(store, join_store_path(data, folder), layout, f, stamper, buf.get());
-        if (s.ok()) {
-          written.fetch_add(layout.file_bytes(f));
-          if (opts.progress != nullptr) {
-            opts.progress->fetch_add(layout.file_bytes(f), std::memory_order_relaxed);
-          }
-        }
+        s = write_sample_file(store, w, join_store_path(data, folder), layout, f, stamper, opts.stop,
+                              opts.progress);
+        if (s.ok()) written.fetch_add(layout.file_bytes(f));
       }
     }
     if (!s.ok()) {
@@ -166,6 +206,8 @@ Status open_dataset_file(Store& store, std::string_view data, const DatasetLayou
                          bool direct, StoreFile* out) {
   OpenOptions opts;
   opts.direct = direct;
+  // The layout knows the file's size: an object store sends no lookup before the first read.
+  opts.known_size = layout.file_bytes(file);
   Status s = store.open(join_store_path(data, layout.file_path(file)), opts, out);
   if (!s.ok() && direct && s.message().find("Invalid argument") != std::string::npos) {
     return Status::IoError(s.message() + " (this filesystem does not support O_DIRECT; set direct: false)");
@@ -176,6 +218,8 @@ Status open_dataset_file(Store& store, std::string_view data, const DatasetLayou
 Status dataset_cache_pass(Store& store, std::string_view data, const DatasetLayout& layout, uint64_t part,
                           uint64_t parts, bool drop, CacheCounts* out) {
   *out = CacheCounts{};
+  // An object store's reads are requests over the network: there is no page cache here to drop or count.
+  if (!dataset_has_page_cache(store)) return Status::Ok();
   if (parts == 0) parts = 1;
   for (uint64_t f = part; f < layout.num_files(); f += parts) {
     StoreFile file;

@@ -1,32 +1,13 @@
 #include "workloads/dataset_manifest.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-
 #include "harness/core/json_input.h"
+#include "harness/store/store_bytes.h"
 
 namespace iofab {
 
 using nlohmann::json;
 
 constexpr int kFormatVersion = 1;
-
-Status write_dataset_bytes(int fd, const unsigned char* buf, uint64_t len, uint64_t offset,
-                           const std::string& what) {
-  while (len > 0) {
-    const ssize_t n = pwrite(fd, buf, len, static_cast<off_t>(offset));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Status::FromErrno("write " + what + " at offset " + std::to_string(offset), errno);
-    }
-    if (n == 0) return Status::IoError("write " + what + ": no progress (device full?)");
-    buf += n;
-    len -= static_cast<uint64_t>(n);
-    offset += static_cast<uint64_t>(n);
-  }
-  return Status::Ok();
-}
 
 Status write_manifest(Store& store, std::string_view root, const DatasetLayout& layout, bool complete,
                       double generate_seconds) {
@@ -39,35 +20,29 @@ Status write_manifest(Store& store, std::string_view root, const DatasetLayout& 
             {"sample_bytes", layout.sample_bytes()},
             {"generate_seconds", generate_seconds}};
   const std::string text = m.dump(2) + "\n";
+  const std::string final_name = join_store_path(root, kManifestName);
+  if (store.caps().commit_per_file) {
+    // No rename: the object is written whole under its name, and exists only once its upload completes.
+    if (Status s = store.remove(final_name); !s.ok()) return s;
+    StoreFile f;
+    if (Status s = store.create(final_name, {}, &f); !s.ok()) return s;
+    return write_store_file(store, f, text);
+  }
   const std::string temp = join_store_path(root, kManifestTemp);
   if (Status s = store.remove(temp); !s.ok()) return s;
   StoreFile f;
   if (Status s = store.create(temp, {}, &f); !s.ok()) return s;
-  Status s = write_dataset_bytes(f.fd(), reinterpret_cast<const unsigned char*>(text.data()), text.size(), 0,
-                                 kManifestTemp);
-  if (s.ok()) s = store.sync(f);
+  Status s = write_store_file(store, f, text);  // synced: its engine's fsync
   f = StoreFile();
   if (!s.ok()) return s;
-  if (s = store.commit(temp, join_store_path(root, kManifestName)); !s.ok()) return s;
+  if (s = store.commit(temp, final_name); !s.ok()) return s;
   return store.sync_folder(root);
 }
 
 Status read_manifest(Store& store, std::string_view path, std::string* text) {
   StoreFile f;
   if (Status s = store.open(path, {}, &f); !s.ok()) return s;
-  text->clear();
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = read(f.fd(), buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::FromErrno(std::string(path), errno);
-    if (n == 0) return Status::Ok();
-    text->append(buf, static_cast<size_t>(n));
-    if (text->size() > kMaxDatasetManifestBytes) {
-      text->clear();
-      return Status::Invalid(std::string(path) + ": larger than 1 MiB, the most iofab reads for this file");
-    }
-  }
+  return read_store_file(store, f, kMaxDatasetManifestBytes, text);
 }
 
 // A manifest decides which files get deleted, so a value out of range is refused.

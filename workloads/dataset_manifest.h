@@ -21,14 +21,10 @@ constexpr const char* kManifestFormat = "iofab-dataset";
 // Real manifests are a few hundred bytes; the limit only bounds a hostile one.
 constexpr uint64_t kMaxDatasetManifestBytes = 1ULL << 20;
 
-// Writes root's manifest of layout: temp file, sync, commit over kManifestName, sync of root.
+// Writes root's manifest of layout: temp file, sync, commit over kManifestName, sync of root. An object
+// store has no rename: there the manifest object is replaced whole (a PUT of its final name).
 Status write_manifest(Store& store, std::string_view root, const DatasetLayout& layout, bool complete,
                       double generate_seconds);
-
-// Writes len bytes of buf at offset, through short writes; what names the file in errors. Every
-// dataset writer (the manifest, the data files) goes through it.
-Status write_dataset_bytes(int fd, const unsigned char* buf, uint64_t len, uint64_t offset,
-                           const std::string& what);
 
 // Reads the file path whole, refusing anything but a regular file (never blocking on a FIFO) and
 // more than kMaxDatasetManifestBytes.
