@@ -15,7 +15,7 @@ const std::vector<PhaseKind>& phase_table() {
       {"ingest", "large sequential writes, many streams, fsync at end", &parse_ingest, &ingest_metrics,
        nullptr, "", "write_bytes", true},
       {"train_read", "data loader: reshuffled random sample reads, batches, prefetch, emulated compute, AU",
-       &parse_train_read, &train_read_metrics, nullptr, "dataset_read_bytes", ""},
+       &parse_train_read, &train_read_metrics, nullptr, "dataset_read_bytes", "", true},
       {"checkpoint", "bursts of big sequential writes, durable commit, stall vs the 5% budget",
        &parse_checkpoint, &checkpoint_metrics, nullptr, "", "write_bytes", true},
       {"restore", "every rank reads the checkpoint back (fanout), cold, verified", &parse_restore,

@@ -1,7 +1,8 @@
 // SampleCache: train_read's local cache tier (cache_dir), the "object store
 // plus local cache" design. The source is whatever the loader reads through
-// its Store (the run folder, a dataset_dir on a shared filesystem, later an
-// object store); the cache is a folder on node-local storage,
+// its Store (the run folder, a dataset_dir on a shared filesystem, or an
+// object store, whose objects the loader's MixedEngine reads beside the
+// cache's files); the cache is a folder on node-local storage,
 // <cache_dir>/<run folder's name>/<phase>/, named like the run folder so a
 // person can tell which run left it.
 //

@@ -1,7 +1,6 @@
 #include "workloads/train_loader.h"
 
 #include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +11,7 @@
 #include <thread>
 
 #include "harness/engines/io_pump.h"
+#include "harness/engines/mixed_engine.h"
 #include "harness/gpu/batch_copy.h"
 
 namespace iofab {
@@ -132,7 +132,7 @@ struct TrainLoader::Reader {
     uint32_t sample = 0;
     uint64_t pos = 0;       // position in the plan's read order
     uint64_t start_ns = 0;  // before the open (files layout), so latency includes it
-    int fd = -1;            // files layout or a cache hit: the sample's file while its reads are in flight
+    StoreFile file;         // files layout or a cache hit: the sample's file while its reads are in flight
     int handle = -1;
     uint64_t base = 0;  // file offset of the sample in the file read (0 in a cache file)
     bool from_cache = false;
@@ -206,9 +206,9 @@ TrainLoader::TrainLoader(const LoaderConfig& config, const DatasetLayout& layout
 }
 
 TrainLoader::~TrainLoader() {
-  // Engines first: no I/O may be in flight on a closed fd.
+  // Engines first: no I/O may be in flight on a closed file.
   for (auto& r : readers_) r->engine.reset();
-  for (int fd : shard_fds_) close(fd);
+  shard_files_.clear();
 }
 
 std::string TrainLoader::engine_name() const {
@@ -231,7 +231,7 @@ Status TrainLoader::create(const LoaderConfig& config, const DatasetLayout& layo
         }
         return s;
       }
-      l->shard_fds_.push_back(file.release());
+      l->shard_files_.push_back(std::move(file));
     }
   }
   const uint64_t span = config.direct ? layout.max_aligned_span() : layout.max_sample_size();
@@ -248,6 +248,13 @@ Status TrainLoader::create(const LoaderConfig& config, const DatasetLayout& layo
     eo.max_files =
         shards ? static_cast<unsigned>(std::min<uint64_t>(layout.num_files() + cache_files, 1u << 20)) : 1;
     Status s = make(eo, &r->engine);
+    if (s.ok() && config.cache_tier && store.caps().engine != nullptr) {
+      // An object store's dataset, a local cache in front: the cache's files are descriptors, which the
+      // store's engine cannot read, so a synchronous descriptor engine takes them beside it.
+      std::unique_ptr<Engine> local;
+      s = make_engine("psync", eo, &local);
+      if (s.ok()) s = make_mixed_engine(std::move(r->engine), std::move(local), &r->engine);
+    }
     if (!s.ok()) return s;
     const EngineCaps caps = r->engine->caps();
     l->verify_ = caps.moves_data;
@@ -260,9 +267,9 @@ Status TrainLoader::create(const LoaderConfig& config, const DatasetLayout& layo
     if (!s.ok()) return s;
     r->slot.resize(r->slots);
     r->samples.resize(r->slots + 1);
-    for (int fd : l->shard_fds_) {
+    for (const StoreFile& file : l->shard_files_) {
       int h = -1;
-      s = r->engine->add_file(fd, &h);
+      s = r->engine->add_store_file(file, &h);
       if (!s.ok()) return s;
       r->shard_handles.push_back(h);
     }
@@ -279,10 +286,9 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
   Status result;
   auto release = [&](Reader::Sample& smp) {
     if (smp.fill.active() && cache_ != nullptr) cache_->abandon(&smp.fill);
-    if (smp.fd >= 0) {
+    if (smp.file.is_open()) {
       keep_first(&result, r.engine->remove_file(smp.handle));
-      close(smp.fd);
-      smp.fd = -1;
+      smp.file = StoreFile();
     }
     smp.used = false;
   };
@@ -330,19 +336,15 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
     if (files || smp.from_cache) {
       Status s = smp.from_cache ? Status::Ok()
                                 : open_dataset_file(store_, data_, layout_, file, config_.direct, &opened);
-      const int fd = opened.release();  // the sample owns it until its last piece completes
       int handle = -1;
-      if (s.ok()) {
-        s = r.engine->add_file(fd, &handle);
-        if (!s.ok()) close(fd);
-      }
+      if (s.ok()) s = r.engine->add_store_file(opened, &handle);
       if (!s.ok()) {
         release(smp);
         keep_first(&result, s);
         e.fail();
         return false;
       }
-      smp.fd = fd;
+      smp.file = std::move(opened);  // the sample holds it until its last piece completes
       smp.handle = handle;
     } else {
       smp.handle = r.shard_handles[file];

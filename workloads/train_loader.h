@@ -21,6 +21,13 @@
 // longer than max_request is read as several requests, in order, by the
 // reader that claimed the sample; the sample completes with its last piece.
 //
+// Files are the Store's (StoreFile), handed to the engines with
+// add_store_file: a descriptor on a filesystem, an object on an object store,
+// where a `shards` sample is a ranged GET of its bytes and a `files` sample a
+// GET of its object. Over an object store with a cache tier, each reader's
+// engine is a MixedEngine: the store's engine for the dataset's objects,
+// psync for the cache's files.
+//
 // With a cache tier (use_cache), a sample is looked up in the cache first
 // and read from its cache file when there; otherwise it is read from the
 // source and, while the cache has room, written to it piece by piece in the
@@ -155,7 +162,7 @@ class TrainLoader {
   BatchCopier* copier_;
   SampleCache* cache_ = nullptr;
   bool verify_ = true;
-  std::vector<int> shard_fds_;
+  std::vector<StoreFile> shard_files_;  // shards: every one, open for the loader's life
   std::vector<std::unique_ptr<Reader>> readers_;
 };
 

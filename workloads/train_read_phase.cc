@@ -13,13 +13,13 @@
 #include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
 #include "harness/engines/engine.h"
-#include "harness/engines/engine_choice.h"
 #include "harness/engines/io_pump.h"
 #include "harness/fs/diskstats.h"
 #include "harness/fs/target.h"
 #include "harness/gpu/batch_copy.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
+#include "harness/phase/request_metrics.h"
 #include "harness/stats/io_tally.h"
 #include "harness/store/posix_store.h"
 #include "workloads/sampler.h"
@@ -72,6 +72,14 @@ class TrainReadPhase final : public Phase {
     return p_.dataset_dir.empty() ? dataset_bytes_on_disk(p_.dataset) : 0;
   }
 
+  Status check_on_object_store() const override {
+    if (p_.dataset_dir.empty()) return Status::Ok();
+    return Status::Invalid("dataset_dir \"" + p_.dataset_dir +
+                           "\" is a folder on a filesystem, but the target is an object store, where the "
+                           "dataset is generated as objects below the run's prefix; remove dataset_dir, or "
+                           "give a folder target to read a dataset_dir");
+  }
+
   Status run(PhaseContext& ctx, PhaseResult* result) override;
 
  private:
@@ -89,6 +97,10 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   const bool user_dir = !p_.dataset_dir.empty();
   const std::string dataset_path = user_dir ? p_.dataset_dir : ctx.run_dir_path + "/" + ctx.phase_name;
   RankReport local;
+  // The runner refuses this before anything is written; a phase run on its own refuses it here.
+  if (ctx.store != nullptr && !dataset_has_page_cache(*ctx.store)) {
+    if (Status s = check_on_object_store(); !s.ok()) return s;
+  }
 
   LocalRank where;
   Status st = agree(comm, find_local_rank(comm, &where));
@@ -229,6 +241,16 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   }
   std::unique_ptr<TrainLoader> loader;
   if (st.ok()) {
+    // The engine: the one injected (tests), else the store's own (s3 on an object store) or the one asked for.
+    EngineFactory make = make_;
+    Status engine = Status::Ok();
+    if (!make) {
+      std::string name;
+      engine = engine_for_store(*store, p_.engine, &name);
+      make = [&ctx, name](const EngineOptions& eo, std::unique_ptr<Engine>* out) {
+        return make_phase_engine(ctx, name, eo, out);
+      };
+    }
     LoaderConfig lc;
     lc.read_threads = p_.read_threads;
     lc.queue_depth = p_.queue_depth;
@@ -237,8 +259,12 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     lc.direct = p_.direct;
     lc.series_interval_ns = p_.series_interval_ns;
     lc.cache_tier = !p_.cache_dir.empty();
-    st = agree(comm, TrainLoader::create(lc, layout, *store, data, make_, copier.get(), &loader));
+    st = agree(comm, engine.ok() ? TrainLoader::create(lc, layout, *store, data, make, copier.get(), &loader)
+                                 : engine);
   }
+  // An object store's requests so far (the dataset's generation) apart from the epochs' reads.
+  local.objects = store != nullptr && !dataset_has_page_cache(*store);
+  if (store != nullptr) local.generate_requests = take_request_stats_json(*store);
   if (loader && cache_tier) loader->use_cache(cache_tier.get());
   if (loader) local.engine = loader->engine_name();
   local.verified = loader ? loader->verifies() : false;
@@ -318,6 +344,8 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   // Teardown: engines before the files they read, the lock before the store, then the dataset unless it
   // is to stay.
   loader.reset();
+  // The readers' engines are gone: the epochs' request figures are whole.
+  if (store != nullptr) local.requests = take_request_stats_json(*store);
   copier.reset();
   lock.reset();
   dir_store.reset();
@@ -350,6 +378,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     result->details["cache_tier"]["kept"] = ctx.keep;
     result->details["cache_tier"]["device"] = cache_device.empty() ? json(nullptr) : json(cache_device);
   }
+  summarize_train_requests(ranks, result);
   auto& d = result->details;
   d["dataset"] = {{"path", dataset_path},
                   {"origin", generate ? "generated" : "reused"},
@@ -377,7 +406,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     result->warnings.push_back("to_gpu skipped: " + gpu.value("reason", std::string("unknown")) +
                                "; batches were read but not copied to a device");
   }
-  if (!p_.direct) {
+  if (!p_.direct && !local.objects) {
     const uint64_t mem = host_memory_bytes();
     if (mem > 0 && layout.total_bytes() < mem) {
       result->warnings.push_back(
@@ -491,14 +520,13 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   if (ds.layout == DatasetLayoutKind::kShards && ds.samples_per_shard > ds.num_samples) {
     ds.samples_per_shard = ds.num_samples;  // one shard holds them all; the manifest records what was made
   }
-  // "auto" is resolved when the engines are made, on the machine that runs the phase.
-  return make_train_read_phase(p, [name = p.engine](const EngineOptions& eo, std::unique_ptr<Engine>* out) {
-    return make_engine(resolve_engine_name(name), eo, out);
-  });
+  // The engine is chosen when the engines are made, on the machine that runs the phase, for its store.
+  return make_train_read_phase(p, nullptr);
 }
 
 const std::vector<MetricInfo>& train_read_metrics() {
-  static const std::vector<MetricInfo> kMetrics = {
+  static const std::vector<MetricInfo> kMetrics = [] {
+    std::vector<MetricInfo> rows = {
       {"samples_per_s", Unit::kCount, Better::kHigher, "samples read by all ranks / the epochs' wall time"},
       {"read_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
        "sample bytes read by all ranks / the epochs' wall time"},
@@ -559,7 +587,11 @@ const std::vector<MetricInfo>& train_read_metrics() {
        "cache_dir: AU of epochs 1 and later, served by the cache tier (the source where it misses)"},
       {"au_source_only", Unit::kFraction, Better::kHigher,
        "cache_dir: AU of one extra epoch read from the source alone (cache_source_epoch)"},
-  };
+    };
+    // On an s3:// target: the epochs' GETs per second, time to first byte, latency, retries, errors.
+    for (const MetricInfo& m : request_metric_infos()) rows.push_back(m);
+    return rows;
+  }();
   return kMetrics;
 }
 

@@ -7,7 +7,10 @@
 // latency, batch wait and AU (accelerator utilisation), per epoch and
 // overall, and how much of the dataset the page cache held at each epoch's
 // start beside what the device really read, so cached figures never pass
-// for storage figures. See docs/phases/train_read.md.
+// for storage figures. On an object store (an s3:// target) the dataset is
+// objects below the run prefix, a sample a GET (ranged in a shard), and the
+// requests' figures join the phase's; there is no page cache to drop or
+// count there. See docs/phases/train_read.md and docs/object-storage.md.
 #pragma once
 
 #include <cstdint>
@@ -60,7 +63,8 @@ const std::vector<MetricInfo>& train_read_metrics();
 
 // The phase with engines from `make` rather than the engine table (tests
 // inject slow or failing engines this way); params as parse_train_read
-// would leave them.
+// would leave them. An empty `make`: the engine `engine` names, made for
+// the dataset's store (engine_for_store: s3 on an object store).
 std::unique_ptr<Phase> make_train_read_phase(const TrainReadParams& params, EngineFactory make);
 
 }  // namespace iofab

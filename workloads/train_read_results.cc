@@ -6,6 +6,7 @@
 
 #include "harness/comm/wire.h"
 #include "harness/engines/cufile_engine.h"
+#include "harness/phase/request_metrics.h"
 #include "harness/stats/io_tally.h"
 #include "workloads/mlperf_rules.h"
 #include "workloads/sampler.h"
@@ -170,7 +171,10 @@ json to_wire(const RankReport& r) {
           {"epochs", epochs},
           {"source_epochs", source_epochs},
           {"status", iofab::to_wire(r.status)},
-          {"memory_bytes", r.memory_bytes}};
+          {"memory_bytes", r.memory_bytes},
+          {"objects", r.objects},
+          {"requests", r.requests},
+          {"generate_requests", r.generate_requests}};
 }
 
 Status from_wire(const json& j, RankReport* out) {
@@ -178,6 +182,8 @@ Status from_wire(const json& j, RankReport* out) {
   r.field("host", &out->host).field("engine", &out->engine).field("verified", &out->verified);
   r.field("device", &out->device).field("epochs", &out->epochs).field("status", &out->status);
   r.field("memory_bytes", &out->memory_bytes).optional("source_epochs", &out->source_epochs);
+  r.optional("objects", &out->objects).optional("requests", &out->requests);
+  r.optional("generate_requests", &out->generate_requests);
   return r.status();
 }
 
@@ -340,7 +346,13 @@ void summarize_train_read(const TrainReadParams& p, const std::vector<RankReport
   d["io_bytes"] = total.io_bytes;
   const std::string device = ranks.empty() ? std::string() : ranks[0].device;
   d["device"] = device.empty() ? json(nullptr) : json(device);
-  if (!device_seen) {
+  const bool objects = !ranks.empty() && ranks[0].objects;
+  if (objects) {
+    d["page_cache"] =
+        "none: the dataset is an object store's, read with requests over the network; there is no page cache "
+        "here to drop (drop_cache applies to a cache_dir only) or to count (cache_resident_fraction 0), and no "
+        "block device (the requests' own figures are in requests and details.requests)";
+  } else if (!device_seen) {
     result->warnings.push_back(
         "device_read_bytes not measured: the dataset's filesystem has no block device in /proc/diskstats "
         "(tmpfs, or a network or parallel filesystem)");
@@ -367,6 +379,34 @@ void summarize_train_read(const TrainReadParams& p, const std::vector<RankReport
         "engine " + d["engine"].get<std::string>() +
         " moves no data: figures measure the loader, not the storage, and samples are not "
         "verified");
+  }
+}
+
+void summarize_train_requests(const std::vector<RankReport>& ranks, PhaseResult* result) {
+  std::vector<json> reads, generation;
+  for (const auto& r : ranks) {
+    reads.push_back(r.requests);
+    generation.push_back(r.generate_requests);
+  }
+  S3Stats req;
+  if (!merge_request_stats(reads, &req)) return;
+  double seconds = result->metrics["read_seconds"];
+  const json& tier = result->details.value("cache_tier", json::object());
+  if (tier.is_object() && tier.contains("source_epoch") && tier["source_epoch"].is_object()) {
+    seconds += tier["source_epoch"].value("seconds", 0.0);
+  }
+  put_request_metrics(req, seconds, result);
+  S3Stats gen;
+  if (merge_request_stats(generation, &gen)) {
+    uint64_t errors = 0;
+    for (const auto& [code, n] : gen.errors_by_status) errors += n;
+    result->details["generate_requests"] = {{"requests", gen.requests},
+                                            {"retries", gen.retries},
+                                            {"request_errors", errors},
+                                            {"retried_by_status", gen.retried_by_status},
+                                            {"errors_by_status", gen.errors_by_status},
+                                            {"bytes_sent", gen.bytes_sent},
+                                            {"bytes_received", gen.bytes_received}};
   }
 }
 

@@ -43,6 +43,12 @@ struct RankReport {
   std::vector<EpochRecord> epochs;
   std::vector<EpochRecord> source_epochs;  // with a cache tier: the source-only epoch, when it ran
   Status status;
+  // The dataset is an object store's: read with requests over the network, no page cache or device here.
+  bool objects = false;
+  // An object store's request figures (wire JSON, null on files): the epochs' reads, and the dataset's
+  // generation with the loader's set-up before them.
+  nlohmann::json requests;
+  nlohmann::json generate_requests;
 };
 
 nlohmann::json to_wire(const EpochRecord& e);
@@ -54,5 +60,10 @@ Status from_wire(const nlohmann::json& j, RankReport* out);
 // error: a rank's, samples read that were not the samples planned, or corrupt samples.
 void summarize_train_read(const TrainReadParams& params, const std::vector<RankReport>& ranks,
                           const DatasetLayout& layout, PhaseResult* result, Status* worst);
+
+// Rank 0, after summarize_train_read and summarize_cache_tier, on an object store: the epochs' requests
+// (every GET, the source-only epoch's included) over the epochs' seconds, as ingest and restore report
+// theirs, and the generation's requests apart in details.generate_requests. Nothing on files.
+void summarize_train_requests(const std::vector<RankReport>& ranks, PhaseResult* result);
 
 }  // namespace iofab

@@ -4,66 +4,31 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
-#include "harness/engines/s3_ops.h"
-#include "s3rver_fixture.h"
+#include "integration/s3_cli.h"
 
 namespace iofab::testing {
 namespace {
 
 using nlohmann::json;
 
-// s3rver checks the key id but not a SigV4 signature, so any secret signs: one no output may carry.
-const char* kSecret = "iofab-test-secret-7f3a9c";
-
-void use_credentials(const char* key_id) {
-  setenv("AWS_ACCESS_KEY_ID", key_id, 1);
-  setenv("AWS_SECRET_ACCESS_KEY", kSecret, 1);
-  unsetenv("AWS_SESSION_TOKEN");
-  unsetenv("AWS_PROFILE");
-}
-
-std::string suite(const S3rver& srv, const std::string& target, const json& phase, const json& s3_extra = json::object()) {
-  json s3 = {{"endpoint", srv.endpoint()}, {"part_size", "5MiB"}, {"parallel_parts", 2}, {"connections", 4}};
-  for (const auto& [k, v] : s3_extra.items()) s3[k] = v;
-  return json{{"name", "s3-test"}, {"target", target}, {"s3", s3}, {"phases", json::array({phase})}}.dump(2);
-}
-
-std::unique_ptr<S3Client> client(const S3rver& srv) {
-  S3Config c;
-  c.endpoint = srv.endpoint();
-  c.bucket = srv.bucket();
-  std::unique_ptr<S3Client> out;
-  EXPECT_TRUE(make_s3_client(c, S3Credentials{kS3rverKeyId, kSecret, "", "t", ""}, &out).ok());
-  return out;
-}
-
-std::vector<std::string> keys(const S3rver& srv) {
-  auto c = client(srv);
-  std::vector<S3Object> objs;
-  EXPECT_TRUE(s3_list(*c, "", &objs).ok());
-  std::vector<std::string> out;
-  for (auto& o : objs) out.push_back(o.key);
-  return out;
-}
-
 const json kIngest = {{"kind", "ingest"}, {"workers", 2}, {"files_per_worker", 2}, {"file_size", "6MiB"},
                       {"block_size", "1MiB"}, {"queue_depth", 4}};
 
 TEST(S3Cli, IngestPutsObjectsReportsRequestFiguresAndLeavesOnlyWhatWasThere) {
   IOFAB_START_S3RVER(srv, "bench");
-  use_credentials(kS3rverKeyId);
-  ASSERT_TRUE(s3_upload(*client(*srv), "runs/keep-me", "x", 8 << 20, 1).ok());
+  use_s3_credentials(kS3rverKeyId);
+  ASSERT_TRUE(s3_upload(*s3_test_client(*srv), "runs/keep-me", "x", 8 << 20, 1).ok());
   RunFiles f("/dev/shm");
-  write_file(f.suite, suite(*srv, "s3://bench/runs", kIngest));
+  write_file(f.suite, s3_suite(*srv, "s3://bench/runs", kIngest));
   CommandResult r = run_iofab({"run", f.suite, "--out", f.report});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const std::string text = read_file(f.report);
@@ -80,21 +45,21 @@ TEST(S3Cli, IngestPutsObjectsReportsRequestFiguresAndLeavesOnlyWhatWasThere) {
   EXPECT_EQ(rep["target"]["fs_type"], "s3");
   EXPECT_EQ(rep["target"]["path"], "s3://bench/runs");
   // The run prefix is gone, what was there before stays.
-  EXPECT_EQ(keys(*srv), std::vector<std::string>{"runs/keep-me"});
+  EXPECT_EQ(bucket_keys(*srv), std::vector<std::string>{"runs/keep-me"});
   // Neither the report nor the console carries the secret.
-  EXPECT_EQ(text.find(kSecret), std::string::npos);
-  EXPECT_EQ(r.out.find(kSecret), std::string::npos);
-  EXPECT_EQ(r.err.find(kSecret), std::string::npos);
+  EXPECT_EQ(text.find(kS3TestSecret), std::string::npos);
+  EXPECT_EQ(r.out.find(kS3TestSecret), std::string::npos);
+  EXPECT_EQ(r.err.find(kS3TestSecret), std::string::npos);
 }
 
 TEST(S3Cli, InjectedSlowDownIsRetriedAndCountedInTheReport) {
   IOFAB_START_S3RVER(srv, "bench");
-  use_credentials(kS3rverKeyId);
+  use_s3_credentials(kS3rverKeyId);
   RunFiles f("/dev/shm");
   json one = kIngest;
   one["workers"] = 1;
   one["files_per_worker"] = 1;
-  write_file(f.suite, suite(*srv, "s3://bench/runs", one));
+  write_file(f.suite, s3_suite(*srv, "s3://bench/runs", one));
   // The target's probe listing passes; then 3 of the phase's requests answer 503 SlowDown.
   ASSERT_TRUE(srv->inject(503, "SlowDown", 3, 1).ok());
   CommandResult r = run_iofab({"run", f.suite, "--out", f.report, "-q"});
@@ -111,7 +76,7 @@ TEST(S3Cli, WrongKeyIdExits3WithThe403ReasonAndNeverTheSecret) {
   setenv("AWS_ACCESS_KEY_ID", "AKIANOTAKEY", 1);
   setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI-this-is-the-secret", 1);
   RunFiles f("/dev/shm");
-  write_file(f.suite, suite(*srv, "s3://bench/runs", kIngest));
+  write_file(f.suite, s3_suite(*srv, "s3://bench/runs", kIngest));
   CommandResult r = run_iofab({"run", f.suite, "--out", f.report});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("HTTP 403"), std::string::npos) << r.err;
@@ -119,12 +84,12 @@ TEST(S3Cli, WrongKeyIdExits3WithThe403ReasonAndNeverTheSecret) {
   EXPECT_NE(r.err.find("credentials"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("this-is-the-secret"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("this-is-the-secret"), std::string::npos);
-  EXPECT_TRUE(keys(*srv).empty());
+  EXPECT_TRUE(bucket_keys(*srv).empty());
 }
 
 TEST(S3Cli, BadS3SettingsExit2NamingTheFieldAndWriteNothing) {
   IOFAB_START_S3RVER(srv, "bench");
-  use_credentials(kS3rverKeyId);
+  use_s3_credentials(kS3rverKeyId);
   RunFiles f("/dev/shm");
   struct Case {
     std::string target;
@@ -141,7 +106,7 @@ TEST(S3Cli, BadS3SettingsExit2NamingTheFieldAndWriteNothing) {
       {"s3://bench/runs", {{"endpoint", ""}}, "s3.endpoint \"\": expected http://host"},
   };
   for (const Case& c : cases) {
-    write_file(f.suite, suite(*srv, c.target, kIngest, c.extra));
+    write_file(f.suite, s3_suite(*srv, c.target, kIngest, c.extra));
     CommandResult r = run_iofab({"run", f.suite, "--out", f.report, "-q"});
     EXPECT_EQ(r.exit_code, 2) << c.says << ": " << r.err;
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
@@ -149,34 +114,40 @@ TEST(S3Cli, BadS3SettingsExit2NamingTheFieldAndWriteNothing) {
   // A descriptor engine on an object store is refused by the field.
   json psync = kIngest;
   psync["engine"] = "psync";
-  write_file(f.suite, suite(*srv, "s3://bench/runs", psync));
+  write_file(f.suite, s3_suite(*srv, "s3://bench/runs", psync));
   CommandResult e = run_iofab({"run", f.suite, "--out", f.report, "-q"});
   EXPECT_EQ(e.exit_code, 2) << e.err;
   EXPECT_NE(e.err.find("phases.ingest.engine: \"psync\" cannot reach an object store"), std::string::npos) << e.err;
-  // A phase kind that cannot run on an object store yet is refused by name.
-  write_file(f.suite, suite(*srv, "s3://bench/runs", {{"kind", "train_read"}}));
+  // train_read's dataset_dir is a folder on a filesystem: refused by the field before any phase runs (the
+  // ingest before it writes nothing), and the folder is never made.
+  const std::string dataset_dir = f.dir.path() + "/ds";
+  json doc = json::parse(s3_suite(*srv, "s3://bench/runs", kIngest));
+  doc["phases"].push_back({{"kind", "train_read"}, {"num_samples", 64}, {"dataset_dir", dataset_dir}});
+  write_file(f.suite, doc.dump());
   CommandResult r = run_iofab({"run", f.suite, "--out", f.report, "-q"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("phase train_read: kind train_read does not run on an object store yet"), std::string::npos)
+  EXPECT_NE(r.err.find("phases.train_read.dataset_dir \"" + dataset_dir + "\" is a folder on a filesystem"),
+            std::string::npos)
       << r.err;
-  EXPECT_TRUE(keys(*srv).empty());
+  EXPECT_FALSE(std::filesystem::exists(dataset_dir));
+  EXPECT_TRUE(bucket_keys(*srv).empty());
 }
 
 TEST(S3Cli, CleanRefusesAnObjectStoreAndDeletesNothing) {
   IOFAB_START_S3RVER(srv, "bench");
-  ASSERT_TRUE(s3_upload(*client(*srv), "runs/iofab-20250101T000000Z-abcdef/ingest/r0-w0-f0", "x", 8 << 20, 1).ok());
+  ASSERT_TRUE(s3_upload(*s3_test_client(*srv), "runs/iofab-20250101T000000Z-abcdef/ingest/r0-w0-f0", "x", 8 << 20, 1).ok());
   CommandResult r = run_iofab({"clean", "--target", "s3://bench/runs", "--yes"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("an object store has no run lock"), std::string::npos) << r.err;
-  EXPECT_EQ(keys(*srv), std::vector<std::string>{"runs/iofab-20250101T000000Z-abcdef/ingest/r0-w0-f0"});
+  EXPECT_EQ(bucket_keys(*srv), std::vector<std::string>{"runs/iofab-20250101T000000Z-abcdef/ingest/r0-w0-f0"});
 }
 
 TEST(S3Cli, ARefusedConnectionNamesTheEndpoint) {
   IOFAB_START_S3RVER(srv, "bench");
-  use_credentials(kS3rverKeyId);
+  use_s3_credentials(kS3rverKeyId);
   RunFiles f("/dev/shm");
   // Port 1 on loopback: nothing listens there.
-  write_file(f.suite, suite(*srv, "s3://bench/runs", kIngest, {{"endpoint", "http://127.0.0.1:1"}, {"max_retries", 0}}));
+  write_file(f.suite, s3_suite(*srv, "s3://bench/runs", kIngest, {{"endpoint", "http://127.0.0.1:1"}, {"max_retries", 0}}));
   CommandResult r = run_iofab({"run", f.suite, "--out", f.report, "-q"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_NE(r.err.find("cannot connect to endpoint http://127.0.0.1:1"), std::string::npos) << r.err;
@@ -186,9 +157,9 @@ TEST(S3Cli, ARefusedConnectionNamesTheEndpoint) {
 // then restored with fan-out 4: every byte read back by ranged GETs and verified against the manifest.
 TEST(S3Cli, CheckpointCommitsByItsManifestAndRestoreVerifiesEveryByte) {
   IOFAB_START_S3RVER(srv, "bench");
-  use_credentials(kS3rverKeyId);
+  use_s3_credentials(kS3rverKeyId);
   RunFiles f("/dev/shm");
-  json doc = json::parse(suite(*srv, "s3://bench/ckpt", json::object()));
+  json doc = json::parse(s3_suite(*srv, "s3://bench/ckpt", json::object()));
   doc["defaults"] = {{"workers", 2}, {"block_size", "1MiB"}, {"queue_depth", 4}};
   doc["phases"] = json::array(
       {{{"kind", "checkpoint"}, {"params", 1e9}, {"scale", 1000}, {"count", 2}, {"gap", "10ms"}, {"interval", "1000h"}},
@@ -213,7 +184,7 @@ TEST(S3Cli, CheckpointCommitsByItsManifestAndRestoreVerifiesEveryByte) {
   // --keep: what is left is the newest step (rotation deleted step 1 after step 2 committed): its shard
   // objects and its manifest object, nothing else.
   const std::string run = rep["target"]["run_folder"].get<std::string>().substr(std::string("s3://bench/").size());
-  const std::vector<std::string> ks = keys(*srv);
+  const std::vector<std::string> ks = bucket_keys(*srv);
   ASSERT_FALSE(ks.empty());
   size_t manifests = 0;
   for (const auto& k : ks) {
@@ -233,13 +204,13 @@ uint64_t requests_seen(S3rver& srv) {
 
 TEST(S3InterruptAt, MidUploadLeavesNoKeysUnderTheRunPrefix) {
   IOFAB_START_S3RVER(srv, "bench");
-  use_credentials(kS3rverKeyId);
+  use_s3_credentials(kS3rverKeyId);
   RunFiles f("/dev/shm");
   json big = kIngest;
   big["workers"] = 1;
   big["files_per_worker"] = 1;
   big["file_size"] = "64GiB";  // far more than the test waits for: the signal comes mid-upload
-  write_file(f.suite, suite(*srv, "s3://bench/runs", big));
+  write_file(f.suite, s3_suite(*srv, "s3://bench/runs", big));
   const std::string out = f.dir.path() + "/out.txt";
   const pid_t pid = fork();
   ASSERT_GE(pid, 0);
@@ -265,7 +236,7 @@ TEST(S3InterruptAt, MidUploadLeavesNoKeysUnderTheRunPrefix) {
   const json rep = json::parse(read_file(f.report));
   EXPECT_EQ(rep["phases"][0]["status"], "interrupted");
   // The upload was aborted and the run prefix deleted: nothing of the run is left in the bucket.
-  EXPECT_TRUE(keys(*srv).empty());
+  EXPECT_TRUE(bucket_keys(*srv).empty());
 }
 
 }  // namespace
