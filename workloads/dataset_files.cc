@@ -81,7 +81,9 @@ Status write_dataset_file(Store& store, Writer& w, const std::string& path, uint
       [](unsigned, const IoRequest&) {});
   if (s.ok() && store.caps().commit_per_file) s = w.engine->fsync(h);
   s.update(w.engine->remove_file(h));
-  if (!s.ok() && s.code() != Status::Code::kInterrupted) s = Status::FromCode(s.code(), path + ": " + s.message());
+  if (!s.ok() && s.code() != Status::Code::kInterrupted) {
+    s = Status::FromCode(s.code(), path + ": " + s.message());
+  }
   return s;
 }
 
@@ -101,8 +103,9 @@ Status write_sample_file(Store& store, Writer& w, const std::string& folder, con
 }
 
 // Writes one shard: the samples back to back, padding at the end, kWriteChunk bytes at a time.
-Status write_shard(Store& store, Writer& w, const std::string& data, const DatasetLayout& layout, uint64_t shard,
-                   const BlockFiller& stamper, const std::atomic<bool>* stop, std::atomic<uint64_t>* progress) {
+Status write_shard(Store& store, Writer& w, const std::string& data, const DatasetLayout& layout,
+                   uint64_t shard, const BlockFiller& stamper, const std::atomic<bool>* stop,
+                   std::atomic<uint64_t>* progress) {
   const uint64_t first = layout.first_sample(shard);
   const uint64_t end_sample = first + layout.samples_in(shard);
   uint64_t next_header = first;  // the first sample whose header may still start at or after `off`

@@ -241,7 +241,8 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   }
   std::unique_ptr<TrainLoader> loader;
   if (st.ok()) {
-    // The engine: the one injected (tests), else the store's own (s3 on an object store) or the one asked for.
+    // The engine: the one injected (tests), else the store's own (s3 on an object store) or the one
+    // asked for.
     EngineFactory make = make_;
     Status engine = Status::Ok();
     if (!make) {

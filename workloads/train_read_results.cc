@@ -349,9 +349,9 @@ void summarize_train_read(const TrainReadParams& p, const std::vector<RankReport
   const bool objects = !ranks.empty() && ranks[0].objects;
   if (objects) {
     d["page_cache"] =
-        "none: the dataset is an object store's, read with requests over the network; there is no page cache "
-        "here to drop (drop_cache applies to a cache_dir only) or to count (cache_resident_fraction 0), and no "
-        "block device (the requests' own figures are in requests and details.requests)";
+        "none: the dataset is an object store's, read with requests over the network; there is no page "
+        "cache here to drop (drop_cache applies to a cache_dir only) or to count (cache_resident_fraction "
+        "0), and no block device (the requests' own figures are in requests and details.requests)";
   } else if (!device_seen) {
     result->warnings.push_back(
         "device_read_bytes not measured: the dataset's filesystem has no block device in /proc/diskstats "

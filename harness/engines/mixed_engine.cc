@@ -116,7 +116,9 @@ class MixedEngine final : public Engine {
 
 Status make_mixed_engine(std::unique_ptr<Engine> objects, std::unique_ptr<Engine> descriptors,
                          std::unique_ptr<Engine>* out) {
-  if (objects == nullptr || descriptors == nullptr) return Status::Internal("mixed engine: an engine is missing");
+  if (objects == nullptr || descriptors == nullptr) {
+    return Status::Internal("mixed engine: an engine is missing");
+  }
   if (!descriptors->caps().sync) {
     return Status::Internal("mixed engine: the descriptor engine " + std::string(descriptors->name()) +
                             " is asynchronous; expected a synchronous one (psync)");

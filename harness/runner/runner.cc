@@ -214,7 +214,8 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     if (on_s3 && !p.kind->object_store) {
       return Status::Invalid("phase " + p.name + ": kind " + std::string(p.kind->name) +
                              " does not run on an object store yet; on an s3:// target a suite holds ingest, "
-                             "train_read, checkpoint, restore, collectives and rdma phases (docs/object-storage.md)");
+                             "train_read, checkpoint, restore, collectives and rdma phases "
+                             "(docs/object-storage.md)");
     }
     if (Status s = on_s3 ? p.phase->check_on_object_store() : Status::Ok(); !s.ok()) {
       return Status::Invalid("phases." + p.name + "." + s.message());

@@ -47,7 +47,8 @@ class S3Store final : public Store {
   Status open(std::string_view path, const OpenOptions& opts, StoreFile* out) override {
     if (opts.known_size > 0) {
       if (Status s = check_store_path(path); !s.ok()) return s;
-      *out = StoreFile(std::make_shared<S3FileObject>(target_, key_of(path), opts.known_size, false), std::string(path));
+      *out = StoreFile(std::make_shared<S3FileObject>(target_, key_of(path), opts.known_size, false),
+                       std::string(path));
       return Status::Ok();
     }
     EntryInfo info;

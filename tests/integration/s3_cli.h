@@ -30,9 +30,11 @@ inline void use_s3_credentials(const char* key_id) {
 // A suite of one phase on target, its "s3" object pointed at srv (s3_extra's keys added or replaced).
 inline std::string s3_suite(const S3rver& srv, const std::string& target, const nlohmann::json& phase,
                             const nlohmann::json& s3_extra = nlohmann::json::object()) {
-  nlohmann::json s3 = {{"endpoint", srv.endpoint()}, {"part_size", "5MiB"}, {"parallel_parts", 2}, {"connections", 4}};
+  nlohmann::json s3 = {
+      {"endpoint", srv.endpoint()}, {"part_size", "5MiB"}, {"parallel_parts", 2}, {"connections", 4}};
   for (const auto& [k, v] : s3_extra.items()) s3[k] = v;
-  return nlohmann::json{{"name", "s3-test"}, {"target", target}, {"s3", s3}, {"phases", nlohmann::json::array({phase})}}
+  return nlohmann::json{
+      {"name", "s3-test"}, {"target", target}, {"s3", s3}, {"phases", nlohmann::json::array({phase})}}
       .dump(2);
 }
 

@@ -44,7 +44,8 @@ struct TrainRun {
   }
 };
 
-TrainRun run_train(const S3rver& srv, const RunFiles& f, const json& phase, const std::vector<std::string>& extra = {}) {
+TrainRun run_train(const S3rver& srv, const RunFiles& f, const json& phase,
+                   const std::vector<std::string>& extra = {}) {
   write_file(f.suite, s3_suite(srv, "s3://bench/runs", phase));
   std::vector<std::string> args = {"run", f.suite, "--out", f.report, "-q"};
   args.insert(args.end(), extra.begin(), extra.end());
