@@ -165,10 +165,11 @@ TEST(S3TrainReadFaults, InjectedSlowDownOnGetsIsRetriedAndCounted) {
   IOFAB_START_S3RVER(srv, "bench");
   use_s3_credentials(kS3rverKeyId);
   RunFiles f("/dev/shm");
-  // A first run counts the requests before the epochs: the runner's probe listing and the generation's.
+  // A first run counts the requests before the epochs: the runner's probe listing and the generation's
+  // (tries, retried ones included). The faults come 10 requests past that: among the 96 GETs, even if
+  // s3rver answers a few more 500s to the second run's generation.
   const TrainRun first = run_train(*srv, f, train_phase("shards", 1));
   ASSERT_EQ(first.cmd.exit_code, 0) << first.cmd.err;
-  ASSERT_EQ(first.details()["generate_requests"]["retries"], 0) << "s3rver retried under load: counts differ";
   const auto before = first.details()["generate_requests"]["requests"].get<unsigned>() + 1;
   ASSERT_TRUE(srv->inject(503, "SlowDown", 3, before + 10).ok());
   const TrainRun r = run_train(*srv, f, train_phase("shards", 1));
