@@ -170,7 +170,8 @@ json to_wire(const RankReport& r) {
           {"epochs", epochs},
           {"source_epochs", source_epochs},
           {"status", iofab::to_wire(r.status)},
-          {"memory_bytes", r.memory_bytes}};
+          {"memory_bytes", r.memory_bytes},
+          {"windows", to_wire(r.windows)}};
 }
 
 Status from_wire(const json& j, RankReport* out) {
@@ -178,6 +179,7 @@ Status from_wire(const json& j, RankReport* out) {
   r.field("host", &out->host).field("engine", &out->engine).field("verified", &out->verified);
   r.field("device", &out->device).field("epochs", &out->epochs).field("status", &out->status);
   r.field("memory_bytes", &out->memory_bytes).optional("source_epochs", &out->source_epochs);
+  r.optional("windows", &out->windows);
   return r.status();
 }
 
