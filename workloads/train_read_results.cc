@@ -364,7 +364,8 @@ void summarize_train_read(const TrainReadParams& p, const std::vector<RankReport
                         " samples were read back with a header naming another sample: the data path returned "
                         "wrong bytes");
   }
-  if (!d["verified"].get<bool>()) {
+  // A loader never made (its engine failed to open the files) read nothing: the phase's error says why.
+  if (!d["verified"].get<bool>() && !d["engine"].get<std::string>().empty()) {
     result->warnings.push_back(
         "engine " + d["engine"].get<std::string>() +
         " moves no data: figures measure the loader, not the storage, and samples are not "
