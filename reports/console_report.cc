@@ -4,6 +4,7 @@
 
 #include "harness/core/units.h"
 #include "reports/bottleneck_hint.h"
+#include "reports/concurrent_console.h"
 
 namespace iofab {
 
@@ -38,6 +39,7 @@ void write_console_summary(const Report& r, std::ostream& out) {
       out << "    " << n << " = "
           << format_metric_value(p.metrics[n].get<double>(), unit_map.value(n, std::string("count"))) << "\n";
     }
+    write_concurrent_lines(p, out);
     // Said before the checks, so nobody reads a cached figure as the storage's.
     if (p.verification) out << "    " << p.verification->note << "\n";
     for (const auto& c : p.checks) {

@@ -13,6 +13,7 @@
 #include "harness/engines/io_pump.h"
 #include "harness/engines/mixed_engine.h"
 #include "harness/gpu/batch_copy.h"
+#include "workloads/train_windows.h"
 
 namespace iofab {
 
@@ -150,6 +151,7 @@ struct TrainLoader::Reader {
   std::unique_ptr<Engine> engine;
   IoBuffers bufs;
   unsigned slots = 1;
+  std::vector<LoaderMarks::Sample> marks;  // this epoch's samples, when the loader records marks
   std::vector<int> shard_handles;
   std::vector<Slot> slot;
   // One more than the slots: every slot may hold a piece of a different sample while the next one
@@ -432,6 +434,7 @@ Status TrainLoader::read_loop(Reader& r, Epoch& e) {
     const uint64_t end = now_ns();
     const uint64_t start_rel = smp.start_ns > e.t0 ? smp.start_ns - e.t0 : 0;
     r.stats.reads.latency.record(end - smp.start_ns);
+    if (marks_ != nullptr) r.marks.push_back({end, end - smp.start_ns});
     r.stats.reads.series.add(end - e.t0, size);
     r.stats.reads.span(start_rel, end - e.t0);
     r.stats.reads.bytes += size;
@@ -521,6 +524,7 @@ Status TrainLoader::run_epoch(const BatchPlan& plan, uint64_t t0, const std::ato
       sleep_until(take + config_.compute_ns, stop);
       last_end = now_ns();
       out->compute_ns += last_end - take;
+      if (marks_ != nullptr) marks_->busy.push_back({take, last_end});
     }
     out->batches++;
     if (config_.prefetch == 0) e.set_limit(e.window(b + 2));
@@ -529,6 +533,14 @@ Status TrainLoader::run_epoch(const BatchPlan& plan, uint64_t t0, const std::ato
   for (auto& t : threads) t.join();
 
   out->end_ns = last_end - t0;
+  if (marks_ != nullptr) {
+    // The AU denominator's span, as below.
+    marks_->active.push_back({out->batches >= 2 ? take0 : t0, last_end});
+    for (auto& r : readers_) {
+      for (const auto& m : r->marks) marks_->add_sample(m.end_ns, m.latency_ns);
+      r->marks.clear();
+    }
+  }
   if (out->batches >= 2) {
     out->wall_ns = last_end - take0;
   } else {

@@ -120,6 +120,8 @@ struct EpochStats {
   bool from_json(const nlohmann::json& j);
 };
 
+struct LoaderMarks;
+
 class TrainLoader {
  public:
   TrainLoader(const TrainLoader&) = delete;
@@ -143,6 +145,9 @@ class TrainLoader {
   // The cache tier the next epochs look samples up in and fill (null: the source only). It must outlive
   // the epochs run with it.
   void use_cache(SampleCache* cache) { cache_ = cache; }
+  // Records every later epoch's timeline into marks (a concurrent group's window split); it must
+  // outlive the epochs run with it.
+  void record_marks(LoaderMarks* marks) { marks_ = marks; }
 
   std::string engine_name() const;
   // Whether samples' headers are checked (not with an engine that moves no data).
@@ -161,6 +166,7 @@ class TrainLoader {
   std::string data_;  // the dataset's data/ folder in store_
   BatchCopier* copier_;
   SampleCache* cache_ = nullptr;
+  LoaderMarks* marks_ = nullptr;
   bool verify_ = true;
   std::vector<StoreFile> shard_files_;  // shards: every one, open for the loader's life
   std::vector<std::unique_ptr<Reader>> readers_;

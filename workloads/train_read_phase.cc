@@ -27,6 +27,7 @@
 #include "workloads/train_cache_params.h"
 #include "workloads/train_cache_results.h"
 #include "workloads/train_read_results.h"
+#include "workloads/train_windows.h"
 
 namespace iofab {
 namespace {
@@ -60,6 +61,15 @@ uint64_t host_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+// Following a group's clock: goes on only while the clock phase runs on every rank, so all ranks run the
+// same epochs (each epoch ends in collective calls).
+Status agree_clock_running(Comm& comm, const std::atomic<bool>& until, bool* running) {
+  std::vector<double> ended;
+  Status s = comm.all_gather(until.load() ? 1.0 : 0.0, &ended);
+  *running = s.ok() && std::all_of(ended.begin(), ended.end(), [](double e) { return e == 0; });
+  return s;
 }
 
 class TrainReadPhase final : public Phase {
@@ -267,6 +277,9 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   local.objects = store != nullptr && !dataset_has_page_cache(*store);
   if (store != nullptr) local.generate_requests = take_request_stats_json(*store);
   if (loader && cache_tier) loader->use_cache(cache_tier.get());
+  // In a concurrent group: the loader's timeline, split by the group's windows at the end.
+  LoaderMarks marks;
+  if (loader && ctx.windows != nullptr) loader->record_marks(&marks);
   if (loader) local.engine = loader->engine_name();
   local.verified = loader ? loader->verifies() : false;
 
@@ -296,10 +309,17 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   if (p_.cache_source_epoch) ctx.progress.total_bytes.fetch_add(layout.sample_bytes() / share);
 
   // Epochs 0 .. epochs-1, then with a cache tier the source-only epoch (its own permutation, the next
-  // epoch's), read with the cache out of the path.
-  const uint64_t last = p_.epochs + (p_.cache_source_epoch && cache_tier != nullptr ? 1 : 0);
-  for (uint64_t epoch = 0; st.ok() && epoch < last; ++epoch) {
-    const bool source_only = epoch == p_.epochs;
+  // epoch's), read with the cache out of the path. Following a group's clock: epochs until it ends.
+  const bool follows = ctx.until != nullptr;
+  const uint64_t last = p_.epochs + (p_.cache_source_epoch && cache_tier != nullptr && !follows ? 1 : 0);
+  if (ctx.ready_to_start) ctx.ready_to_start();
+  for (uint64_t epoch = 0; st.ok() && (follows || epoch < last); ++epoch) {
+    if (follows && epoch > 0) {
+      bool clock_running = false;
+      st = agree_clock_running(comm, *ctx.until, &clock_running);
+      if (!st.ok() || !clock_running) break;
+    }
+    const bool source_only = !follows && epoch == p_.epochs;
     if (source_only) loader->use_cache(nullptr);
     // Untimed: drop the pages meant to be cold, measure what is resident, draw the plan. The source-only
     // epoch measures the source as epoch 0 did: cold unless the suite never drops.
@@ -342,6 +362,14 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     st = agree(comm, rs);
   }
 
+  // The other phases' windows, once every one that posts them has ended: a window still to come
+  // would change the split.
+  if (ctx.windows != nullptr) {
+    bool complete = false;
+    const std::vector<TimeWindow> windows = ctx.windows->wait_all(ctx.stop, &complete);
+    local.windows = split_by_windows(marks, windows, complete);
+  }
+
   // Teardown: engines before the files they read, the lock before the store, then the dataset unless it
   // is to stay.
   loader.reset();
@@ -371,6 +399,10 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
 
   Status worst = st;
   summarize_train_read(p_, ranks, layout, result, &worst);
+  WindowSplit split;
+  for (const auto& r : ranks) split.merge(r.windows);
+  report_window_split(split, result);
+  if (follows) result->details["follows_clock"] = {{"epochs", ranks.front().epochs.size()}};
   if (!p_.cache_dir.empty()) {
     summarize_cache_tier(p_, ranks, layout, result, &worst);
     result->details["cache_tier"]["path"] = cache_location;
@@ -525,6 +557,11 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   return make_train_read_phase(p, nullptr);
 }
 
+std::span<const std::string_view> train_read_solo_metrics() {
+  static constexpr std::string_view kSolo[] = {"au", "sample_latency_p99_s", "samples_per_s", "read_bytes_per_s"};
+  return kSolo;
+}
+
 const std::vector<MetricInfo>& train_read_metrics() {
   static const std::vector<MetricInfo> kMetrics = [] {
     std::vector<MetricInfo> rows = {
@@ -591,7 +628,9 @@ const std::vector<MetricInfo>& train_read_metrics() {
     };
     // On an s3:// target: the epochs' GETs per second, time to first byte, latency, retries, errors.
     for (const MetricInfo& m : request_metric_infos()) rows.push_back(m);
-    return rows;
+    // In a concurrent group: AU and latency inside the other phases' windows and outside them.
+    for (const MetricInfo& m : window_metric_infos()) rows.push_back(m);
+    return with_solo_metrics(std::move(rows), train_read_solo_metrics());
   }();
   return kMetrics;
 }

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,8 @@ struct TrainReadParams {
 
 std::unique_ptr<Phase> parse_train_read(ParamReader& r);
 const std::vector<MetricInfo>& train_read_metrics();
+// The metrics a concurrent group sets beside the same phase run alone.
+std::span<const std::string_view> train_read_solo_metrics();
 
 // The phase with engines from `make` rather than the engine table (tests
 // inject slow or failing engines this way); params as parse_train_read

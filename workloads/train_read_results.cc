@@ -174,7 +174,8 @@ json to_wire(const RankReport& r) {
           {"memory_bytes", r.memory_bytes},
           {"objects", r.objects},
           {"requests", r.requests},
-          {"generate_requests", r.generate_requests}};
+          {"generate_requests", r.generate_requests},
+          {"windows", to_wire(r.windows)}};
 }
 
 Status from_wire(const json& j, RankReport* out) {
@@ -184,6 +185,7 @@ Status from_wire(const json& j, RankReport* out) {
   r.field("memory_bytes", &out->memory_bytes).optional("source_epochs", &out->source_epochs);
   r.optional("objects", &out->objects).optional("requests", &out->requests);
   r.optional("generate_requests", &out->generate_requests);
+  r.optional("windows", &out->windows);
   return r.status();
 }
 
@@ -374,7 +376,8 @@ void summarize_train_read(const TrainReadParams& p, const std::vector<RankReport
                         " samples were read back with a header naming another sample: the data path returned "
                         "wrong bytes");
   }
-  if (!d["verified"].get<bool>()) {
+  // A loader never made (its engine failed to open the files) read nothing: the phase's error says why.
+  if (!d["verified"].get<bool>() && !d["engine"].get<std::string>().empty()) {
     result->warnings.push_back(
         "engine " + d["engine"].get<std::string>() +
         " moves no data: figures measure the loader, not the storage, and samples are not "

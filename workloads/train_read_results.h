@@ -12,6 +12,7 @@
 #include "harness/phase/phase.h"
 #include "workloads/dataset.h"
 #include "workloads/train_loader.h"
+#include "workloads/train_windows.h"
 #include "workloads/train_read_phase.h"
 
 namespace iofab {
@@ -42,6 +43,7 @@ struct RankReport {
   uint64_t memory_bytes = 0;  // the host's, for MLPerf's minimum dataset size
   std::vector<EpochRecord> epochs;
   std::vector<EpochRecord> source_epochs;  // with a cache tier: the source-only epoch, when it ran
+  WindowSplit windows;                     // in a concurrent group with windows: its figures split by them
   Status status;
   // The dataset is an object store's: read with requests over the network, no page cache or device here.
   bool objects = false;

@@ -11,6 +11,7 @@
 #include "harness/cli/report_commands.h"
 #include "harness/comm/comm.h"
 #include "harness/core/build_info.h"
+#include "harness/suite/suite.h"
 
 namespace {
 
@@ -168,8 +169,13 @@ int iofab_main(int argc, char** argv) {
     }
     run_args.courier = courier.get();
   }
+  // A suite whose phases run at once needs MPI started for threads; read here, before MPI starts (a
+  // suite that does not load fails in cmd_run with its message).
+  Suite peek;
+  const bool threads_at_once =
+      load_suite(run_args.options.suite, run_args.options.sets, &peek).ok() && has_concurrent_groups(peek);
   std::unique_ptr<Comm> comm;
-  Status cs = make_world_comm(&argc, &argv, &comm, &run_args.options.comm_reason);
+  Status cs = make_world_comm(&argc, &argv, threads_at_once, &comm, &run_args.options.comm_reason);
   if (!cs.ok()) {
     std::cerr << "iofab: " << cs.message() << "\n";
     return 3;

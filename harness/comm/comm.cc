@@ -6,7 +6,7 @@
 namespace iofab {
 
 #ifdef IOFAB_HAVE_MPI
-Status make_mpi_comm(int* argc, char*** argv, std::unique_ptr<Comm>* out);
+Status make_mpi_comm(int* argc, char*** argv, bool threads_at_once, std::unique_ptr<Comm>* out);
 #endif
 
 void SelfComm::abort(int exit_code) { _exit(exit_code); }
@@ -28,19 +28,22 @@ bool mpi_built() {
 #endif
 }
 
-Status make_world_comm(int* argc, char*** argv, std::unique_ptr<Comm>* out, std::string* reason) {
+Status make_world_comm(int* argc, char*** argv, bool threads_at_once, std::unique_ptr<Comm>* out,
+                       std::string* reason) {
   if (launched_by_mpi_launcher()) {
 #ifdef IOFAB_HAVE_MPI
     *reason = "launched by an MPI launcher";
-    return make_mpi_comm(argc, argv, out);
+    return make_mpi_comm(argc, argv, threads_at_once, out);
 #else
     (void)argc;
     (void)argv;
+    (void)threads_at_once;
     return Status::Unavailable("launched by an MPI launcher, but this iofab was built without MPI");
 #endif
   }
   (void)argc;
   (void)argv;
+  (void)threads_at_once;
   *reason = "not launched by mpirun or srun: one rank";
   *out = std::make_unique<SelfComm>();
   return Status::Ok();

@@ -44,6 +44,11 @@ class Comm {
   virtual Status all_gather(double mine, std::vector<double>* all) = 0;
   // Ends every rank of the job at once; used only when a rank cannot go on.
   virtual void abort(int exit_code) = 0;
+  // Collective: a Comm over the same ranks with its own message space, for a phase that runs beside
+  // others in another thread (a concurrent group). It keeps this one's rank timeout and stop flag.
+  virtual Status duplicate(std::unique_ptr<Comm>* /*out*/) {
+    return Status::Unavailable(std::string(name()) + " cannot run phases at once");
+  }
 
   // How long a wait for other ranks may take before they count as lost.
   void set_rank_timeout(double seconds) { rank_timeout_s_ = seconds; }
@@ -107,6 +112,10 @@ class SelfComm final : public Comm {
     return Status::Ok();
   }
   void abort(int exit_code) override;
+  Status duplicate(std::unique_ptr<Comm>* out) override {
+    *out = std::make_unique<SelfComm>();
+    return Status::Ok();
+  }
 };
 
 // True when the environment shows a launcher (mpirun, srun) started us.
@@ -114,7 +123,10 @@ bool launched_by_mpi_launcher();
 bool mpi_built();
 
 // Creates the Comm for this process: MPI when built and launched by a
-// launcher, else SelfComm. *reason says which and why.
-Status make_world_comm(int* argc, char*** argv, std::unique_ptr<Comm>* out, std::string* reason);
+// launcher, else SelfComm. *reason says which and why. threads_at_once: the
+// run will call duplicate() and use the copies from several threads (MPI is
+// then started with MPI_THREAD_MULTIPLE).
+Status make_world_comm(int* argc, char*** argv, bool threads_at_once, std::unique_ptr<Comm>* out,
+                       std::string* reason);
 
 }  // namespace iofab

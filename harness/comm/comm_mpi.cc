@@ -34,25 +34,55 @@ constexpr int kTagRelease = kTagBase + kTagSpan + 1;
 
 class MpiComm final : public Comm {
  public:
-  MpiComm() {
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  // The world's control plane; threads: the thread level MPI_Init_thread gave.
+  explicit MpiComm(int threads) : comm_(MPI_COMM_WORLD), world_(true), threads_(threads) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
     // Errors come back as codes so a lost rank becomes a report, not a crash.
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     // Who runs where: a silent rank on this host can then be told dead from merely slow.
     Peer me{};
     gethostname(me.host, sizeof me.host - 1);
     me.pid = getpid();
     peers_.resize(static_cast<size_t>(size_));
-    MPI_Allgather(&me, sizeof me, MPI_BYTE, peers_.data(), sizeof me, MPI_BYTE, MPI_COMM_WORLD);
+    MPI_Allgather(&me, sizeof me, MPI_BYTE, peers_.data(), sizeof me, MPI_BYTE, comm_);
+  }
+  // A duplicate of parent's communicator (MPI_Comm_dup, already made): the same ranks, its own
+  // message space, for a phase that runs beside others.
+  MpiComm(const MpiComm& parent, MPI_Comm dup)
+      : comm_(dup), world_(false), threads_(parent.threads_), rank_(parent.rank_), size_(parent.size_),
+        peers_(parent.peers_) {
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    rank_timeout_s_ = parent.rank_timeout_s_;
+    stop_ = parent.stop_;
+    stop_grace_s_ = parent.stop_grace_s_;
   }
   ~MpiComm() override {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) return;
+    if (!world_) {
+      // A lost rank would make MPI_Comm_free wait for it: leave the communicator to the job's end.
+      if (!failed_) MPI_Comm_free(&comm_);
+      return;
+    }
     // MPI_Finalize would wait for the lost rank; end the job instead.
     if (failed_) MPI_Abort(MPI_COMM_WORLD, 3);
     MPI_Finalize();
+  }
+
+  Status duplicate(std::unique_ptr<Comm>* out) override {
+    if (failed_) return failure_;
+    if (threads_ < MPI_THREAD_MULTIPLE) {
+      return Status::Unavailable("phases that run at once need MPI_THREAD_MULTIPLE, and this MPI library gave " +
+                                 std::string(threads_ == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+                                             : threads_ == MPI_THREAD_FUNNELED ? "MPI_THREAD_FUNNELED"
+                                                                               : "MPI_THREAD_SINGLE"));
+    }
+    MPI_Comm dup = MPI_COMM_NULL;
+    if (Status s = mpi_status("MPI_Comm_dup", MPI_Comm_dup(comm_, &dup)); !s.ok()) return s;
+    *out = std::make_unique<MpiComm>(*this, dup);
+    return Status::Ok();
   }
 
   std::string_view name() const override { return "mpi"; }
@@ -77,10 +107,10 @@ class MpiComm final : public Comm {
       for (int r = 0; r < size_; ++r) {
         if (r == root) continue;
         reqs.emplace_back();
-        MPI_Isend(&len, 1, MPI_UINT64_T, r, tag, MPI_COMM_WORLD, &reqs.back());
+        MPI_Isend(&len, 1, MPI_UINT64_T, r, tag, comm_, &reqs.back());
         peers.push_back(r);
         reqs.emplace_back();
-        MPI_Isend(s->data(), static_cast<int>(len), MPI_CHAR, r, tag + 1, MPI_COMM_WORLD, &reqs.back());
+        MPI_Isend(s->data(), static_cast<int>(len), MPI_CHAR, r, tag + 1, comm_, &reqs.back());
         peers.push_back(r);
       }
       return wait(reqs, peers, "broadcast");
@@ -88,11 +118,11 @@ class MpiComm final : public Comm {
     uint64_t len = 0;
     std::vector<MPI_Request> reqs(1);
     std::vector<int> peers{root};
-    MPI_Irecv(&len, 1, MPI_UINT64_T, root, tag, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Irecv(&len, 1, MPI_UINT64_T, root, tag, comm_, &reqs[0]);
     Status st = wait(reqs, peers, "broadcast");
     if (!st.ok()) return st;
     s->assign(len, '\0');
-    MPI_Irecv(s->data(), static_cast<int>(len), MPI_CHAR, root, tag + 1, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Irecv(s->data(), static_cast<int>(len), MPI_CHAR, root, tag + 1, comm_, &reqs[0]);
     return wait(reqs, peers, "broadcast");
   }
 
@@ -104,8 +134,8 @@ class MpiComm final : public Comm {
       uint64_t len = mine.size();
       std::vector<MPI_Request> reqs(2);
       std::vector<int> peers{root, root};
-      MPI_Isend(&len, 1, MPI_UINT64_T, root, tag, MPI_COMM_WORLD, &reqs[0]);
-      MPI_Isend(mine.data(), static_cast<int>(len), MPI_CHAR, root, tag + 1, MPI_COMM_WORLD, &reqs[1]);
+      MPI_Isend(&len, 1, MPI_UINT64_T, root, tag, comm_, &reqs[0]);
+      MPI_Isend(mine.data(), static_cast<int>(len), MPI_CHAR, root, tag + 1, comm_, &reqs[1]);
       return wait(reqs, peers, "gather");
     }
     std::vector<uint64_t> lens(static_cast<size_t>(size_), 0);
@@ -114,7 +144,7 @@ class MpiComm final : public Comm {
     for (int r = 0; r < size_; ++r) {
       if (r == root) continue;
       reqs.emplace_back();
-      MPI_Irecv(&lens[static_cast<size_t>(r)], 1, MPI_UINT64_T, r, tag, MPI_COMM_WORLD, &reqs.back());
+      MPI_Irecv(&lens[static_cast<size_t>(r)], 1, MPI_UINT64_T, r, tag, comm_, &reqs.back());
       peers.push_back(r);
     }
     Status st = wait(reqs, peers, "gather");
@@ -128,7 +158,7 @@ class MpiComm final : public Comm {
       auto& buf = (*all)[static_cast<size_t>(r)];
       buf.assign(lens[static_cast<size_t>(r)], '\0');
       reqs.emplace_back();
-      MPI_Irecv(buf.data(), static_cast<int>(buf.size()), MPI_CHAR, r, tag + 1, MPI_COMM_WORLD, &reqs.back());
+      MPI_Irecv(buf.data(), static_cast<int>(buf.size()), MPI_CHAR, r, tag + 1, comm_, &reqs.back());
       peers.push_back(r);
     }
     return wait(reqs, peers, "gather");
@@ -159,7 +189,7 @@ class MpiComm final : public Comm {
     for (int r = 0; r < size_; ++r) {
       if (r == rank_ || std::find(lost_.begin(), lost_.end(), r) != lost_.end()) continue;
       reqs.emplace_back();
-      MPI_Isend(&kToken, 1, MPI_CHAR, r, kTagRelease, MPI_COMM_WORLD, &reqs.back());
+      MPI_Isend(&kToken, 1, MPI_CHAR, r, kTagRelease, comm_, &reqs.back());
       peers.push_back(r);
     }
     const bool done = poll_until(reqs, [&] {
@@ -175,7 +205,7 @@ class MpiComm final : public Comm {
   Status await_release(int writer) override {
     char token = 0;
     std::vector<MPI_Request> reqs(1);
-    MPI_Irecv(&token, 1, MPI_CHAR, writer, kTagRelease, MPI_COMM_WORLD, &reqs[0]);
+    MPI_Irecv(&token, 1, MPI_CHAR, writer, kTagRelease, comm_, &reqs[0]);
     bool writer_gone = false;
     const bool done = poll_until(reqs, [&] { return writer_gone = process_gone(writer); });
     if (done) return Status::Ok();
@@ -308,6 +338,9 @@ class MpiComm final : public Comm {
     int pid;
   };
 
+  MPI_Comm comm_;
+  bool world_;
+  int threads_;
   int rank_ = 0;
   int size_ = 1;
   std::vector<Peer> peers_;
@@ -317,11 +350,12 @@ class MpiComm final : public Comm {
 
 }  // namespace
 
-Status make_mpi_comm(int* argc, char*** argv, std::unique_ptr<Comm>* out) {
+Status make_mpi_comm(int* argc, char*** argv, bool threads_at_once, std::unique_ptr<Comm>* out) {
   int provided = 0;
-  int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  // MPI_THREAD_MULTIPLE puts a lock on every message; only a suite whose phases run at once asks for it.
+  int rc = MPI_Init_thread(argc, argv, threads_at_once ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
   if (rc != MPI_SUCCESS) return mpi_status("MPI_Init_thread", rc);
-  *out = std::make_unique<MpiComm>();
+  *out = std::make_unique<MpiComm>(provided);
   return Status::Ok();
 }
 

@@ -18,4 +18,18 @@ const MetricInfo* find_metric(const PhaseKind& kind, std::string_view metric) {
   return nullptr;
 }
 
+std::vector<MetricInfo> with_solo_metrics(std::vector<MetricInfo> table, std::span<const std::string_view> solo) {
+  const size_t own = table.size();
+  for (std::string_view name : solo) {
+    for (size_t i = 0; i < own; ++i) {
+      if (table[i].name != name) continue;
+      const MetricInfo m = table[i];
+      table.push_back({m.name + "_solo", m.unit, m.better, "concurrent group: " + m.name + " of the same phase run alone"});
+      table.push_back({m.name + "_vs_solo", Unit::kRatio, Better::kNeither,
+                       "concurrent group: " + m.name + " beside the other phases / " + m.name + " alone"});
+    }
+  }
+  return table;
+}
+
 }  // namespace iofab

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "harness/core/status.h"
 #include "harness/engines/engine.h"
 #include "harness/fs/target.h"
+#include "harness/phase/group_windows.h"
 #include "harness/results/report.h"
 #include "harness/store/store.h"
 
@@ -62,6 +64,16 @@ struct PhaseContext {
   // The run folder as a Store: every namespace operation of a phase goes through it (folders,
   // create, open, commit, sync, list, remove); the engines move the bytes on its handles.
   Store* store = nullptr;
+  // In a concurrent group (docs/phases/concurrent.md), else null:
+  // - until: set when the group's clock phase has ended; a phase kind that follows_clock runs until it
+  //   is set (on every rank: it agrees at its own boundaries) instead of to its own end;
+  // - windows: the group's board, where a kind that publishes_windows posts its busy windows and
+  //   others read them to split their figures into inside and outside.
+  // - ready_to_start: a kind that sets_up_first calls it once set up (its dataset generated), before
+  //   what it measures; it returns when every phase of the group is there (or on stop).
+  const std::atomic<bool>* until = nullptr;
+  GroupWindows* windows = nullptr;
+  std::function<void()> ready_to_start{};
 };
 
 // The engine named name (already resolved from "auto"), from ctx's factory or the engine table.
@@ -123,7 +135,20 @@ struct PhaseKind {
   // store's own engine and commits files with Engine::fsync, or it touches no storage at all. A suite
   // with any other kind is refused on such a target before anything is written.
   bool object_store = false;
+  // In a concurrent group with a clock it runs until the clock phase ends (PhaseContext::until).
+  bool follows_clock = false;
+  // In a concurrent group it posts its windows to PhaseContext::windows.
+  bool publishes_windows = false;
+  // In a concurrent group it calls PhaseContext::ready_to_start after its setup; the others pass the
+  // start gate as they start.
+  bool sets_up_first = false;
+  // The metrics a concurrent group sets beside the same phase run alone: each gets <m>_solo and
+  // <m>_vs_solo (concurrent / solo) in the metric table (with_solo_metrics).
+  std::span<const std::string_view> solo_metrics{};
 };
+
+// table plus, for each of solo's metrics, <m>_solo (same unit and direction) and <m>_vs_solo (a ratio).
+std::vector<MetricInfo> with_solo_metrics(std::vector<MetricInfo> table, std::span<const std::string_view> solo);
 
 // The metric's info for a phase kind, matching families ("busbw.*"); nullptr if unknown.
 const MetricInfo* find_metric(const PhaseKind& kind, std::string_view metric);

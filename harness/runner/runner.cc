@@ -24,6 +24,7 @@
 #include "harness/runner/s3_run.h"
 #include "harness/fs/target.h"
 #include "harness/fs/target_counters.h"
+#include "harness/runner/concurrent_group.h"
 #include "harness/runner/host_info.h"
 #include "harness/runner/phase_telemetry.h"
 #include "harness/runner/progress_line.h"
@@ -175,6 +176,17 @@ void verify_phases(const Suite& suite, const TargetInfo& target, const std::vect
     if (metric.empty() || !pr.metrics.contains(metric) || !pr.metrics[metric].is_number()) continue;
     Verification v = judge_verification(reads ? "read" : "write", pr.metrics[metric].get<double>(),
                                         counted_for_phase(counters, i), kind);
+    // Beside a phase of its group that moves bytes the same way, the counters hold both phases' bytes.
+    for (size_t j = 0; suite.phases[i].group >= 0 && j < suite.phases.size(); ++j) {
+      const PhaseKind& other = *suite.phases[j].kind;
+      if (j == i || suite.phases[j].group != suite.phases[i].group) continue;
+      if ((reads ? other.target_read_bytes : other.target_write_bytes).empty()) continue;
+      v.level = kLevelUnverified;
+      v.counted_bytes.reset();
+      v.note = "unverified: it ran beside " + suite.phases[j].name + ", which also " + (reads ? "read" : "wrote") +
+               " through the target, and the device counters hold both";
+      break;
+    }
     // Read from a folder of the user's (dataset_dir, from) on another mount: the target's counters
     // do not cover it.
     for (const char* key : {"dataset_dir", "from"}) {
@@ -210,6 +222,12 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   // here, as a folder's are, before anything is written.
   const bool on_s3 = is_s3_target(target_path);
   S3RunTarget s3;
+  if (on_s3 && !suite.groups.empty()) {
+    // An object store's request figures are taken per store, not per phase: at once they would mix.
+    return Status::Invalid("phases: concurrent group " + suite.groups.front().label +
+                           " on an s3:// target; phases run at once only on a folder target for now "
+                           "(docs/phases/concurrent.md)");
+  }
   for (const auto& p : suite.phases) {
     if (on_s3 && !p.kind->object_store) {
       return Status::Invalid("phase " + p.name + ": kind " + std::string(p.kind->name) +
@@ -244,12 +262,22 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   // Sums are checked: a total past 2^64 bytes would wrap to a small number and pass.
   uint64_t planned = 0, retained = 0, retained_at_peak = 0;
   std::string biggest;
-  for (const auto& p : suite.phases) {
-    const std::optional<uint64_t> b = p.phase->planned_bytes(comm.size());
+  // A concurrent group is one step: its phases hold their bytes at the same time (and with --keep its solo
+  // runs' too).
+  for (size_t first = 0; first < suite.phases.size();) {
+    const int gi = suite.phases[first].group;
+    const size_t n = gi < 0 ? 1 : suite.groups[static_cast<size_t>(gi)].count;
+    std::optional<uint64_t> b = 0, kept = 0;
+    for (size_t k = first; k < first + n; ++k) {
+      b = checked_add(b, suite.phases[k].phase->planned_bytes(comm.size()));
+      kept = checked_add(kept, suite.phases[k].phase->retained_bytes(comm.size()));
+    }
+    if (gi >= 0 && opts.keep && suite.groups[static_cast<size_t>(gi)].solo) b = checked_add(b, b);
+    const std::string& name = gi < 0 ? suite.phases[first].name : suite.groups[static_cast<size_t>(gi)].label;
     const std::optional<uint64_t> peak = checked_add(opts.keep ? planned : retained, b);
-    const std::optional<uint64_t> left = checked_add(retained, p.phase->retained_bytes(comm.size()));
+    const std::optional<uint64_t> left = checked_add(retained, kept);
     if (!peak || !left) {
-      return Status::Invalid("phase " + p.name + ": the bytes it puts on the target on " +
+      return Status::Invalid("phase " + name + ": the bytes it puts on the target on " +
                              std::to_string(comm.size()) + " rank" + (comm.size() == 1 ? "" : "s") +
                              (opts.keep ? ", with what earlier phases keep," : "") +
                              " exceed 2^64 bytes (its sizes x workers x ranks); make them smaller");
@@ -259,9 +287,10 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     } else if (*peak > planned) {
       planned = *peak;
       retained_at_peak = retained;
-      biggest = p.name;
+      biggest = name;
     }
     retained = *left;
+    first += n;
   }
   // A suite that writes nothing (a restore of another run's checkpoint) needs no free space.
   if (on_s3 && planned > 0) {
@@ -431,7 +460,8 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
           "phases and other ranks' figures are missing"));
     });
   }
-  for (auto& spec : suite.phases) {
+  // A phase's report before it runs: its names, params, units and headline.
+  auto report_skeleton = [](const PhaseSpec& spec) {
     PhaseReport pr;
     pr.name = spec.name;
     pr.kind = std::string(spec.kind->name);
@@ -445,59 +475,24 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
       if (headline.size() < 4 && m.name.find('*') == std::string::npos) headline.push_back(m.name);
     }
     if (!spec.headline.empty()) headline = spec.headline;
-    const bool stopped = comm.failed() || any_rank_stopped(comm, stop);
-    if (comm.failed() && comm_failure.empty()) {
-      // Lost between phases (the agreement to start this one): say who, not an empty reason.
-      std::string ranks;
-      for (int r : comm.lost_ranks()) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
-      comm_failure = "lost contact with rank" + std::string(comm.lost_ranks().size() == 1 ? " " : "s ") +
-                     (ranks.empty() ? "?" : ranks) + " before this phase could start";
-    }
-    if (stopped) {
-      pr.status = comm.failed() && !stopping_only() ? PhaseStatus::kError : PhaseStatus::kInterrupted;
-      pr.reason = comm.failed() ? "not started: " + comm_failure : "not started: the run was interrupted";
-      std::lock_guard<std::mutex> lock(report_mu);
-      report->phases.push_back(std::move(pr));
-      continue;
-    }
-    {
-      std::lock_guard<std::mutex> lock(report_mu);
-      running_name = pr.name;
-      running_kind = pr.kind;
-    }
-    leave_fallback();
-    Progress progress;
-    PhaseContext ctx{comm, run_location, target, stop, progress, spec.name, opts.keep};
-    ctx.store = run_store.get();
-    PhaseResult result;
-    const TargetCounters counted_before = sample_target_counters(target);
-    TelemetrySampler sampler({.interval_s = suite.telemetry_interval_s, .devices = target.devices});
-    if (samples_host) sampler.start();
-    const auto t0 = std::chrono::steady_clock::now();
-    Status ps;
-    {
-      ProgressLine line(spec.name, progress, comm.rank() == 0 && !opts.quiet);
-      ps = spec.phase->run(ctx, &result);
-    }
-    if (samples_host) {
-      sampler.stop();
-      nlohmann::json t = telemetry_json(sampler, suite.telemetry_interval_s);
-      t["host"] = local.host.empty() ? "unknown" : local.host;
-      telemetry[static_cast<size_t>(&spec - suite.phases.data())] = std::move(t);
-    }
-    counted[static_cast<size_t>(&spec - suite.phases.data())] =
-        sample_target_counters(target) - counted_before;
-    pr.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    pr.details["units"] = units_map;
+    pr.details["better"] = better_map;
+    pr.details["headline"] = headline;
+    return pr;
+  };
+  // A phase's status from how its run ended (on c, the Comm it ran on), then its figures and checks.
+  auto settle = [&](const PhaseSpec& spec, Comm& c, const Status& ps, PhaseResult& result, PhaseReport& pr) {
+    const bool stopping = c.failed() && stop.load() && c.gone_ranks().empty();
     if (!result.skip_reason.empty()) {
       pr.status = PhaseStatus::kSkipped;
       pr.reason = result.skip_reason;
-    } else if (comm.failed()) {
+    } else if (c.failed()) {
       // A rank whose process is gone is an error, even when the launcher's stop signal is how
       // we noticed; ranks that only went silent after a stop signal were being stopped too.
-      comm_failure = ps.ok() ? "lost contact with other ranks" : ps.message();
-      pr.status = stopping_only() ? PhaseStatus::kInterrupted : PhaseStatus::kError;
-      pr.reason = stopping_only() ? "interrupted by signal " + std::to_string(stop_signal()) + "; " + comm_failure
-                                  : comm_failure;
+      const std::string why = ps.ok() ? "lost contact with other ranks" : ps.message();
+      if (comm_failure.empty() || &c == &comm) comm_failure = why;
+      pr.status = stopping ? PhaseStatus::kInterrupted : PhaseStatus::kError;
+      pr.reason = stopping ? "interrupted by signal " + std::to_string(stop_signal()) + "; " + why : why;
     } else if (ps.code() == Status::Code::kInterrupted || (stop.load() && !ps.ok())) {
       pr.status = PhaseStatus::kInterrupted;
       pr.reason = "interrupted by signal " + std::to_string(stop_signal());
@@ -509,33 +504,110 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
       pr.reason = result.failure;
     }
     for (const auto& [k, v] : result.metrics) pr.metrics[k] = v;
+    json keep_maps = {{"units", pr.details["units"]}, {"better", pr.details["better"]}, {"headline", pr.details["headline"]}};
+    const json concurrent = pr.details.value("concurrent", json());
     pr.details = std::move(result.details);
-    pr.details["units"] = units_map;
-    pr.details["better"] = better_map;
-    pr.details["headline"] = headline;
-    pr.warnings = std::move(result.warnings);
-    for (const auto& c : spec.checks) {
+    for (const auto& [k, v] : keep_maps.items()) pr.details[k] = v;
+    if (!concurrent.is_null()) pr.details["concurrent"] = concurrent;
+    for (auto& w : result.warnings) pr.warnings.push_back(std::move(w));
+    for (const auto& ch : spec.checks) {
       CheckResult cr;
-      cr.name = c.name;
-      cr.metric = c.metric;
-      cr.op = check_op_text(c.op);
-      cr.threshold = c.threshold;
-      cr.threshold_text = c.threshold_text;
+      cr.name = ch.name;
+      cr.metric = ch.metric;
+      cr.op = check_op_text(ch.op);
+      cr.threshold = ch.threshold;
+      cr.threshold_text = ch.threshold_text;
       // A measured metric is reported even when the phase did not pass (a restore's corrupt_shards is
       // the point of its check); the check passes only when the phase did.
-      auto it = result.metrics.find(c.metric);
-      const bool measured = it != result.metrics.end() && std::isfinite(it->second);
+      auto it = pr.metrics.find(ch.metric);
+      const bool measured = it != pr.metrics.end() && it->is_number() && std::isfinite(it->get<double>());
       cr.has_value = measured;
-      cr.value = measured ? it->second : 0;
-      cr.passed = measured && pr.status == PhaseStatus::kPassed && check_passes(c.op, cr.value, c.threshold);
+      cr.value = measured ? it->get<double>() : 0;
+      cr.passed = measured && pr.status == PhaseStatus::kPassed && check_passes(ch.op, cr.value, ch.threshold);
       pr.checks.push_back(std::move(cr));
+    }
+  };
+  for (size_t first = 0; first < suite.phases.size();) {
+    const int gi = suite.phases[first].group;
+    const size_t n = gi < 0 ? 1 : suite.groups[static_cast<size_t>(gi)].count;
+    const std::string label = gi < 0 ? suite.phases[first].name : suite.groups[static_cast<size_t>(gi)].label;
+    std::vector<PhaseReport> prs;
+    for (size_t k = first; k < first + n; ++k) prs.push_back(report_skeleton(suite.phases[k]));
+    const bool stopped = comm.failed() || any_rank_stopped(comm, stop);
+    if (comm.failed() && comm_failure.empty()) {
+      // Lost between phases (the agreement to start this one): say who, not an empty reason.
+      std::string ranks;
+      for (int r : comm.lost_ranks()) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+      comm_failure = "lost contact with rank" + std::string(comm.lost_ranks().size() == 1 ? " " : "s ") +
+                     (ranks.empty() ? "?" : ranks) + " before this phase could start";
+    }
+    if (stopped) {
+      std::lock_guard<std::mutex> lock(report_mu);
+      for (auto& pr : prs) {
+        pr.status = comm.failed() && !stopping_only() ? PhaseStatus::kError : PhaseStatus::kInterrupted;
+        pr.reason = comm.failed() ? "not started: " + comm_failure : "not started: the run was interrupted";
+        report->phases.push_back(std::move(pr));
+      }
+      first += n;
+      continue;
     }
     {
       std::lock_guard<std::mutex> lock(report_mu);
-      report->phases.push_back(std::move(pr));
+      running_name = label;
+      running_kind = gi < 0 ? std::string(suite.phases[first].kind->name) : "concurrent";
+    }
+    leave_fallback();
+    std::vector<MemberOutcome> outcomes(n);
+    std::optional<GroupRun> group;
+    if (gi >= 0) {
+      group.emplace(GroupRun{comm, suite.groups[static_cast<size_t>(gi)], suite.phases, run_location, target, stop,
+                             run_store.get(), opts.keep, comm.rank() == 0 && !opts.quiet});
+      run_group_solo(*group, &outcomes);
+    }
+    // Telemetry covers the phases' time together (a group's, not its solo runs); the target's counters
+    // what they measure (a group's from when every phase is set up: a loader's dataset generation is
+    // not the checkpoint's writes).
+    TargetCounters counted_before = sample_target_counters(target);
+    TelemetrySampler sampler({.interval_s = suite.telemetry_interval_s, .devices = target.devices});
+    if (samples_host) sampler.start();
+    if (group) {
+      run_group_together(*group, &outcomes, [&] { counted_before = sample_target_counters(target); });
+    } else {
+      PhaseSpec& spec = suite.phases[first];
+      MemberOutcome& m = outcomes[0];
+      PhaseContext ctx{comm, run_location, target, stop, m.progress, spec.name, opts.keep};
+      ctx.store = run_store.get();
+      const auto t0 = std::chrono::steady_clock::now();
+      {
+        ProgressLine line(spec.name, m.progress, comm.rank() == 0 && !opts.quiet);
+        m.status = spec.phase->run(ctx, &m.result);
+      }
+      m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    nlohmann::json sampled_here;
+    if (samples_host) {
+      sampler.stop();
+      sampled_here = telemetry_json(sampler, suite.telemetry_interval_s);
+      sampled_here["host"] = local.host.empty() ? "unknown" : local.host;
+    }
+    const TargetCounters counted_here = sample_target_counters(target) - counted_before;
+    for (size_t k = 0; k < n; ++k) {
+      const PhaseSpec& spec = suite.phases[first + k];
+      MemberOutcome& m = outcomes[k];
+      PhaseReport& pr = prs[k];
+      telemetry[first + k] = sampled_here;
+      counted[first + k] = counted_here;
+      pr.seconds = m.seconds;
+      if (group) add_group_figures(*group, k, m, &pr);
+      settle(spec, m.comm ? *m.comm : comm, m.status, m.result, pr);
+    }
+    {
+      std::lock_guard<std::mutex> lock(report_mu);
+      for (auto& pr : prs) report->phases.push_back(std::move(pr));
       running_name.clear();
     }
     leave_fallback();
+    first += n;
   }
 
   std::vector<std::string> hosts;

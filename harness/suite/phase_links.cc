@@ -20,12 +20,12 @@ std::string earlier_checkpoints(const std::vector<PhaseSpec>& phases, size_t bef
 
 }  // namespace
 
-void check_phase_links(const std::vector<PhaseSpec>& phases, const std::vector<size_t>& index,
+void check_phase_links(const std::vector<PhaseSpec>& phases, const std::vector<std::string>& paths,
                        std::vector<std::string>* errors) {
   for (size_t i = 0; i < phases.size(); ++i) {
     const PhaseSpec& p = phases[i];
     if (p.kind->name != "restore") continue;
-    const std::string path = "phases[" + std::to_string(index[i]) + "]";
+    const std::string& path = paths[i];
     if (!string_param(p, "from").empty()) continue;  // a folder elsewhere: read at run time
     const std::string named = string_param(p, "checkpoint");
     const std::string expected =
@@ -48,6 +48,9 @@ void check_phase_links(const std::vector<PhaseSpec>& phases, const std::vector<s
     } else if (k > i) {
       errors->push_back(path + ".checkpoint: phase \"" + named + "\" runs after " + p.name +
                         ", so it has written nothing yet; " + expected);
+    } else if (p.group >= 0 && phases[k].group == p.group) {
+      errors->push_back(path + ".checkpoint: phase \"" + named + "\" runs at the same time as " + p.name +
+                        " (the same concurrent group), so its checkpoint is not there to read; " + expected);
     }
   }
 }

@@ -16,9 +16,9 @@ namespace iofab {
 // most NAME_MAX (255) bytes.
 constexpr size_t kMaxPhaseNameBytes = 255;
 
-// phases: the suite's valid phases in order; index[i]: phases[i]'s position in the suite's "phases" array,
-// for the JSON path in messages. Appends one error per problem.
-void check_phase_links(const std::vector<PhaseSpec>& phases, const std::vector<size_t>& index,
+// phases: the suite's valid phases in order; paths[i]: phases[i]'s JSON path ("phases[2]",
+// "phases[1].concurrent[0]"), for messages. Appends one error per problem.
+void check_phase_links(const std::vector<PhaseSpec>& phases, const std::vector<std::string>& paths,
                        std::vector<std::string>* errors);
 
 }  // namespace iofab

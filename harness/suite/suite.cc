@@ -16,6 +16,7 @@
 #include "harness/core/units.h"
 #include "harness/phase/params.h"
 #include "harness/suite/embedded_suites.h"
+#include "harness/suite/phase_groups.h"
 #include "harness/suite/phase_links.h"
 #include "workloads/phase_table.h"
 
@@ -37,6 +38,21 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
     out += s;
   }
   return out;
+}
+
+// Every phase object of a suite's "phases", the members of concurrent groups included, in order.
+template <typename Fn>
+void for_each_phase_object(json& phases, Fn fn) {
+  for (json& p : phases) {
+    if (!p.is_object()) continue;
+    if (p.contains("concurrent") && p["concurrent"].is_array()) {
+      for (json& m : p["concurrent"]) {
+        if (m.is_object()) fn(m);
+      }
+    } else {
+      fn(p);
+    }
+  }
 }
 
 // A --set value: JSON when it parses as JSON (numbers, true, objects),
@@ -76,12 +92,12 @@ Status apply_set(json* doc, const std::string& set) {
     // `run --scale N`: every checkpoint phase at 1/N of its full size, as each phase's scale would.
     bool any = false;
     if (doc->contains("phases") && (*doc)["phases"].is_array()) {
-      for (json& p : (*doc)["phases"]) {
-        if (p.is_object() && p.value("kind", json()) == "checkpoint") {
+      for_each_phase_object((*doc)["phases"], [&](json& p) {
+        if (p.value("kind", json()) == "checkpoint") {
           p["scale"] = value;
           any = true;
         }
-      }
+      });
     }
     if (!any) return Status::Invalid("--scale: the suite has no checkpoint phase to scale");
     return Status::Ok();
@@ -126,19 +142,20 @@ Status apply_set(json* doc, const std::string& set) {
       return Status::Ok();
     }
     std::vector<std::string> names;
-    for (auto& p : phases) {
-      if (!p.is_object()) continue;
+    bool found = false;
+    for_each_phase_object(phases, [&](json& p) {
       // A name or kind of the wrong type is reported by validation, not here.
       std::string name;
       if (p.contains("name") && p["name"].is_string()) name = p["name"].get<std::string>();
       else if (!p.contains("name") && p.contains("kind") && p["kind"].is_string()) name = p["kind"].get<std::string>();
-      if (name.empty()) continue;
+      if (name.empty()) return;
       names.push_back(name);
-      if (name == phase) {
+      if (name == phase && !found) {
         p[key] = value;
-        return Status::Ok();
+        found = true;
       }
-    }
+    });
+    if (found) return Status::Ok();
     return Status::Invalid("--set " + path + ": no phase named \"" + phase + "\"; the suite's phases: " +
                            join(names, ", "));
   }
@@ -352,26 +369,25 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
   } else {
     std::set<std::string, std::less<>> names;
     std::set<std::string, std::less<>> defaults_used;
-    std::vector<size_t> index;  // each valid phase's position in "phases", for messages
+    std::vector<std::string> paths;  // each valid phase's JSON path, for messages
     const json empty = json::object();
-    for (size_t i = 0; i < doc["phases"].size(); ++i) {
-      const json& p = doc["phases"][i];
-      std::string path = "phases[" + std::to_string(i) + "]";
+    // One phase object at path; true when it is valid (then it is the last of out->phases).
+    auto parse_phase = [&](const json& p, const std::string& path) -> bool {
       if (!p.is_object()) {
         errors.push_back(path + ": expected an object with \"kind\", got " + describe_json_value(p));
-        continue;
+        return false;
       }
       std::string kinds;
       for (const auto& k : phase_table()) kinds += (kinds.empty() ? "" : ", ") + std::string(k.name);
       if (!p.contains("kind") || !p["kind"].is_string()) {
         errors.push_back(path + ".kind: expected one of: " + kinds);
-        continue;
+        return false;
       }
       const PhaseKind* kind = find_phase_kind(p["kind"].get<std::string>());
       if (kind == nullptr) {
         errors.push_back(path + ".kind: unknown phase kind " + describe_json_value(p["kind"]) + "; expected one of: " +
                          kinds);
-        continue;
+        return false;
       }
       PhaseSpec spec;
       spec.kind = kind;
@@ -389,13 +405,13 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
           errors.push_back(path + ".name: expected a name of letters, digits, '_' and '-', at most " +
                            std::to_string(kMaxPhaseNameBytes) +
                            " of them (the phase's folder is named after it), got " + describe_json_value(n));
-          continue;
+          return false;
         }
         spec.name = n.get<std::string>();
       }
       if (!names.insert(spec.name).second) {
         errors.push_back(path + ".name: \"" + spec.name + "\" is used by an earlier phase; names must be unique");
-        continue;
+        return false;
       }
       // Only the defaults this kind knows apply to it.
       json applicable = json::object();
@@ -415,18 +431,28 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
       errors.insert(errors.end(), reader.errors().begin(), reader.errors().end());
       if (p.contains("checks")) parse_checks(p["checks"], path + ".checks", *kind, &spec.checks, &errors);
       if (p.contains("headline")) parse_headline(p["headline"], path + ".headline", *kind, &spec.headline, &errors);
-      if (!st.ok()) continue;
+      if (!st.ok()) return false;
       if (!spec.phase->planned_bytes(1) || !spec.phase->retained_bytes(1)) {
         errors.push_back(path + ": the bytes this phase puts on the target exceed 2^64 even on one rank; make its "
                                 "sizes or counts smaller");
-        continue;
+        return false;
       }
       spec.params = reader.resolved();
       out->phases.push_back(std::move(spec));
-      index.push_back(i);
+      paths.push_back(path);
+      return true;
+    };
+    for (size_t i = 0; i < doc["phases"].size(); ++i) {
+      const json& p = doc["phases"][i];
+      const std::string path = "phases[" + std::to_string(i) + "]";
+      if (p.is_object() && p.contains("concurrent")) {
+        parse_group(p, path, parse_phase, out, &errors);
+        continue;
+      }
+      parse_phase(p, path);
     }
     // Only between valid phases: a checkpoint phase with a typo in it must not also show as missing.
-    if (errors.empty()) check_phase_links(out->phases, index, &errors);
+    if (errors.empty()) check_phase_links(out->phases, paths, &errors);
     if (defaults != nullptr) {
       for (const auto& [k, v] : defaults->items()) {
         if (defaults_used.count(k) != 0) continue;
@@ -444,6 +470,8 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
   if (!errors.empty()) return Status::Invalid(join(errors, "\n"));
   return Status::Ok();
 }
+
+bool has_concurrent_groups(const Suite& suite) { return !suite.groups.empty(); }
 
 Status load_suite(const std::string& path_or_name, const std::vector<std::string>& sets, Suite* out) {
   std::string name = path_or_name;

@@ -32,6 +32,17 @@ struct PhaseSpec {
   nlohmann::json params;  // resolved, base units
   std::vector<CheckSpec> checks;
   std::vector<std::string> headline;  // the console's figures for it; empty: the first of its metric table
+  int group = -1;                     // its concurrent group's index in Suite::groups; -1: runs alone
+};
+
+// A suite entry {"concurrent": [phase, ...], "clock": NAME, "solo": bool}: its phases start together on
+// the same ranks (docs/phases/concurrent.md). They sit in Suite::phases in order, first .. first+count-1.
+struct PhaseGroup {
+  size_t first = 0;
+  size_t count = 0;
+  int clock = -1;     // the clock phase's index in Suite::phases; -1: every phase runs to its own end
+  bool solo = true;   // each phase also runs alone first, for the <m>_solo and <m>_vs_solo figures
+  std::string label;  // "a + b", for messages and the report
 };
 
 struct Suite {
@@ -40,6 +51,7 @@ struct Suite {
   std::optional<std::string> target;
   S3Settings s3;  // how to reach an s3:// target (the suite's "s3")
   std::vector<PhaseSpec> phases;
+  std::vector<PhaseGroup> groups;
   double telemetry_interval_s = 1;  // the host sampler's interval during every phase; 0: off
   std::string source;     // file path, or "builtin:<name>"
   std::string sha256;     // of the suite text as read
@@ -54,5 +66,8 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
 Status load_suite(const std::string& path_or_name, const std::vector<std::string>& sets, Suite* out);
 
 std::string sha256_hex(std::string_view data);
+
+// True when the suite has a concurrent group (the run then needs a Comm per phase: Comm::duplicate).
+bool has_concurrent_groups(const Suite& suite);
 
 }  // namespace iofab

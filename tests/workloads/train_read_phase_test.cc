@@ -283,3 +283,24 @@ TEST(TrainReadPhase, PlannedBytesCountTheDatasetOnceAndNothingForADatasetDir) {
 
 }  // namespace
 }  // namespace iofab
+
+namespace iofab {
+namespace {
+
+// An engine that cannot be made: the loader never exists, so the phase fails naming why and says nothing
+// about an engine that "moves no data" (there was none; found on a GPU machine where cuFile refused files).
+TEST(TrainReadPhase, ALoaderThatCannotBeMadeFailsWithoutAnEngineWarning) {
+  TrainReadParams p = small(64, 4096, 8);
+  auto phase = make_train_read_phase(p, [](const EngineOptions&, std::unique_ptr<Engine>*) {
+    return Status::IoError("cuFileHandleRegister: file descriptor is not registered (5027)");
+  });
+  testing::PhaseRun run;
+  PhaseResult r;
+  Status s = run.run(*phase, &r);
+  EXPECT_EQ(s.code(), Status::Code::kIoError);
+  EXPECT_NE(s.message().find("5027"), std::string::npos) << s.message();
+  for (const auto& w : r.warnings) EXPECT_EQ(w.find("moves no data"), std::string::npos) << w;
+}
+
+}  // namespace
+}  // namespace iofab

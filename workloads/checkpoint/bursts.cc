@@ -73,6 +73,7 @@ uint64_t CheckpointBursts::burst(uint64_t step, LocalCheckpoint* cp, Status* min
       },
       &burst);
   const uint64_t t0 = burst.t0_ns;
+  cp->t0_abs_ns = t0;
   *mine = bb.ok() ? burst.first_error() : bb;
   for (const auto& wk : writers_) {
     if (!wk.active || wk.end_ns < t0) continue;
@@ -87,6 +88,7 @@ bool CheckpointBursts::commit_now(uint64_t step, uint64_t t0, const Status& mine
   CommitRecord rec;
   Status c = collect_and_commit(ctx_, p_, step, wc_.layout, writers_, mine, &rec);
   cp.stall_ns = now_ns() - t0;
+  post_windows(cp);
   if (!c.ok()) {
     keep_worst(worst_, c);
     return false;
@@ -141,13 +143,22 @@ Status CheckpointBursts::finish_pending(bool overran) {
     if (wk.active) {
       keep_worst(&s, wk.status);
       pending_cp_.bytes += wk.bytes;
-      if (tier_ == nullptr) pending_cp_.drain_ns = std::max(pending_cp_.drain_ns, wk.end_ns - wk.start_ns);
+      if (tier_ == nullptr) {
+        pending_cp_.drain_ns = std::max(pending_cp_.drain_ns, wk.end_ns - wk.start_ns);
+        if (pending_cp_.drain_start_abs_ns == 0 || wk.start_ns < pending_cp_.drain_start_abs_ns) {
+          pending_cp_.drain_start_abs_ns = wk.start_ns;
+        }
+        pending_cp_.drain_end_abs_ns = std::max(pending_cp_.drain_end_abs_ns, wk.end_ns);
+      }
     }
   }
   if (tier_ != nullptr) {
     uint64_t drained_bytes = 0;
     keep_worst(&s, drain_.wait(&pending_cp_.drain_ns, &drained_bytes));
+    pending_cp_.drain_start_abs_ns = pending_cp_.t0_abs_ns + pending_cp_.stall_ns;
+    pending_cp_.drain_end_abs_ns = pending_cp_.drain_start_abs_ns + pending_cp_.drain_ns;
   }
+  post_windows(pending_cp_);
   CommitRecord rec;
   rec.overran = overran;
   Status c = collect_and_commit(ctx_, p_, pending_step_, wc_.layout, writers_, s, &rec);
@@ -158,6 +169,14 @@ Status CheckpointBursts::finish_pending(bool overran) {
     record_commit(rec);
   }
   return c;
+}
+
+void CheckpointBursts::post_windows(const LocalCheckpoint& cp) const {
+  if (ctx_.windows == nullptr || cp.t0_abs_ns == 0) return;
+  ctx_.windows->publish("burst", cp.t0_abs_ns, cp.t0_abs_ns + cp.stall_ns);
+  if (cp.drain_end_abs_ns > cp.drain_start_abs_ns) {
+    ctx_.windows->publish("drain", cp.drain_start_abs_ns, cp.drain_end_abs_ns);
+  }
 }
 
 void CheckpointBursts::record_commit(CommitRecord rec) {

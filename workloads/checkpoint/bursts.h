@@ -35,6 +35,11 @@ struct LocalCheckpoint {
   uint64_t write_end_ns = 0;             // last fsync's end
   uint64_t drain_ns = 0;                 // async: the longest writer's drain; two tiers: this rank's drain
   uint64_t bytes = 0;
+  // now_ns() times, this process only (not on the wire): the burst's start, and the drain's span (async:
+  // first writer's drain start to last one's end; two tiers: from the local commit, drain_ns long).
+  uint64_t t0_abs_ns = 0;
+  uint64_t drain_start_abs_ns = 0;
+  uint64_t drain_end_abs_ns = 0;
 };
 
 // Collective: every rank runs the same bursts. Not thread-safe; the drain
@@ -73,6 +78,8 @@ class CheckpointBursts {
   Status finish_pending(bool overran);
   // Rank 0, after a commit: rotation, and the record for the report.
   void record_commit(CommitRecord rec);
+  // In a concurrent group: the checkpoint's burst and drain, for the phases beside it.
+  void post_windows(const LocalCheckpoint& cp) const;
   // Two tiers (bursts_tier.cc): commits step locally (the stall's end), agrees that every rank did
   // and starts this rank's drain. False: stop.
   bool commit_local_and_drain(uint64_t step, uint64_t t0, const Status& mine, LocalCheckpoint cp);

@@ -135,6 +135,7 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
   uint64_t last_step = 0;
   {
     CheckpointBursts bursts(ctx, wc, writers, &mine.worst, tier.get());
+    if (go && ctx.ready_to_start) ctx.ready_to_start();
     if (go) bursts.run(base_step);
     mine.done = bursts.done();
     mine.commits = bursts.commits();
@@ -301,6 +302,12 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   return std::make_unique<CheckpointPhase>(std::move(p));
 }
 
+std::span<const std::string_view> checkpoint_solo_metrics() {
+  static constexpr std::string_view kSolo[] = {"stall_seconds_mean", "stall_seconds_max", "drain_seconds_max",
+                                               "write_bytes_per_s", "drain_bytes_per_s"};
+  return kSolo;
+}
+
 const std::vector<MetricInfo>& checkpoint_metrics() {
   static const std::vector<MetricInfo> kMetrics = [] {
     std::vector<MetricInfo> rows = {
@@ -358,7 +365,7 @@ const std::vector<MetricInfo>& checkpoint_metrics() {
     };
     // On an s3:// target: requests/s, time to first byte, latency, retries, errors.
     for (const MetricInfo& m : request_metric_infos()) rows.push_back(m);
-    return rows;
+    return with_solo_metrics(std::move(rows), checkpoint_solo_metrics());
   }();
   return kMetrics;
 }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "harness/phase/phase.h"
@@ -26,5 +27,7 @@ class ParamReader;
 
 std::unique_ptr<Phase> parse_checkpoint(ParamReader& r);
 const std::vector<MetricInfo>& checkpoint_metrics();
+// The metrics a concurrent group sets beside the same phase run alone.
+std::span<const std::string_view> checkpoint_solo_metrics();
 
 }  // namespace iofab

@@ -166,7 +166,7 @@ Status parse_manifest(std::string_view text, Manifest* out) {
     if (!s.is_object()) return Status::Invalid(p + ": expected an object {name, bytes, xxh3}");
     ShardEntry e;
     if (!s.contains("name") || !s["name"].is_string() || !is_safe_shard_name(s["name"].get<std::string>())) {
-      return Status::Invalid(p + ".name: expected a plain file name in the step folder, got " +
+      return Status::Invalid(p + ".name: expected a file name, or folder/file, inside the step folder, got " +
                              describe_json_value(s.value("name", json())));
     }
     e.name = s["name"].get<std::string>();
