@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "comm_fakes.h"
 #include "harness/store/memory_store.h"
 
 namespace iofab {
@@ -32,6 +33,15 @@ struct Seen {
   bool windows_complete = false;
   const Comm* comm = nullptr;
   std::atomic<uint64_t> loops{0};
+
+  // What every test phase notes as it starts.
+  void start(const PhaseContext& ctx) {
+    runs++;
+    name = ctx.phase_name;
+    comm = &ctx.comm;
+    had_until = ctx.until != nullptr;
+    had_windows = ctx.windows != nullptr;
+  }
 };
 
 // Posts one drain window, then ends once the follower has looped at least once (so they overlap
@@ -41,10 +51,7 @@ class ClockPhase final : public Phase {
   ClockPhase(Seen* seen, const std::atomic<uint64_t>* follower_loops) : seen_(seen), follower_loops_(follower_loops) {}
   std::optional<uint64_t> planned_bytes(int) const override { return 0; }
   Status run(PhaseContext& ctx, PhaseResult* result) override {
-    seen_->runs++;
-    seen_->name = ctx.phase_name;
-    seen_->comm = &ctx.comm;
-    seen_->had_windows = ctx.windows != nullptr;
+    seen_->start(ctx);
     Status made = ctx.store->make_folder(ctx.phase_name);
     if (!made.ok()) return made;
     if (ctx.ready_to_start) ctx.ready_to_start();
@@ -67,10 +74,7 @@ class FollowerPhase final : public Phase {
   explicit FollowerPhase(Seen* seen) : seen_(seen) {}
   std::optional<uint64_t> planned_bytes(int) const override { return 0; }
   Status run(PhaseContext& ctx, PhaseResult* result) override {
-    seen_->runs++;
-    seen_->name = ctx.phase_name;
-    seen_->comm = &ctx.comm;
-    seen_->had_until = ctx.until != nullptr;
+    seen_->start(ctx);
     if (ctx.ready_to_start) ctx.ready_to_start();
     do {
       seen_->loops++;
@@ -205,32 +209,15 @@ TEST(ConcurrentGroup, APhaseThatFailsBeforeItIsSetUpHoldsNobodyAtTheGate) {
 }
 
 TEST(ConcurrentGroup, ACommThatCannotDuplicateFailsEveryPhaseWithTheReason) {
-  // The base Comm's duplicate(): a Comm with no way to make another.
-  class OneComm final : public Comm {
-   public:
-    std::string_view name() const override { return "one"; }
-    int rank() const override { return 0; }
-    int size() const override { return 1; }
-    Status barrier() override { return Status::Ok(); }
-    Status broadcast(std::string*, int) override { return Status::Ok(); }
-    Status gather(const std::string& mine, std::vector<std::string>* all, int) override {
-      *all = {mine};
-      return Status::Ok();
-    }
-    Status all_gather(double mine, std::vector<double>* all) override {
-      *all = {mine};
-      return Status::Ok();
-    }
-    void abort(int) override {}
-  };
+  // The base Comm's duplicate(): a Comm with no way to make another (this fake does not override it).
   Fixture fx;
-  OneComm one;
+  testing::ForgingComm one(fx.comm, "");
   GroupRun g{one, fx.group, fx.phases, fx.location, fx.target, fx.stop, &fx.store, false, false};
   std::vector<MemberOutcome> out(2);
   run_group_together(g, &out, nullptr);
   for (const auto& m : out) {
     EXPECT_EQ(m.status.code(), Status::Code::kUnavailable);
-    EXPECT_NE(m.status.message().find("one cannot run phases at once"), std::string::npos) << m.status.message();
+    EXPECT_NE(m.status.message().find("self cannot run phases at once"), std::string::npos) << m.status.message();
   }
   EXPECT_EQ(fx.follower_seen.runs.load(), 0);
 }
