@@ -159,12 +159,22 @@ int cmd_validate(const std::string& suite_path, const std::vector<std::string>& 
     for (const auto& c : p.checks) {
       checks.push_back({{"name", c.name}, {"metric", c.metric}, {"op", check_op_text(c.op)}, {"threshold", c.threshold}});
     }
-    phases.push_back({{"name", p.name}, {"kind", p.kind->name}, {"params", p.params}, {"checks", checks}});
+    json entry = {{"name", p.name}, {"kind", p.kind->name}, {"params", p.params}, {"checks", checks}};
+    if (p.group >= 0) {
+      // A member of a concurrent group says which, and whether it is the clock.
+      const PhaseGroup& g = suite.groups[static_cast<size_t>(p.group)];
+      entry["concurrent"] = {{"group", g.label},
+                             {"clock", g.clock >= 0 && suite.phases[static_cast<size_t>(g.clock)].name == p.name},
+                             {"solo", g.solo}};
+    }
+    phases.push_back(std::move(entry));
   }
   json j = {{"suite", suite.source}, {"name", suite.name}, {"sha256", suite.sha256}, {"phases", phases}};
   if (suite.target) j["target"] = *suite.target;
   out << json_text(j, 2) << "\n";
-  err << "suite OK: " << suite.phases.size() << " phase" << (suite.phases.size() == 1 ? "" : "s") << "\n";
+  err << "suite OK: " << suite.phases.size() << " phase" << (suite.phases.size() == 1 ? "" : "s");
+  for (const auto& g : suite.groups) err << "; at once: " << g.label;
+  err << "\n";
   return 0;
 }
 

@@ -85,7 +85,9 @@ void parse_group(const json& entry, const std::string& path, const ParsePhaseFn&
       for (size_t k = g.first; k < out->phases.size(); ++k) {
         const PhaseSpec& p = out->phases[k];
         if (static_cast<int>(k) == g.clock || p.kind->follows_clock) continue;
-        errors->push_back(paths[k - g.first] + ": a " + std::string(p.kind->name) +
+        const std::string kind(p.kind->name);
+        const bool vowel = std::string_view("aeiou").find(kind.front()) != std::string_view::npos;
+        errors->push_back(paths[k - g.first] + (vowel ? ": an " : ": a ") + kind +
                           " phase runs to its own end and cannot follow the group's clock (" +
                           out->phases[static_cast<size_t>(g.clock)].name + "); kinds that can: " +
                           kinds_that_follow() + "; make it the clock, or drop clock");

@@ -64,6 +64,14 @@ TEST(PhaseGroups, APhaseThatCannotFollowTheClockIsRefusedNamingItsPath) {
       << st.message();
 }
 
+TEST(PhaseGroups, TheRefusalOfAFollowerReadsAsEnglish) {
+  Suite s;
+  const Status st = parse(suite_with(std::string(R"({"concurrent": [)") + kLoader +
+                                     R"(, {"kind": "ingest"}], "clock": "loader"})"),
+                          &s);
+  EXPECT_TRUE(contains(st.message(), "phases[0].concurrent[1]: an ingest phase runs to its own end")) << st.message();
+}
+
 TEST(PhaseGroups, BadGroupShapesAreRefusedWithTheExpectedForm) {
   struct Case {
     std::string phases;

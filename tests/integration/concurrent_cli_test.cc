@@ -43,6 +43,8 @@ TEST(ConcurrentCli, ALoaderBesideAsyncCheckpointsSplitsItsFiguresByTheirWindows)
   EXPECT_EQ(lr["details"]["windows"]["count"]["burst"].get<double>(), checkpoints);
   EXPECT_EQ(lr["details"]["windows"]["count"]["drain"].get<double>(), checkpoints);
   EXPECT_TRUE(lr["details"]["windows"]["complete"].get<bool>());
+  // keep 1: each checkpoint after the first removes the one before, a window of its own.
+  EXPECT_EQ(lr["details"]["windows"]["count"]["delete"].get<double>(), checkpoints - 1);
   for (const char* m : {"au_during_burst", "au_outside", "au_solo", "au_vs_solo", "sample_latency_p99_s_solo"}) {
     ASSERT_TRUE(lr["metrics"].contains(m)) << m;
     EXPECT_GE(lr["metrics"][m].get<double>(), 0) << m;
@@ -89,6 +91,18 @@ TEST(ConcurrentCli, SoloFalseRunsTheGroupOnlyAndSetsNoSoloFigures) {
   EXPECT_FALSE(lr["metrics"].contains("au_solo"));
   EXPECT_FALSE(lr["details"]["concurrent"]["solo"]["ran"].get<bool>());
   EXPECT_TRUE(lr["metrics"].contains("au_during_drain") || lr["metrics"].contains("au_outside"));
+}
+
+TEST(ConcurrentCli, ValidateShowsWhichPhasesRunAtOnceAndWhichIsTheClock) {
+  RunFiles f("/dev/shm");
+  write_file(f.suite, group_suite(true));
+  CommandResult r = run_iofab({"validate", f.suite});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "suite OK: 2 phases; at once: loader + ckpt")) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["phases"][0]["concurrent"]["group"], "loader + ckpt");
+  EXPECT_FALSE(j["phases"][0]["concurrent"]["clock"].get<bool>());
+  EXPECT_TRUE(j["phases"][1]["concurrent"]["clock"].get<bool>());
 }
 
 TEST(ConcurrentCli, AGroupOnAnObjectStoreIsRefusedBeforeAnythingIsWritten) {

@@ -182,7 +182,10 @@ void CheckpointBursts::post_windows(const LocalCheckpoint& cp) const {
 void CheckpointBursts::record_commit(CommitRecord rec) {
   if (ctx_.comm.rank() != 0) return;
   // Reported, never a reason to stop: the checkpoints themselves are whole, and only rank 0 knows.
+  const uint64_t t0 = now_ns();
   keep_worst(worst_, rotate_after_commit(ctx_, p_.keep, &rec));
+  // Removing the checkpoints beyond keep is the checkpoint's I/O too: a window of its own for the phases beside.
+  if (ctx_.windows != nullptr && rec.deleted > 0) ctx_.windows->publish("delete", t0, now_ns());
   commits_.push_back(rec);
 }
 
