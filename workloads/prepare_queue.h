@@ -30,34 +30,39 @@ class BoundedQueue {
   BoundedQueue(const BoundedQueue&) = delete;
   BoundedQueue& operator=(const BoundedQueue&) = delete;
 
-  // Waits for room; false when cancelled (the item is dropped). *waited_ns grows by the time waited.
+  // Waits for room; false when cancelled (the item is dropped). *waited_ns grows by the call's whole
+  // time: on a busy host, taking the lock among many threads costs as much as waiting for room, and
+  // either is time the stage did not work.
   bool push(T item, uint64_t* waited_ns) {
+    const uint64_t t0 = now_ns();
     std::unique_lock<std::mutex> lock(mu_);
-    if (items_.size() >= capacity_ && !cancelled_) {
-      const uint64_t t0 = now_ns();
-      room_.wait(lock, [&] { return items_.size() < capacity_ || cancelled_; });
-      *waited_ns += now_ns() - t0;
+    room_.wait(lock, [&] { return items_.size() < capacity_ || cancelled_; });
+    const bool pushed = !cancelled_;
+    if (pushed) {
+      items_.push_back(std::move(item));
+      if (items_.size() > high_water_) high_water_ = items_.size();
+      ready_.notify_one();
     }
-    if (cancelled_) return false;
-    items_.push_back(std::move(item));
-    if (items_.size() > high_water_) high_water_ = items_.size();
-    ready_.notify_one();
-    return true;
+    lock.unlock();
+    *waited_ns += now_ns() - t0;
+    return pushed;
   }
 
-  // Waits for an item; false when closed and drained, or cancelled. *waited_ns grows by the time waited.
+  // Waits for an item; false when closed and drained, or cancelled. *waited_ns grows by the call's whole
+  // time (as push's).
   bool pop(T* out, uint64_t* waited_ns) {
+    const uint64_t t0 = now_ns();
     std::unique_lock<std::mutex> lock(mu_);
-    if (items_.empty() && !closed_ && !cancelled_) {
-      const uint64_t t0 = now_ns();
-      ready_.wait(lock, [&] { return !items_.empty() || closed_ || cancelled_; });
-      *waited_ns += now_ns() - t0;
+    ready_.wait(lock, [&] { return !items_.empty() || closed_ || cancelled_; });
+    const bool popped = !cancelled_ && !items_.empty();
+    if (popped) {
+      *out = std::move(items_.front());
+      items_.pop_front();
+      room_.notify_one();
     }
-    if (cancelled_ || items_.empty()) return false;
-    *out = std::move(items_.front());
-    items_.pop_front();
-    room_.notify_one();
-    return true;
+    lock.unlock();
+    *waited_ns += now_ns() - t0;
+    return popped;
   }
 
   void close() {
