@@ -190,7 +190,8 @@ const std::vector<MetricInfo>& prepare_metric_infos() {
       {"generate_seconds", Unit::kSeconds, Better::kNeither, "making the raw dataset, never prepare time"},
       {"corrupt_samples", Unit::kCount, Better::kLower, "raw samples read back with the wrong header"},
       {"cache_resident_fraction", Unit::kFraction, Better::kNeither,
-       "share of the raw files in the page cache when the pipeline started (after the drop)"},
+       "buffered reads (direct: false): share of the raw files in the page cache when the pipeline started "
+       "(after the drop)"},
   };
   return kMetrics;
 }
