@@ -29,8 +29,8 @@ void check_sample_params(ParamReader& r, const DatasetSpec& ds) {
       r.fail("sample_size_stdev", "applies only to a normal or lognormal distribution");
     }
   } else if (ds.sample_size_stdev == 0) {
-    r.fail("sample_size_stdev", std::string("must be > 0 for a ") + distribution_name(ds.distribution) +
-                                    " distribution");
+    r.fail("sample_size_stdev",
+           std::string("must be > 0 for a ") + distribution_name(ds.distribution) + " distribution");
   }
   if (ds.sample_size_min > ds.sample_size) {
     r.fail("sample_size_min", "must be <= sample_size (" + std::to_string(ds.sample_size) + ")");

@@ -36,25 +36,32 @@ nlohmann::json StageFigures::to_json() const {
 
 const char* stage_name(PrepareStage s) {
   switch (s) {
-    case PrepareStage::kRead: return "read";
-    case PrepareStage::kTransform: return "transform";
-    case PrepareStage::kWrite: return "write";
+    case PrepareStage::kRead:
+      return "read";
+    case PrepareStage::kTransform:
+      return "transform";
+    case PrepareStage::kWrite:
+      return "write";
   }
   return "?";
 }
 
 const char* stage_label(PrepareStage s) {
   switch (s) {
-    case PrepareStage::kRead: return "storage read";
-    case PrepareStage::kTransform: return "CPU (transform)";
-    case PrepareStage::kWrite: return "storage write";
+    case PrepareStage::kRead:
+      return "storage read";
+    case PrepareStage::kTransform:
+      return "CPU (transform)";
+    case PrepareStage::kWrite:
+      return "storage write";
   }
   return "?";
 }
 
 BoundBy decide_bound_by(const StageFigures& read, const StageFigures& transform, const StageFigures& write) {
   const std::array<const StageFigures*, 3> f = {&read, &transform, &write};
-  const std::array<PrepareStage, 3> stages = {PrepareStage::kRead, PrepareStage::kTransform, PrepareStage::kWrite};
+  const std::array<PrepareStage, 3> stages = {PrepareStage::kRead, PrepareStage::kTransform,
+                                              PrepareStage::kWrite};
   // How long the neighbours waited on stage i: the one before for room, the one after for input.
   auto waited_on = [&](size_t i) {
     double w = 0;
@@ -74,8 +81,7 @@ BoundBy decide_bound_by(const StageFigures& read, const StageFigures& transform,
                               " and for room " + pct(transform.wait_room_fraction()) +
                               ", writers for input " + pct(write.wait_input_fraction());
   if (f[best]->busy_fraction() < kBoundMinBusy) {
-    return {"none", "none",
-            "no stage was busy " + pct(kBoundMinBusy) + " of its time (" + figures + ")"};
+    return {"none", "none", "no stage was busy " + pct(kBoundMinBusy) + " of its time (" + figures + ")"};
   }
   return {stage_name(stages[best]), stage_label(stages[best]), figures};
 }

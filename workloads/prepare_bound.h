@@ -16,9 +16,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace iofab {
 
@@ -30,8 +29,8 @@ enum class PrepareStage { kRead, kTransform, kWrite };
 // One stage's time, summed over its threads (and ranks).
 struct StageFigures {
   uint64_t threads = 0;
-  double thread_seconds = 0;  // each thread's life in the timed run, summed: the fractions' denominator
-  double busy_seconds = 0;    // in the stage's own work (the read, the transform, the write and fsync)
+  double thread_seconds = 0;      // each thread's life in the timed run, summed: the fractions' denominator
+  double busy_seconds = 0;        // in the stage's own work (the read, the transform, the write and fsync)
   double wait_input_seconds = 0;  // waiting for an item (the queue before it empty)
   double wait_room_seconds = 0;   // waiting for room (the queue after it full)
   double cpu_seconds = 0;         // the threads' CPU time (user + system)

@@ -39,7 +39,8 @@ class PreparePhase final : public Phase {
     const uint64_t raw = dataset_bytes_on_disk(p_.dataset);
     const auto out = checked_add(checked_add(raw, raw / 128), checked_mul(p_.dataset.num_samples, 1536));
     if (!out) return std::nullopt;
-    const uint64_t shards = *out / p_.pipeline.shard_size + static_cast<uint64_t>(ranks) * p_.pipeline.writers;
+    const uint64_t shards =
+        *out / p_.pipeline.shard_size + static_cast<uint64_t>(ranks) * p_.pipeline.writers;
     return checked_add(checked_add(raw, out), checked_mul(shards, 5120 + p_.pipeline.block_size));
   }
 
@@ -137,12 +138,10 @@ Status PreparePhase::run(PhaseContext& ctx, PhaseResult* result) {
   summarize_prepare(all, result, &worst);
   if (p_.pipeline.direct) result->metrics.erase("cache_resident_fraction");
   const PipelineConfig& c = p_.pipeline;
-  result->details["dataset"] = {{"files", layout.num_files()},
-                                {"bytes", layout.total_bytes()},
-                                {"sample_bytes", layout.sample_bytes()},
-                                {"max_sample_size", layout.max_sample_size()},
-                                {"spec", layout.spec().to_json()},
-                                {"kept", ctx.keep}};
+  result->details["dataset"] = {
+      {"files", layout.num_files()},           {"bytes", layout.total_bytes()},
+      {"sample_bytes", layout.sample_bytes()}, {"max_sample_size", layout.max_sample_size()},
+      {"spec", layout.spec().to_json()},       {"kept", ctx.keep}};
   result->details["pipeline"] = {{"readers", c.readers},
                                  {"transformers", c.transformers},
                                  {"writers", c.writers},
@@ -156,7 +155,8 @@ Status PreparePhase::run(PhaseContext& ctx, PhaseResult* result) {
   }
   if (!c.direct) {
     result->warnings.push_back(
-        "buffered I/O (direct: false): shard writes may be absorbed by the page cache until each shard's fsync" +
+        "buffered I/O (direct: false): shard writes may be absorbed by the page cache until each shard's "
+        "fsync" +
         std::string(c.fsync ? "" : " (fsync: false: never)"));
   }
   return worst;

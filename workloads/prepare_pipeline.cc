@@ -51,7 +51,8 @@ class FirstError {
  public:
   void keep(const Status& s) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (first_.ok() || (first_.code() == Status::Code::kInterrupted && s.code() != Status::Code::kInterrupted)) {
+    if (first_.ok() ||
+        (first_.code() == Status::Code::kInterrupted && s.code() != Status::Code::kInterrupted)) {
       first_ = s;
     }
   }
@@ -155,7 +156,10 @@ Status Pipeline::read_one(Engine& engine, Item* item, ThreadFigures* f) {
       },
       [](unsigned, const IoRequest&) {});
   s.update(engine.remove_file(h));
-  if (!s.ok()) return s.code() == Status::Code::kInterrupted ? s : Status::FromCode(s.code(), file.path() + ": " + s.message());
+  if (!s.ok())
+    return s.code() == Status::Code::kInterrupted
+               ? s
+               : Status::FromCode(s.code(), file.path() + ": " + s.message());
   unsigned char header[kSampleHeader];
   sample_header(layout.spec(), item->sample, header);
   if (std::memcmp(item->raw.at(0), header, std::min<uint64_t>(kSampleHeader, item->size)) != 0) ++f->corrupt;
@@ -287,11 +291,13 @@ Status Pipeline::run(PipelineFigures* out) {
   std::vector<ThreadFigures> rf(cfg_.readers), tf(cfg_.transformers), wf(cfg_.writers);
   const uint64_t t0 = now_ns();
   std::vector<std::thread> threads;
-  for (unsigned i = 0; i < cfg_.readers; ++i) threads.emplace_back([&, i] { reader(*read_engines[i], &rf[i]); });
+  for (unsigned i = 0; i < cfg_.readers; ++i)
+    threads.emplace_back([&, i] { reader(*read_engines[i], &rf[i]); });
   for (unsigned i = 0; i < cfg_.transformers; ++i) {
     threads.emplace_back([&, i] { transformer(*transforms[i], &tf[i]); });
   }
-  for (unsigned i = 0; i < cfg_.writers; ++i) threads.emplace_back([&, i] { writer(*shard_writers[i], &wf[i]); });
+  for (unsigned i = 0; i < cfg_.writers; ++i)
+    threads.emplace_back([&, i] { writer(*shard_writers[i], &wf[i]); });
   for (auto& t : threads) t.join();
   out->wall_ns = now_ns() - t0;
 

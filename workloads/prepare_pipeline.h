@@ -36,7 +36,7 @@ struct PipelineConfig {
   unsigned readers = 1;
   unsigned transformers = 1;
   unsigned writers = 1;
-  unsigned queue_depth = 16;  // samples each of the two queues holds
+  unsigned queue_depth = 16;          // samples each of the two queues holds
   uint64_t shard_size = 64ULL << 20;  // a writer closes its shard once it holds this many bytes
   uint64_t block_size = 1ULL << 20;   // a writer's write size (a multiple of 4 KiB under direct)
   bool direct = false;
@@ -47,11 +47,11 @@ struct PipelineConfig {
 // Where the samples come from and where the shards go, on one rank.
 struct PipelineIo {
   Store* store = nullptr;
-  std::string raw_data;                 // the raw dataset's data folder
+  std::string raw_data;                   // the raw dataset's data folder
   const DatasetLayout* layout = nullptr;  // files layout: sample i is file i
-  std::vector<uint64_t> samples;        // this rank's samples
-  std::string out_folder;               // the shards' folder (it exists)
-  std::string shard_prefix;             // "r0-": shard names are <prefix>w<writer>-<n>.tar
+  std::vector<uint64_t> samples;          // this rank's samples
+  std::string out_folder;                 // the shards' folder (it exists)
+  std::string shard_prefix;               // "r0-": shard names are <prefix>w<writer>-<n>.tar
   PrepareEngineMaker make_engine;
   const std::atomic<bool>* stop = nullptr;
   std::atomic<uint64_t>* progress = nullptr;  // bytes read
@@ -59,17 +59,17 @@ struct PipelineIo {
 
 struct PipelineFigures {
   StageFigures read, transform, write;
-  uint64_t wall_ns = 0;            // the threads' start to the last one's end
-  uint64_t samples = 0;            // samples read (and written)
-  uint64_t input_bytes = 0;        // their bytes
-  uint64_t read_bytes = 0;         // bytes read from storage (files padded to 4 KiB)
-  uint64_t payload_bytes = 0;      // the transformed samples' bytes
-  uint64_t output_bytes = 0;       // bytes written to shards: headers, padding and archive ends included
+  uint64_t wall_ns = 0;        // the threads' start to the last one's end
+  uint64_t samples = 0;        // samples read (and written)
+  uint64_t input_bytes = 0;    // their bytes
+  uint64_t read_bytes = 0;     // bytes read from storage (files padded to 4 KiB)
+  uint64_t payload_bytes = 0;  // the transformed samples' bytes
+  uint64_t output_bytes = 0;   // bytes written to shards: headers, padding and archive ends included
   uint64_t shards = 0;
-  uint64_t corrupt_samples = 0;    // read back with a header that does not name the sample
+  uint64_t corrupt_samples = 0;  // read back with a header that does not name the sample
   uint64_t read_queue_high_water = 0;
   uint64_t write_queue_high_water = 0;
-  uint64_t max_in_flight = 0;      // most samples read and not yet in a writer's shard, at once
+  uint64_t max_in_flight = 0;  // most samples read and not yet in a writer's shard, at once
 };
 
 // Runs the pipeline over io.samples. The first error stops every stage and is returned (a real error

@@ -73,7 +73,8 @@ Status from_wire(const json& j, PrepareRankReport* out) {
   if (!r.status().ok()) return r.status();
   for (auto [key, stage] : {std::pair{"read", &f.read}, {"transform", &f.transform}, {"write", &f.write}}) {
     if (!j.contains(key)) return Status::Invalid(std::string("missing field ") + key);
-    if (Status s = stage_from_wire(j[key], stage); !s.ok()) return Status::Invalid(std::string(key) + ": " + s.message());
+    if (Status s = stage_from_wire(j[key], stage); !s.ok())
+      return Status::Invalid(std::string(key) + ": " + s.message());
   }
   return Status::Ok();
 }
@@ -113,8 +114,9 @@ void summarize_prepare(const std::vector<PrepareRankReport>& ranks, PhaseResult*
                         {"shards", f.shards},
                         {"error", r.status.ok() ? "" : r.status.message()}});
     if (!r.drop_error.empty()) {
-      result->warnings.push_back("rank " + std::to_string(i) + ": the raw files' cached pages were not dropped (" +
-                                 r.drop_error + "): reads may come from the page cache");
+      result->warnings.push_back("rank " + std::to_string(i) +
+                                 ": the raw files' cached pages were not dropped (" + r.drop_error +
+                                 "): reads may come from the page cache");
     }
     if (worst->ok() && !r.status.ok() && !r.status.message().empty()) {
       *worst = r.status.code() == Status::Code::kInterrupted
@@ -133,7 +135,8 @@ void summarize_prepare(const std::vector<PrepareRankReport>& ranks, PhaseResult*
   m["read_busy_fraction"] = t.read.busy_fraction();
   m["transform_busy_fraction"] = t.transform.busy_fraction();
   m["write_busy_fraction"] = t.write.busy_fraction();
-  m["compression_ratio"] = t.payload_bytes > 0 ? static_cast<double>(t.input_bytes) / static_cast<double>(t.payload_bytes) : 0;
+  m["compression_ratio"] =
+      t.payload_bytes > 0 ? static_cast<double>(t.input_bytes) / static_cast<double>(t.payload_bytes) : 0;
   m["transform_cpu_seconds_per_gb"] = gb > 0 ? t.transform.cpu_seconds / gb : 0;
   m["read_wait_room_fraction"] = t.read.wait_room_fraction();
   m["transform_wait_input_fraction"] = t.transform.wait_input_fraction();
@@ -148,45 +151,58 @@ void summarize_prepare(const std::vector<PrepareRankReport>& ranks, PhaseResult*
   m["prepare_seconds"] = secs;
   m["generate_seconds"] = generate_seconds;
   m["corrupt_samples"] = static_cast<double>(t.corrupt_samples);
-  m["cache_resident_fraction"] = cache_bytes > 0 ? static_cast<double>(resident) / static_cast<double>(cache_bytes) : 0;
+  m["cache_resident_fraction"] =
+      cache_bytes > 0 ? static_cast<double>(resident) / static_cast<double>(cache_bytes) : 0;
 
   const BoundBy bound = decide_bound_by(t.read, t.transform, t.write);
   auto& d = result->details;
   d["bound_by"] = {{"stage", bound.stage}, {"label", bound.label}, {"why", bound.why}};
-  d["stages"] = {{"read", t.read.to_json()}, {"transform", t.transform.to_json()}, {"write", t.write.to_json()}};
+  d["stages"] = {
+      {"read", t.read.to_json()}, {"transform", t.transform.to_json()}, {"write", t.write.to_json()}};
   d["queues"] = {{"read_queue_high_water", t.read_queue_high_water},
                  {"write_queue_high_water", t.write_queue_high_water},
                  {"max_in_flight", t.max_in_flight}};
   d["per_rank"] = per_rank;
   if (t.corrupt_samples > 0 && result->failure.empty()) {
-    result->failure = std::to_string(t.corrupt_samples) + " raw samples were read back with a header that does not name them";
+    result->failure = std::to_string(t.corrupt_samples) +
+                      " raw samples were read back with a header that does not name them";
   }
 }
 
 const std::vector<MetricInfo>& prepare_metric_infos() {
   static const std::vector<MetricInfo> kMetrics = {
-      {"input_samples_per_s", Unit::kCount, Better::kHigher, "raw samples prepared by all ranks / the slowest rank's time"},
-      {"input_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher, "raw sample bytes prepared / the slowest rank's time"},
+      {"input_samples_per_s", Unit::kCount, Better::kHigher,
+       "raw samples prepared by all ranks / the slowest rank's time"},
+      {"input_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+       "raw sample bytes prepared / the slowest rank's time"},
       {"output_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
        "shard bytes written (tar headers, padding, archive ends included) / the slowest rank's time"},
       {"cpu_seconds_per_gb", Unit::kSeconds, Better::kLower,
        "CPU time of every stage thread (user + system) per 1e9 raw sample bytes"},
       {"read_busy_fraction", Unit::kFraction, Better::kNeither, "readers' time in open + read / their time"},
-      {"transform_busy_fraction", Unit::kFraction, Better::kNeither, "transformers' time transforming / their time"},
-      {"write_busy_fraction", Unit::kFraction, Better::kNeither, "writers' time writing shards (fsync included) / their time"},
+      {"transform_busy_fraction", Unit::kFraction, Better::kNeither,
+       "transformers' time transforming / their time"},
+      {"write_busy_fraction", Unit::kFraction, Better::kNeither,
+       "writers' time writing shards (fsync included) / their time"},
       {"compression_ratio", Unit::kRatio, Better::kNeither, "raw sample bytes / transformed sample bytes"},
-      {"transform_cpu_seconds_per_gb", Unit::kSeconds, Better::kLower, "the transformers' CPU time per 1e9 raw sample bytes"},
-      {"read_wait_room_fraction", Unit::kFraction, Better::kNeither, "readers' time waiting for room in the read queue"},
-      {"transform_wait_input_fraction", Unit::kFraction, Better::kNeither, "transformers' time waiting for a raw sample"},
-      {"transform_wait_room_fraction", Unit::kFraction, Better::kNeither, "transformers' time waiting for room in the write queue"},
-      {"write_wait_input_fraction", Unit::kFraction, Better::kNeither, "writers' time waiting for a transformed sample"},
+      {"transform_cpu_seconds_per_gb", Unit::kSeconds, Better::kLower,
+       "the transformers' CPU time per 1e9 raw sample bytes"},
+      {"read_wait_room_fraction", Unit::kFraction, Better::kNeither,
+       "readers' time waiting for room in the read queue"},
+      {"transform_wait_input_fraction", Unit::kFraction, Better::kNeither,
+       "transformers' time waiting for a raw sample"},
+      {"transform_wait_room_fraction", Unit::kFraction, Better::kNeither,
+       "transformers' time waiting for room in the write queue"},
+      {"write_wait_input_fraction", Unit::kFraction, Better::kNeither,
+       "writers' time waiting for a transformed sample"},
       {"input_samples", Unit::kCount, Better::kNeither, "raw samples prepared, all ranks"},
       {"input_bytes", Unit::kBytes, Better::kNeither, "raw sample bytes prepared, all ranks"},
       {"read_bytes", Unit::kBytes, Better::kNeither, "bytes read from the raw files (each padded to 4 KiB)"},
       {"output_bytes", Unit::kBytes, Better::kNeither, "bytes written to the shards"},
       {"shards", Unit::kCount, Better::kNeither, "shards written, all ranks"},
       {"cpu_seconds", Unit::kSeconds, Better::kNeither, "CPU time of every stage thread, all ranks"},
-      {"prepare_seconds", Unit::kSeconds, Better::kLower, "the slowest rank's pipeline time, first read to last shard's end"},
+      {"prepare_seconds", Unit::kSeconds, Better::kLower,
+       "the slowest rank's pipeline time, first read to last shard's end"},
       {"generate_seconds", Unit::kSeconds, Better::kNeither, "making the raw dataset, never prepare time"},
       {"corrupt_samples", Unit::kCount, Better::kLower, "raw samples read back with the wrong header"},
       {"cache_resident_fraction", Unit::kFraction, Better::kNeither,

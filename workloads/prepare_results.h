@@ -2,10 +2,9 @@
 // the ranks into the phase's metrics, details and bound_by.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/core/status.h"
 #include "harness/phase/phase.h"

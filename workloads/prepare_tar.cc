@@ -89,10 +89,12 @@ Status parse_tar(std::span<const unsigned char> bytes, std::vector<TarMember>* o
     if (!read_octal(h + kSize, 12, &size)) return bad("size field is not octal");
     if (h[kType] != '0' && h[kType] != 0) return bad("member is not a regular file");
     TarMember m;
-    m.name.assign(reinterpret_cast<const char*>(h + kName), strnlen(reinterpret_cast<const char*>(h + kName), kNameLen));
+    m.name.assign(reinterpret_cast<const char*>(h + kName),
+                  strnlen(reinterpret_cast<const char*>(h + kName), kNameLen));
     m.offset = at + kTarBlock;
     m.size = size;
-    if (size > bytes.size() || m.offset + size > bytes.size()) return bad("member " + m.name + " runs past the end");
+    if (size > bytes.size() || m.offset + size > bytes.size())
+      return bad("member " + m.name + " runs past the end");
     at = m.offset + size + tar_padding(size);
     out->push_back(std::move(m));
   }

@@ -43,7 +43,8 @@ class BusyTransform final : public SampleTransform {
   Status apply(const unsigned char* in, size_t n, unsigned char* out, size_t cap, size_t* out_len) override {
     if (cap < n) return Status::Internal("busy transform: output buffer too small");
     const uint64_t start = thread_cpu_ns();
-    const auto target = static_cast<uint64_t>(std::llround(cpu_per_mib_ * static_cast<double>(n) / 1048576.0 * 1e9));
+    const auto target =
+        static_cast<uint64_t>(std::llround(cpu_per_mib_ * static_cast<double>(n) / 1048576.0 * 1e9));
     std::memcpy(out, in, n);
     uint64_t acc = sink_;
     size_t pos = 0;

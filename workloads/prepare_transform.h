@@ -20,8 +20,8 @@ enum class TransformKind { kZstd, kBusy };
 
 struct TransformSpec {
   TransformKind kind = TransformKind::kZstd;
-  int level = 3;             // zstd
-  double cpu_per_mib = 0;    // busy: CPU seconds per MiB of input
+  int level = 3;           // zstd
+  double cpu_per_mib = 0;  // busy: CPU seconds per MiB of input
 };
 
 const char* transform_name(TransformKind k);
@@ -38,7 +38,8 @@ class SampleTransform {
   // The most bytes apply() writes for n input bytes.
   virtual size_t max_output(size_t n) const = 0;
   // Transforms in[0, n) into out (room for cap >= max_output(n) bytes); *out_len gets the bytes written.
-  virtual Status apply(const unsigned char* in, size_t n, unsigned char* out, size_t cap, size_t* out_len) = 0;
+  virtual Status apply(const unsigned char* in, size_t n, unsigned char* out, size_t cap,
+                       size_t* out_len) = 0;
   // The output member's extension in a shard ("zst", "bin").
   virtual const char* extension() const = 0;
 };

@@ -14,9 +14,12 @@ using nlohmann::json;
 TEST(MpiPrepare, TwoRanksPrepareDisjointHalvesThatCoverTheDataset) {
   TempDir dir("/var/tmp");
   const std::string report = dir.path() + "/r.json", suite = dir.path() + "/s.json";
-  write_file(suite, R"({"phases": [{"kind": "prepare", "name": "prep", "num_samples": 301, "sample_size": "8KiB",
-      "readers": 2, "transformers": 1, "writers": 1, "shard_size": "256KiB", "engine": "psync", "level": 1}]})");
-  CommandResult r = mpirun_iofab(2, {"run", suite, "--target", dir.path() + "/t", "--out", report, "--quiet"});
+  write_file(suite,
+             R"({"phases": [{"kind": "prepare", "name": "prep", "num_samples": 301, "sample_size": "8KiB",
+      "readers": 2, "transformers": 1, "writers": 1, "shard_size": "256KiB",
+      "engine": "psync", "level": 1}]})");
+  CommandResult r =
+      mpirun_iofab(2, {"run", suite, "--target", dir.path() + "/t", "--out", report, "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json j = json::parse(read_file(report));
   EXPECT_EQ(j["cluster"]["ranks"], 2);

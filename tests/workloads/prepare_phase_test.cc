@@ -25,18 +25,10 @@ namespace {
 using nlohmann::json;
 
 json small_prepare(json extra = json::object()) {
-  json p = {{"num_samples", 300},
-            {"sample_size", "6KiB"},
-            {"sample_size_distribution", "lognormal"},
-            {"sample_size_stdev", "4KiB"},
-            {"files_per_dir", 64},
-            {"readers", 2},
-            {"transformers", 2},
-            {"writers", 2},
-            {"queue_depth", 4},
-            {"shard_size", "64KiB"},
-            {"block_size", "16KiB"},
-            {"engine", "psync"}};
+  json p = {{"num_samples", 300},          {"sample_size", "6KiB"}, {"sample_size_distribution", "lognormal"},
+            {"sample_size_stdev", "4KiB"}, {"files_per_dir", 64},   {"readers", 2},
+            {"transformers", 2},           {"writers", 2},          {"queue_depth", 4},
+            {"shard_size", "64KiB"},       {"block_size", "16KiB"}, {"engine", "psync"}};
   for (auto& [k, v] : extra.items()) p[k] = v;
   return p;
 }
@@ -47,7 +39,8 @@ std::vector<unsigned char> file_bytes(const std::string& path) {
 }
 
 // Every member of every shard below dir, by sample id, decoded (zstd) or as stored.
-std::map<uint64_t, std::vector<unsigned char>> read_shards(const std::string& dir, bool zstd, size_t* members) {
+std::map<uint64_t, std::vector<unsigned char>> read_shards(const std::string& dir, bool zstd,
+                                                           size_t* members) {
   std::map<uint64_t, std::vector<unsigned char>> out;
   *members = 0;
   for (const std::string& name : list_files(dir)) {
@@ -101,7 +94,8 @@ void expect_every_sample_once(const json& params, bool zstd, const std::string& 
     const std::vector<unsigned char> raw = file_bytes(h.path() + "/prep/raw/data/" + layout.file_path(i));
     ASSERT_GE(raw.size(), layout.size_of(i));
     ASSERT_TRUE(got.count(i)) << "sample " << i << " missing";
-    ASSERT_EQ(got.at(i), std::vector<unsigned char>(raw.begin(), raw.begin() + layout.size_of(i))) << "sample " << i;
+    ASSERT_EQ(got.at(i), std::vector<unsigned char>(raw.begin(), raw.begin() + layout.size_of(i)))
+        << "sample " << i;
     sample_bytes += layout.size_of(i);
   }
   EXPECT_EQ(r.metrics.at("input_samples"), static_cast<double>(layout.num_samples()));
@@ -128,7 +122,8 @@ TEST(PreparePhase, ZstdShardsHoldEveryRawSampleExactlyOnce) {
 
 TEST(PreparePhase, BusyShardsHoldEveryRawSampleExactlyOnceUnderDirectIo) {
   // O_DIRECT needs a filesystem that takes it: the disk, not tmpfs.
-  json p = small_prepare({{"transform", "busy"}, {"cpu_per_mib", "1ms"}, {"direct", true}, {"num_samples", 120}});
+  json p =
+      small_prepare({{"transform", "busy"}, {"cpu_per_mib", "1ms"}, {"direct", true}, {"num_samples", 120}});
   expect_every_sample_once(p, false, "/var/tmp");
 }
 
@@ -145,8 +140,13 @@ TEST(PreparePhase, ASlowWriterHoldsTheReadersWithinTheQueueBounds) {
   const EngineMaker slow = slow_write_engines(std::chrono::milliseconds(2), &log);
   h.engines = &slow;
   PhaseResult r;
-  json p = small_prepare({{"num_samples", 80}, {"sample_size", "4KiB"}, {"sample_size_distribution", "fixed"},
-                          {"readers", 1}, {"transformers", 1}, {"writers", 1}, {"queue_depth", 2},
+  json p = small_prepare({{"num_samples", 80},
+                          {"sample_size", "4KiB"},
+                          {"sample_size_distribution", "fixed"},
+                          {"readers", 1},
+                          {"transformers", 1},
+                          {"writers", 1},
+                          {"queue_depth", 2},
                           {"block_size", "4KiB"}});
   p.erase("sample_size_stdev");
   Status s = h.run("prepare", "prep", p, &r);
@@ -188,7 +188,8 @@ class FailingWriteEngine final : public ForwardingEngine {
 Status run_failing(PhaseHarness& h, bool interrupt, PhaseResult* r) {
   std::atomic<int> writes{0};
   std::atomic<bool>* stop = interrupt ? &h.stop : nullptr;
-  const EngineMaker failing = [&](std::string_view name, const EngineOptions& opts, std::unique_ptr<Engine>* out) {
+  const EngineMaker failing = [&](std::string_view name, const EngineOptions& opts,
+                                  std::unique_ptr<Engine>* out) {
     std::unique_ptr<Engine> inner;
     Status s = make_engine(name, opts, &inner);
     if (s.ok()) *out = std::make_unique<FailingWriteEngine>(std::move(inner), &writes, 5, stop);
