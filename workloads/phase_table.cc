@@ -15,7 +15,7 @@ const std::vector<PhaseKind>& phase_table() {
   static const std::vector<PhaseKind> kTable = {
       {"ingest", "large sequential writes, many streams, fsync at end", &parse_ingest, &ingest_metrics,
        nullptr, "", "write_bytes", true},
-      {"prepare", "data preparation: small raw files read, transformed (zstd or busy CPU), written as tar shards",
+      {"prepare", "data preparation: small raw files read, zstd or busy CPU per sample, tar shards written",
        &parse_prepare, &prepare_metrics, nullptr, "read_bytes", ""},
       {"train_read", "data loader: reshuffled random sample reads, batches, prefetch, emulated compute, AU",
        &parse_train_read, &train_read_metrics, nullptr, "dataset_read_bytes", "", true, true, false, true,
