@@ -137,7 +137,7 @@ TEST(PreparePhase, RemovesItsFilesUnlessKept) {
 TEST(PreparePhase, ASlowWriterHoldsTheReadersWithinTheQueueBounds) {
   PhaseHarness h;
   SlowWriteLog log;
-  const EngineMaker slow = slow_write_engines(std::chrono::milliseconds(2), &log);
+  const EngineMaker slow = slow_write_engines(std::chrono::milliseconds(5), &log);
   h.engines = &slow;
   PhaseResult r;
   json p = small_prepare({{"num_samples", 80},
@@ -157,7 +157,7 @@ TEST(PreparePhase, ASlowWriterHoldsTheReadersWithinTheQueueBounds) {
   // One reader, one transformer and one writer each hold at most one sample; the queues two each.
   EXPECT_LE(queues["max_in_flight"].get<uint64_t>(), 1u + 2 + 1 + 2 + 1);
   EXPECT_EQ(r.metrics.at("input_samples"), 80);
-  // Every write waits 2 ms; the readers and the transformer wait on the writer.
+  // Every write waits 5 ms; the readers and the transformer wait on the writer.
   EXPECT_EQ(r.details["bound_by"]["stage"], "write") << r.details["bound_by"].dump();
   EXPECT_GT(r.metrics.at("read_wait_room_fraction"), r.metrics.at("read_busy_fraction"));
 }
