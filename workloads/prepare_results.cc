@@ -112,6 +112,7 @@ void summarize_prepare(const std::vector<PrepareRankReport>& ranks, PhaseResult*
                         {"seconds", secs},
                         {"input_bytes_per_s", per_s(static_cast<double>(f.input_bytes), secs)},
                         {"shards", f.shards},
+                        {"bound_by", decide_bound_by(f.read, f.transform, f.write).stage},
                         {"error", r.status.ok() ? "" : r.status.message()}});
     if (!r.drop_error.empty()) {
       result->warnings.push_back("rank " + std::to_string(i) +

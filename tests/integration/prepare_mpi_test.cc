@@ -35,6 +35,7 @@ TEST(MpiPrepare, TwoRanksPrepareDisjointHalvesThatCoverTheDataset) {
   EXPECT_GE(per_rank[0]["shards"].get<int>(), 1);
   EXPECT_GE(per_rank[1]["shards"].get<int>(), 1);
   EXPECT_EQ(res["details"]["stages"]["read"]["threads"], 4);  // 2 readers on each of 2 ranks
+  for (const json& rank : per_rank) EXPECT_TRUE(rank["bound_by"].is_string()) << rank.dump();
   EXPECT_TRUE(list_files(dir.path() + "/t").empty());
 }
 
