@@ -6,6 +6,8 @@ find_package(Threads REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# The prepare phase's transform (workloads/prepare_transform.cc).
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 
 set(IOFAB_BACKEND_SOURCES "")

@@ -60,6 +60,12 @@ void write_console_summary(const Report& r, std::ostream& out) {
             << units::format_rate(rec.value("write_bytes_per_s_max", 0.0)) << "\n";
       }
     }
+    // A pipeline phase's slowest stage (prepare): its name and the figures that named it.
+    if (p.details.contains("bound_by") && p.details["bound_by"].is_object()) {
+      const json& b = p.details["bound_by"];
+      out << "    bound by: " << b.value("label", std::string("?")) << " (" << b.value("why", std::string())
+          << ")\n";
+    }
     if (p.details.contains("bottleneck")) out << "    hint: " << hint_text(p.details["bottleneck"]) << "\n";
     for (const auto& w : p.warnings) out << "    warning: " << w << "\n";
   }

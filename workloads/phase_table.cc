@@ -3,6 +3,7 @@
 #include "workloads/checkpoint/checkpoint_phase.h"
 #include "workloads/collectives_phase.h"
 #include "workloads/ingest_phase.h"
+#include "workloads/prepare_phase.h"
 #include "workloads/rdma/fabric_ceiling.h"
 #include "workloads/rdma_phase.h"
 #include "workloads/restore/restore_phase.h"
@@ -14,6 +15,8 @@ const std::vector<PhaseKind>& phase_table() {
   static const std::vector<PhaseKind> kTable = {
       {"ingest", "large sequential writes, many streams, fsync at end", &parse_ingest, &ingest_metrics,
        nullptr, "", "write_bytes", true},
+      {"prepare", "data preparation: small raw files read, zstd or busy CPU per sample, tar shards written",
+       &parse_prepare, &prepare_metrics, nullptr, "read_bytes", ""},
       {"train_read", "data loader: reshuffled random sample reads, batches, prefetch, emulated compute, AU",
        &parse_train_read, &train_read_metrics, nullptr, "dataset_read_bytes", "", true, true, false, true,
        train_read_solo_metrics()},

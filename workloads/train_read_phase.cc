@@ -22,6 +22,7 @@
 #include "harness/phase/request_metrics.h"
 #include "harness/stats/io_tally.h"
 #include "harness/store/posix_store.h"
+#include "workloads/dataset_params.h"
 #include "workloads/sampler.h"
 #include "workloads/train_cache.h"
 #include "workloads/train_cache_params.h"
@@ -463,18 +464,7 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   DatasetSpec& ds = p.dataset;
   ds.layout = r.choice("layout", "shards", {"files", "shards"}) == "files" ? DatasetLayoutKind::kFiles
                                                                            : DatasetLayoutKind::kShards;
-  const double n = r.count("num_samples", 4096, 1, 1e9);
-  if (std::floor(n) != n) r.fail("num_samples", "must be a whole number of samples");
-  ds.num_samples = static_cast<uint64_t>(n);
-  ds.sample_size = r.size("sample_size", 128ULL << 10, 1, kMaxSampleSize);
-  const std::string dist = r.choice("sample_size_distribution", "fixed", {"fixed", "normal", "lognormal"});
-  ds.distribution = dist == "normal"      ? SizeDistribution::kNormal
-                    : dist == "lognormal" ? SizeDistribution::kLognormal
-                                          : SizeDistribution::kFixed;
-  ds.sample_size_stdev = r.size("sample_size_stdev", 0, 0, kMaxSampleSize);
-  ds.sample_size_min = r.size("sample_size_min", 1, 1, kMaxSampleSize);
-  ds.sample_size_max = r.size("sample_size_max", 0, 0, kMaxSampleSize);
-  ds.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
+  read_sample_params(r, &ds);
   ds.files_per_dir = static_cast<uint64_t>(r.integer("files_per_dir", 1024, 2, 10'000'000));
   ds.samples_per_shard = static_cast<uint64_t>(r.integer("samples_per_shard", 1024, 1, 1'000'000'000));
   p.dataset_dir = r.string("dataset_dir", "");
@@ -527,20 +517,7 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
     r.fail("batch_size", "must be <= num_samples (" + std::to_string(ds.num_samples) +
                              "): a batch cannot be larger than the dataset");
   }
-  if (ds.distribution == SizeDistribution::kFixed) {
-    if (ds.sample_size_stdev != 0) {
-      r.fail("sample_size_stdev", "applies only to a normal or lognormal distribution");
-    }
-  } else if (ds.sample_size_stdev == 0) {
-    r.fail("sample_size_stdev", "must be > 0 for a " + dist + " distribution");
-  }
-  if (ds.sample_size_min > ds.sample_size) {
-    r.fail("sample_size_min", "must be <= sample_size (" + std::to_string(ds.sample_size) + ")");
-  }
-  if (ds.sample_size_max != 0 && ds.sample_size_max < ds.sample_size) {
-    r.fail("sample_size_max",
-           "must be >= sample_size (" + std::to_string(ds.sample_size) + "), or 0 for automatic");
-  }
+  check_sample_params(r, ds);
   if (buffer_given && p.reader != ReaderKind::kStream) {
     r.fail("shuffle_buffer",
            "applies only to reader: stream (a map-style reader shuffles through its sampler)");
