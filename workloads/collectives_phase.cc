@@ -264,6 +264,11 @@ std::unique_ptr<Phase> parse_collectives(ParamReader& r) {
   s.dtype = read_dtype(r, "dtype", "float32", true);
   s.check = r.boolean("check", true);
   s.root = static_cast<int>(r.integer("root", 0, 0, 1 << 24));
+  s.across = parse_time_across_ranks(r.choice("time_across_ranks", "avg", {"avg", "max", "min", "rank0"}))
+                 .value_or(TimeAcrossRanks::kAvg);
+  const std::string placement = r.choice("placement", "both", {"both", "out_of_place", "in_place"});
+  s.out_of_place = placement != "in_place";
+  s.in_place = placement != "out_of_place";
   check_sweep_bounds(r, s.min_bytes, s.max_bytes, s.factor);
 
   ModelSpec& m = p.model;
@@ -310,7 +315,8 @@ const std::vector<MetricInfo>& collectives_metrics() {
     }
     const std::vector<MetricInfo> rest = {
         {"busbw.*", Unit::kBytesPerSecond, Better::kHigher,
-         "busbw.<op>.<size>: bus bandwidth at one sweep size"},
+         "busbw.<op>.<size>: bus bandwidth at one sweep size (busbw.<op>.in_place.<size> in place); "
+         "busbw.<op>.avg: the mean over the sweep's sizes and placements (nccl-tests' Avg bus bandwidth)"},
         {"algbw.*", Unit::kBytesPerSecond, Better::kHigher,
          "algbw.<op>.<size> and algbw.<op>.max: S / time, S as nccl-tests counts it"},
         {"wrong_elements", Unit::kCount, Better::kLower,

@@ -62,7 +62,11 @@ class Collectives {
   virtual Status upload(const Buffer& dst, const void* src, size_t bytes) = 0;
   virtual Status download(void* dst, const Buffer& src, size_t bytes) = 0;
 
-  // Counts are elements. Reductions sum. Out of place: send and recv differ.
+  // Counts are elements. Reductions sum. Out of place: send and recv differ. In place, as NCCL
+  // lays it out: all_reduce and reduce pass one buffer as both; all_gather sends from its own
+  // block of recv (recv + rank * send_count); reduce_scatter leaves its block in its own block of
+  // send (recv = send + rank * recv_count). A backend whose library wants another layout (MPI's
+  // MPI_IN_PLACE) makes this one from it.
   virtual Status all_reduce(const Buffer& send, const Buffer& recv, size_t count, DType t) = 0;
   // recv holds size() * send_count elements, rank r's at r * send_count.
   virtual Status all_gather(const Buffer& send, const Buffer& recv, size_t send_count, DType t) = 0;

@@ -97,23 +97,37 @@ class MpiCollectives final : public Collectives {
     return Status::Ok();
   }
 
+  // In place (send and recv one buffer, as collectives.h lays them out) MPI needs MPI_IN_PLACE: it
+  // forbids aliased buffers.
   Status all_reduce(const Buffer& send, const Buffer& recv, size_t count, DType t) override {
+    const bool in_place = send.data == recv.data;
     return in_int_pieces(count, t, send, recv, [&](const void* from, void* to, int n) {
-      return mpi_error("MPI_Allreduce", MPI_Allreduce(from, to, n, type(t), sum(t), comm_));
+      return mpi_error("MPI_Allreduce",
+                       MPI_Allreduce(in_place ? MPI_IN_PLACE : from, to, n, type(t), sum(t), comm_));
     });
   }
 
   Status all_gather(const Buffer& send, const Buffer& recv, size_t send_count, DType t) override {
     if (Status s = fits_int(send_count, "all_gather"); !s.ok()) return s;
     const int n = static_cast<int>(send_count);
-    return mpi_error("MPI_Allgather", MPI_Allgather(send.data, n, type(t), recv.data, n, type(t), comm_));
+    const bool in_place = send.data == at(recv, static_cast<size_t>(rank_) * send_count, t);
+    return mpi_error("MPI_Allgather", MPI_Allgather(in_place ? MPI_IN_PLACE : send.data, n, type(t), recv.data,
+                                                    n, type(t), comm_));
   }
 
   Status reduce_scatter(const Buffer& send, const Buffer& recv, size_t recv_count, DType t) override {
     if (Status s = fits_int(recv_count, "reduce_scatter"); !s.ok()) return s;
-    return mpi_error(
-        "MPI_Reduce_scatter_block",
-        MPI_Reduce_scatter_block(send.data, recv.data, static_cast<int>(recv_count), type(t), sum(t), comm_));
+    const int n = static_cast<int>(recv_count);
+    if (recv.data != at(send, static_cast<size_t>(rank_) * recv_count, t)) {
+      return mpi_error("MPI_Reduce_scatter_block",
+                       MPI_Reduce_scatter_block(send.data, recv.data, n, type(t), sum(t), comm_));
+    }
+    // In place, MPI leaves rank r's block at the start of the buffer, where NCCL (and nccl-tests)
+    // leave it at block r: the move to block r is part of the op's time here.
+    Status s = mpi_error("MPI_Reduce_scatter_block",
+                         MPI_Reduce_scatter_block(MPI_IN_PLACE, send.data, n, type(t), sum(t), comm_));
+    if (s.ok() && rank_ != 0) std::memcpy(recv.data, send.data, recv_count * dtype_size(t));
+    return s;
   }
 
   Status broadcast(const Buffer& buf, size_t count, DType t, int root) override {
@@ -122,8 +136,10 @@ class MpiCollectives final : public Collectives {
   }
 
   Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) override {
+    // In place only the root passes MPI_IN_PLACE; the others' send is their input as always.
+    const bool in_place = send.data == recv.data && rank_ == root;
     return in_int_pieces(count, t, send, recv, [&](const void* from, void* to, int n) {
-      return mpi_error("MPI_Reduce", MPI_Reduce(from, to, n, type(t), sum(t), root, comm_));
+      return mpi_error("MPI_Reduce", MPI_Reduce(in_place ? MPI_IN_PLACE : from, to, n, type(t), sum(t), root, comm_));
     });
   }
 
@@ -163,6 +179,10 @@ class MpiCollectives final : public Collectives {
       done += n;
     } while (done < count);
     return Status::Ok();
+  }
+
+  static const void* at(const Buffer& b, size_t elements, DType t) {
+    return static_cast<const char*>(b.data) + elements * dtype_size(t);
   }
 
   static MPI_Datatype type(DType t) {

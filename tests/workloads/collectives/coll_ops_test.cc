@@ -63,7 +63,7 @@ TEST_P(CollOpsAllRanks, ReferenceResultChecksCleanAndACorruptElementIsCaught) {
   const size_t es = dtype_size(t);
   for (const auto& info : coll_op_table()) {
     SCOPED_TRACE(std::string(coll_op_name(&info)) + " n=" + std::to_string(n));
-    const OpCounts c = info.counts(1000 + 7, n);
+    const OpCounts c = info.counts(1000 + 7, n, es);
     ASSERT_GT(c.bus, 0u);
     const int root = n - 1;
     Ranks r;
@@ -95,23 +95,46 @@ INSTANTIATE_TEST_SUITE_P(RanksAndTypes, CollOpsAllRanks,
                                                               DType::kBFloat16, DType::kInt32)));
 
 TEST(CollOps, CountsFollowNcclTests) {
-  // 4 ranks, a 1003-element size: gathered and scattered ops round down to a multiple of 4; reduce
-  // moves what all_reduce moves (to one rank); broadcast runs in place on recv.
+  // 4 ranks, a 1003-element float32 size: gathered and scattered ops take 1003 / 4 = 250 per rank,
+  // rounded down to 16 bytes (248); reduce moves what all_reduce moves (to one rank); broadcast runs
+  // in place on recv.
   struct Case {
     const char* op;
     OpCounts want;  // send, recv, param, bus
   };
   const Case cases[] = {{"all_reduce", {1003, 1003, 1003, 1003}}, {"reduce", {1003, 1003, 1003, 1003}},
-                        {"all_gather", {250, 1000, 250, 1000}},   {"reduce_scatter", {1000, 250, 250, 1000}},
-                        {"broadcast", {0, 1003, 1003, 1003}},     {"all_to_all", {1000, 1000, 250, 1000}}};
+                        {"all_gather", {248, 992, 248, 992}},     {"reduce_scatter", {992, 248, 248, 992}},
+                        {"broadcast", {0, 1003, 1003, 1003}},     {"all_to_all", {992, 992, 248, 992}}};
   for (const Case& c : cases) {
-    const OpCounts got = coll_op(c.op)->counts(1003, 4);
+    const OpCounts got = coll_op(c.op)->counts(1003, 4, 4);
     EXPECT_EQ(std::tie(got.send, got.recv, got.param, got.bus),
               std::tie(c.want.send, c.want.recv, c.want.param, c.want.bus))
         << c.op;
   }
   // Too small to give every rank an element: not run.
-  EXPECT_EQ(coll_op("all_gather")->counts(3, 4).bus, 0u);
+  EXPECT_EQ(coll_op("all_gather")->counts(3, 4, 4).bus, 0u);
+  // Fewer than 16 bytes per rank rounds to nothing, as nccl-tests' mask does.
+  EXPECT_EQ(coll_op("reduce_scatter")->counts(12, 4, 4).bus, 0u);
+}
+
+TEST(CollOps, BlocksPerRankAreWhole16ByteLines) {
+  // nccl-tests: (count/nranks) & -(16/eltSize). 3 ranks, 1 KiB of float32: 85 -> 84 elements per rank,
+  // 1008 bytes moved, where count/nranks alone would move 1020.
+  for (const char* op : {"all_gather", "reduce_scatter", "all_to_all"}) {
+    const OpCounts c = coll_op(op)->counts(1024 / 4, 3, 4);
+    EXPECT_EQ(c.param, 84u) << op;
+    EXPECT_EQ(c.bus * 4, 1008u) << op;
+  }
+  EXPECT_EQ(block_per_rank(256, 3, 2), 80u);  // 16-bit: multiples of 8
+  EXPECT_EQ(block_per_rank(256, 3, 8), 84u);  // 64-bit: multiples of 2
+  EXPECT_EQ(block_per_rank(256, 3, 1), 80u);  // 8-bit: multiples of 16
+  // In place, all_gather sends from its own block and reduce_scatter keeps its result in its own.
+  const OpCounts ag = coll_op("all_gather")->counts(256, 3, 4);
+  EXPECT_EQ(ag.send_in_place, 84u);
+  EXPECT_EQ(in_place_extent(ag, 3), 252u);
+  const OpCounts rs = coll_op("reduce_scatter")->counts(256, 3, 4);
+  EXPECT_EQ(rs.recv_in_place, 84u);
+  EXPECT_EQ(in_place_extent(rs, 3), 252u);
 }
 
 TEST(CollOps, OneRowPerOpNamedAsTheSuiteNamesIt) {
@@ -138,7 +161,7 @@ TEST(CollOps, OneRowPerOpNamedAsTheSuiteNamesIt) {
 
 TEST(CollOps, ReduceLeavesTheOtherRanksRecvAlone) {
   const CollOpInfo& reduce = *coll_op("reduce");
-  const OpCounts c = reduce.counts(64, 3);
+  const OpCounts c = reduce.counts(64, 3, 4);
   std::vector<unsigned char> send(c.send * 4), recv(c.recv * 4);
   const OpArgs other{c, DType::kFloat32, 0, 3, 2};
   reduce.fill(other, send.data(), recv.data());

@@ -10,7 +10,7 @@ namespace {
 
 double bus_factor(int ranks) { return 2.0 * (ranks - 1) / ranks; }
 
-OpCounts counts(size_t elements, int) { return {elements, elements, elements, elements}; }
+OpCounts counts(size_t elements, int, size_t) { return {elements, elements, elements, elements, 0, 0}; }
 
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
   return c.all_reduce(send, recv, a.counts.param, a.dtype);
@@ -24,7 +24,7 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo all_reduce_op() {
-  return {"all_reduce", &bus_factor, &counts, &fill_reduction, &check, &run, true};
+  return {"all_reduce", &bus_factor, &counts, &fill_reduction, &check, &run, true, true, true};
 }
 
 }  // namespace iofab
