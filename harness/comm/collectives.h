@@ -78,6 +78,12 @@ class Collectives {
   virtual Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) = 0;
   // send and recv hold size() blocks of per_rank elements; block p goes to rank p.
   virtual Status all_to_all(const Buffer& send, const Buffer& recv, size_t per_rank, DType t) = 0;
+  // root's recv holds size() * count elements, rank r's send at r * count; the others' recv is left.
+  virtual Status gather(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) = 0;
+  // root's send holds size() * count elements; rank r's recv gets block r of it.
+  virtual Status scatter(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) = 0;
+  // Each rank sends count elements to rank + 1 and receives as many from rank - 1 (in a ring), at once.
+  virtual Status send_recv(const Buffer& send, const Buffer& recv, size_t count, DType t) = 0;
 
   // Waits until every call issued so far has finished on this rank.
   virtual Status synchronize() = 0;

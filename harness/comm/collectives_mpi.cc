@@ -149,6 +149,26 @@ class MpiCollectives final : public Collectives {
     return mpi_error("MPI_Alltoall", MPI_Alltoall(send.data, n, type(t), recv.data, n, type(t), comm_));
   }
 
+  Status gather(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) override {
+    if (Status s = fits_int(count, "gather"); !s.ok()) return s;
+    const int n = static_cast<int>(count);
+    return mpi_error("MPI_Gather", MPI_Gather(send.data, n, type(t), recv.data, n, type(t), root, comm_));
+  }
+
+  Status scatter(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) override {
+    if (Status s = fits_int(count, "scatter"); !s.ok()) return s;
+    const int n = static_cast<int>(count);
+    return mpi_error("MPI_Scatter", MPI_Scatter(send.data, n, type(t), recv.data, n, type(t), root, comm_));
+  }
+
+  Status send_recv(const Buffer& send, const Buffer& recv, size_t count, DType t) override {
+    if (Status s = fits_int(count, "sendrecv"); !s.ok()) return s;
+    const int n = static_cast<int>(count);
+    const int to = (rank_ + 1) % size_, from = (rank_ - 1 + size_) % size_;
+    return mpi_error("MPI_Sendrecv", MPI_Sendrecv(send.data, n, type(t), to, 0, recv.data, n, type(t), from, 0,
+                                                  comm_, MPI_STATUS_IGNORE));
+  }
+
   // MPI's collectives are blocking: when a call returns, its data has moved.
   Status synchronize() override { return Status::Ok(); }
 

@@ -170,6 +170,53 @@ class NcclCollectives final : public Collectives {
 #endif
   }
 
+  Status gather(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) override {
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    return nccl_error("ncclGather",
+                      ncclGather(send.data, recv.data, count, nccl_type(t), root, comm_, stream_), comm_);
+#else
+    // Before 2.28: a send to the root, and the root's receives, in one group (nccl-tests' gather).
+    const size_t block = count * dtype_size(t);
+    Status s = nccl_error("ncclGroupStart", ncclGroupStart(), comm_);
+    if (s.ok()) s = nccl_error("ncclSend", ncclSend(send.data, count, nccl_type(t), root, comm_, stream_), comm_);
+    for (int p = 0; p < size_ && s.ok() && rank_ == root; ++p) {
+      s = nccl_error("ncclRecv",
+                     ncclRecv(static_cast<char*>(recv.data) + p * block, count, nccl_type(t), p, comm_, stream_),
+                     comm_);
+    }
+    Status end = nccl_error("ncclGroupEnd", ncclGroupEnd(), comm_);
+    return s.ok() ? end : s;
+#endif
+  }
+  Status scatter(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) override {
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    return nccl_error("ncclScatter",
+                      ncclScatter(send.data, recv.data, count, nccl_type(t), root, comm_, stream_), comm_);
+#else
+    // Before 2.28: the root's sends, and a receive from the root, in one group (nccl-tests' scatter).
+    const size_t block = count * dtype_size(t);
+    Status s = nccl_error("ncclGroupStart", ncclGroupStart(), comm_);
+    for (int p = 0; p < size_ && s.ok() && rank_ == root; ++p) {
+      s = nccl_error("ncclSend",
+                     ncclSend(static_cast<const char*>(send.data) + p * block, count, nccl_type(t), p, comm_,
+                              stream_),
+                     comm_);
+    }
+    if (s.ok()) s = nccl_error("ncclRecv", ncclRecv(recv.data, count, nccl_type(t), root, comm_, stream_), comm_);
+    Status end = nccl_error("ncclGroupEnd", ncclGroupEnd(), comm_);
+    return s.ok() ? end : s;
+#endif
+  }
+  Status send_recv(const Buffer& send, const Buffer& recv, size_t count, DType t) override {
+    // nccl-tests' sendrecv: to rank + 1, from rank - 1, in one group.
+    const int to = (rank_ + 1) % size_, from = (rank_ - 1 + size_) % size_;
+    Status s = nccl_error("ncclGroupStart", ncclGroupStart(), comm_);
+    if (s.ok()) s = nccl_error("ncclSend", ncclSend(send.data, count, nccl_type(t), to, comm_, stream_), comm_);
+    if (s.ok()) s = nccl_error("ncclRecv", ncclRecv(recv.data, count, nccl_type(t), from, comm_, stream_), comm_);
+    Status end = nccl_error("ncclGroupEnd", ncclGroupEnd(), comm_);
+    return s.ok() ? end : s;
+  }
+
   Status synchronize() override {
     Status s = cuda_error("cudaStreamSynchronize", cudaStreamSynchronize(stream_));
     if (!s.ok()) return s;

@@ -30,6 +30,8 @@ const char* kSuite = R"({
      "ops": "all_reduce,all_to_all"},
     {"kind": "collectives", "name": "sweep_reduce", "mode": "sweep", "dtype": "bfloat16",
      "ops": ["reduce"], "root": 1, "checks": [{"metric": "wrong_elements", "op": "==", "value": 0}]},
+    {"kind": "collectives", "name": "sweep_p2p", "mode": "sweep", "ops": ["gather", "scatter", "sendrecv"],
+     "root": 1, "time_across_ranks": "max", "checks": [{"metric": "wrong_elements", "op": "==", "value": 0}]},
     {"kind": "collectives", "name": "steps", "params": 4e5, "layers": 4, "steps": 2, "warmup_steps": 1,
      "bucket_cap": "256KiB", "first_bucket_cap": "64KiB", "compute_per_layer": "200us",
      "checks": [{"metric": "exposed_comm_fraction.fsdp", "op": "<=", "value": 1.0},
@@ -80,6 +82,15 @@ void expect_sweep_correct(const json& p, int ranks, size_t ops) {
     EXPECT_LE(s["p50_s"].get<double>(), s["p99_s"].get<double>());
     EXPECT_EQ(s["rank_mean_s"].size(), static_cast<size_t>(ranks));
     EXPECT_GE(m["busbw." + op + ".max"].get<double>(), bus);
+    EXPECT_GT(m["busbw." + op + ".avg"].get<double>(), 0);
+    EXPECT_NEAR(s["time_us"].get<double>(), s["mean_s"].get<double>() * 1e6, 1e-6);
+    // In place, beside the out-of-place run, for the ops that have both.
+    if (s["in_place"].is_object()) {
+      const json& in = s["in_place"];
+      EXPECT_TRUE(in["checked"].get<bool>()) << in.dump();
+      EXPECT_EQ(in["wrong"], 0) << in.dump();
+      EXPECT_GT(m["busbw." + op + ".in_place." + size].get<double>(), 0);
+    }
   }
 }
 
@@ -117,7 +128,12 @@ TEST(MpiCollectives, TwoRanksEveryOpCheckedAndStepsCompared) {
   expect_sweep_correct(phase(j, "sweep_bf16"), 2, 3);
   expect_sweep_correct(phase(j, "sweep_i32"), 2, 2);
   expect_sweep_correct(phase(j, "sweep_reduce"), 2, 1);
+  expect_sweep_correct(phase(j, "sweep_p2p"), 2, 3);
   expect_steps_correct(phase(j, "steps"), 2);
+  // The time definition is named, nccl-tests' default unless the suite says otherwise.
+  EXPECT_EQ(phase(j, "sweep")["result"]["details"]["sweep"]["time_across_ranks"], "avg");
+  EXPECT_EQ(phase(j, "sweep_p2p")["result"]["details"]["sweep"]["time_across_ranks"], "max");
+  EXPECT_TRUE(phase(j, "sweep")["result"]["details"]["sweep"]["sizes"][0]["in_place"].is_object());
   EXPECT_EQ(phase(j, "sweep_f16")["result"]["details"]["sweep"]["dtype"], "float16");
 }
 
@@ -126,6 +142,7 @@ TEST(MpiCollectives, FourRanksOversubscribed) {
   EXPECT_EQ(j["verdict"]["status"], "passed");
   expect_sweep_correct(phase(j, "sweep"), 4, 5);
   expect_sweep_correct(phase(j, "sweep_bf16"), 4, 3);
+  expect_sweep_correct(phase(j, "sweep_p2p"), 4, 3);
   expect_steps_correct(phase(j, "steps"), 4);
 }
 

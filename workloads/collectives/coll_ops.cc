@@ -13,10 +13,14 @@ CollOpInfo reduce_scatter_op();
 CollOpInfo broadcast_op();
 CollOpInfo all_to_all_op();
 CollOpInfo reduce_op();
+CollOpInfo gather_op();
+CollOpInfo scatter_op();
+CollOpInfo sendrecv_op();
 
 const std::vector<CollOpInfo>& coll_op_table() {
   static const std::vector<CollOpInfo> kTable = {
-      all_reduce_op(), all_gather_op(), reduce_scatter_op(), broadcast_op(), all_to_all_op(), reduce_op(),
+      all_reduce_op(), all_gather_op(), reduce_scatter_op(), broadcast_op(), all_to_all_op(),
+      reduce_op(),     gather_op(),     scatter_op(),        sendrecv_op(),
   };
   return kTable;
 }

@@ -25,7 +25,7 @@ struct Ranks {
 // Whether the op writes rank me's recv: broadcast's root keeps its buffer, reduce writes the root's only.
 bool has_output(CollOp op, int me, int root) {
   if (op == coll_op("broadcast")) return me != root;
-  if (op == coll_op("reduce")) return me == root;
+  if (op == coll_op("reduce") || op == coll_op("gather")) return me == root;
   return true;
 }
 
@@ -48,6 +48,12 @@ void reference(CollOp op, const OpCounts& c, DType t, int n, int root, Ranks* r)
         v = get(r->recv[static_cast<size_t>(root)], i);
       } else if (name == "all_to_all") {
         v = get(r->send[i / c.param], me * c.param + i % c.param);
+      } else if (name == "gather") {
+        v = get(r->send[i / c.param], i % c.param);
+      } else if (name == "scatter") {
+        v = get(r->send[static_cast<size_t>(root)], me * c.param + i);
+      } else if (name == "sendrecv") {
+        v = get(r->send[static_cast<size_t>((me - 1 + n) % n)], i);
       } else {
         ADD_FAILURE() << "no reference for op " << name << ": add one with its row";
       }
@@ -104,7 +110,9 @@ TEST(CollOps, CountsFollowNcclTests) {
   };
   const Case cases[] = {{"all_reduce", {1003, 1003, 1003, 1003}}, {"reduce", {1003, 1003, 1003, 1003}},
                         {"all_gather", {248, 992, 248, 992}},     {"reduce_scatter", {992, 248, 248, 992}},
-                        {"broadcast", {0, 1003, 1003, 1003}},     {"all_to_all", {992, 992, 248, 992}}};
+                        {"broadcast", {0, 1003, 1003, 1003}},     {"all_to_all", {992, 992, 248, 992}},
+                        {"gather", {248, 992, 248, 992}},         {"scatter", {992, 248, 248, 992}},
+                        {"sendrecv", {1003, 1003, 1003, 1003}}};
   for (const Case& c : cases) {
     const OpCounts got = coll_op(c.op)->counts(1003, 4, 4);
     EXPECT_EQ(std::tie(got.send, got.recv, got.param, got.bus),
@@ -120,7 +128,7 @@ TEST(CollOps, CountsFollowNcclTests) {
 TEST(CollOps, BlocksPerRankAreWhole16ByteLines) {
   // nccl-tests: (count/nranks) & -(16/eltSize). 3 ranks, 1 KiB of float32: 85 -> 84 elements per rank,
   // 1008 bytes moved, where count/nranks alone would move 1020.
-  for (const char* op : {"all_gather", "reduce_scatter", "all_to_all"}) {
+  for (const char* op : {"all_gather", "reduce_scatter", "all_to_all", "gather", "scatter"}) {
     const OpCounts c = coll_op(op)->counts(1024 / 4, 3, 4);
     EXPECT_EQ(c.param, 84u) << op;
     EXPECT_EQ(c.bus * 4, 1008u) << op;
@@ -139,7 +147,8 @@ TEST(CollOps, BlocksPerRankAreWhole16ByteLines) {
 
 TEST(CollOps, OneRowPerOpNamedAsTheSuiteNamesIt) {
   const CollOp all[] = {coll_op("all_reduce"), coll_op("all_gather"), coll_op("reduce_scatter"),
-                        coll_op("broadcast"), coll_op("reduce"),    coll_op("all_to_all")};
+                        coll_op("broadcast"),  coll_op("reduce"),     coll_op("all_to_all"),
+                        coll_op("gather"),     coll_op("scatter"),    coll_op("sendrecv")};
   EXPECT_EQ(coll_op_table().size(), std::size(all));
   for (CollOp op : all) {
     const CollOpInfo* info = op;
@@ -150,7 +159,8 @@ TEST(CollOps, OneRowPerOpNamedAsTheSuiteNamesIt) {
   // A row's address is its op: two rows of one name would make the second unreachable.
   std::set<std::string_view> names;
   for (const auto& info : coll_op_table()) EXPECT_TRUE(names.insert(info.name).second) << info.name;
-  // The default sweep is the five ops iofab began with; reduce runs when a suite names it.
+  // The default sweep is the five ops iofab began with; reduce, gather, scatter and sendrecv run when a
+  // suite names them.
   std::vector<std::string_view> defaults;
   for (const auto& info : coll_op_table()) {
     if (info.by_default) defaults.push_back(info.name);

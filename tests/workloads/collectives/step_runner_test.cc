@@ -49,6 +49,9 @@ class SleepyCollectives final : public Collectives {
   Status broadcast(const Buffer&, size_t, DType, int) override { return call('B'); }
   Status reduce(const Buffer&, const Buffer&, size_t, DType, int) override { return call('D'); }
   Status all_to_all(const Buffer&, const Buffer&, size_t, DType) override { return call('A'); }
+  Status gather(const Buffer&, const Buffer&, size_t, DType, int) override { return call('g'); }
+  Status scatter(const Buffer&, const Buffer&, size_t, DType, int) override { return call('s'); }
+  Status send_recv(const Buffer&, const Buffer&, size_t, DType) override { return call('P'); }
   Status synchronize() override { return Status::Ok(); }
   Status mark(size_t) override { return Status::Ok(); }
   Status seconds_between(size_t, size_t, double* s) override {
