@@ -1,12 +1,13 @@
 // An in-process data plane for tests: each rank's Collectives on host
 // memory, its collectives computed from every rank's bytes swapped through
 // a ThreadCommHub (tests/thread_comm.h) of its own, as MPI's duplicated
-// communicator keeps the data plane apart. Reductions sum in double and
-// store in the dtype, which is exact for the small integers the sweep's
+// communicator keeps the data plane apart. Reductions compute in double and
+// store in the dtype (avg: the sum / ranks), which is exact for the small integers the sweep's
 // checked data holds. Every call, mark, upload and download is appended to
 // `log` (one letter each), so a test can see what ran inside a timed span.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -47,9 +48,9 @@ class ThreadCollectives final : public Collectives {
     return Status::Ok();
   }
 
-  Status all_reduce(const Buffer& send, const Buffer& recv, size_t count, DType t) override {
+  Status all_reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, RedOp op) override {
     const auto all = swap(send, count, t);
-    for (size_t i = 0; i < count; ++i) store_value(t, recv.data, i, sum(all, i, t));
+    for (size_t i = 0; i < count; ++i) store_value(t, recv.data, i, reduce_at(all, i, t, op));
     return Status::Ok();
   }
   Status all_gather(const Buffer& send, const Buffer& recv, size_t count, DType t) override {
@@ -57,9 +58,10 @@ class ThreadCollectives final : public Collectives {
     for (size_t p = 0; p < all.size(); ++p) copy_block(all[p], 0, recv, p * count, count, t);
     return Status::Ok();
   }
-  Status reduce_scatter(const Buffer& send, const Buffer& recv, size_t count, DType t) override {
+  Status reduce_scatter(const Buffer& send, const Buffer& recv, size_t count, DType t, RedOp op) override {
     const auto all = swap(send, count * static_cast<size_t>(size_), t);
-    for (size_t i = 0; i < count; ++i) store_value(t, recv.data, i, sum(all, static_cast<size_t>(rank_) * count + i, t));
+    for (size_t i = 0; i < count; ++i)
+      store_value(t, recv.data, i, reduce_at(all, static_cast<size_t>(rank_) * count + i, t, op));
     return Status::Ok();
   }
   Status broadcast(const Buffer& buf, size_t count, DType t, int root) override {
@@ -67,10 +69,10 @@ class ThreadCollectives final : public Collectives {
     copy_block(all[static_cast<size_t>(root)], 0, buf, 0, count, t);
     return Status::Ok();
   }
-  Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) override {
+  Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, RedOp op, int root) override {
     const auto all = swap(send, count, t);
     if (rank_ != root) return Status::Ok();
-    for (size_t i = 0; i < count; ++i) store_value(t, recv.data, i, sum(all, i, t));
+    for (size_t i = 0; i < count; ++i) store_value(t, recv.data, i, reduce_at(all, i, t, op));
     return Status::Ok();
   }
   Status all_to_all(const Buffer& send, const Buffer& recv, size_t count, DType t) override {
@@ -116,10 +118,13 @@ class ThreadCollectives final : public Collectives {
     log += 'C';
     return hub_.exchange(rank_, std::string(static_cast<const char*>(buf.data), count * dtype_size(t)));
   }
-  static double sum(const std::vector<std::string>& all, size_t i, DType t) {
-    double v = 0;
-    for (const auto& b : all) v += load_value(t, b.data(), i);
-    return v;
+  static double reduce_at(const std::vector<std::string>& all, size_t i, DType t, RedOp op) {
+    double v = op == RedOp::kProd ? 1 : op == RedOp::kMin ? 1e300 : op == RedOp::kMax ? -1e300 : 0;
+    for (const auto& b : all) {
+      const double x = load_value(t, b.data(), i);
+      v = op == RedOp::kProd ? v * x : op == RedOp::kMin ? std::min(v, x) : op == RedOp::kMax ? std::max(v, x) : v + x;
+    }
+    return op == RedOp::kAvg ? v / static_cast<double>(all.size()) : v;
   }
   static void copy_block(const std::string& from, size_t from_at, const Buffer& to, size_t to_at, size_t count,
                          DType t) {

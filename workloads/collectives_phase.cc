@@ -134,6 +134,11 @@ Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
     result->skip_reason = choice.skip;
     return Status::Ok();
   }
+  if (p_.runs_sweep() && choice.backend == "mpi" && dtype_is_float8(p_.sweep.dtype)) {
+    result->skip_reason = std::string(dtype_name(p_.sweep.dtype)) +
+                          " needs the nccl backend: MPI has no 8-bit float type (" + choice.reason + ")";
+    return Status::Ok();
+  }
   if (p_.runs_sweep() && p_.sweep.root >= ranks) {
     return Status::Invalid("root " + std::to_string(p_.sweep.root) + " is not a rank: there are " +
                            std::to_string(ranks) + " ranks");
@@ -216,11 +221,13 @@ Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
   return worst;
 }
 
-const char* const kDTypes[] = {"float32", "float16", "bfloat16", "int32"};
-
-DType read_dtype(ParamReader& r, std::string_view key, const char* def, bool allow_int) {
-  const std::string name = allow_int ? r.choice(key, def, {kDTypes[0], kDTypes[1], kDTypes[2], kDTypes[3]})
-                                     : r.choice(key, def, {kDTypes[0], kDTypes[1], kDTypes[2]});
+// A sweep takes every type; a model's parameters and gradients are float32, float16 or bfloat16.
+DType read_dtype(ParamReader& r, std::string_view key, const char* def, bool any_type) {
+  const std::string name =
+      any_type ? r.choice(key, def,
+                          {"float32", "float16", "bfloat16", "int32", "float64", "int64", "float8_e4m3",
+                           "float8_e5m2"})
+               : r.choice(key, def, {"float32", "float16", "bfloat16"});
   return parse_dtype(name).value_or(DType::kFloat32);
 }
 
@@ -262,6 +269,7 @@ std::unique_ptr<Phase> parse_collectives(ParamReader& r) {
   s.iters = static_cast<int>(r.integer("iters", 20, 1, 100000));
   s.warmup = static_cast<int>(r.integer("warmup", 5, 0, 100000));
   s.dtype = read_dtype(r, "dtype", "float32", true);
+  s.redop = parse_redop(r.choice("redop", "sum", {"sum", "prod", "min", "max", "avg"})).value_or(RedOp::kSum);
   s.check = r.boolean("check", true);
   s.root = static_cast<int>(r.integer("root", 0, 0, 1 << 24));
   s.across = parse_time_across_ranks(r.choice("time_across_ranks", "avg", {"avg", "max", "min", "rank0"}))

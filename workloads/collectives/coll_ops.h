@@ -48,6 +48,7 @@ struct OpArgs {
   int ranks = 1;
   int root = 0;           // broadcast, reduce, gather, scatter
   bool in_place = false;  // send and recv lie in one buffer (OpCounts' in-place offsets)
+  RedOp redop = RedOp::kSum;  // all_reduce, reduce_scatter, reduce
 };
 
 // A row's address is the op's identity (CollOp).

@@ -57,6 +57,7 @@ bool add_sweep_results(const std::vector<std::vector<SizeSample>>& per_rank, con
   if (spec.in_place) placements.push_back("in_place");
   result->details["sweep"] = {{"ops", ops},
                               {"dtype", dtype_name(spec.dtype)},
+                              {"redop", redop_name(spec.redop)},
                               {"iters", spec.iters},
                               {"warmup", spec.warmup},
                               {"check", spec.check},

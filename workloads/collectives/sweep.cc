@@ -126,7 +126,7 @@ class SweepRunner {
   OpArgs args(const CollOpInfo& info, uint64_t size, bool in_place) const {
     const size_t es = dtype_size(spec_.dtype);
     return OpArgs{info.counts(size / es, comm_.size(), es), spec_.dtype, comm_.rank(), comm_.size(),
-                  spec_.root, in_place};
+                  spec_.root, in_place, spec_.redop};
   }
 
   // One untimed call of an op at a size: the warm-up of every size, and the size's pace.

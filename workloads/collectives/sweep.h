@@ -37,6 +37,7 @@ struct SweepSpec {
   int iters = 20;
   int warmup = 5;
   DType dtype = DType::kFloat32;
+  RedOp redop = RedOp::kSum;  // the reductions' operator (nccl-tests' -o)
   bool check = true;
   int root = 0;
   // How a size's one time is made from every rank's (nccl-tests' -a); the default is theirs.

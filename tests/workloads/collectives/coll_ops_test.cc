@@ -87,10 +87,10 @@ TEST_P(CollOpsAllRanks, ReferenceResultChecksCleanAndACorruptElementIsCaught) {
       const OpArgs a{c, t, me, n, root};
       EXPECT_EQ(info.check(a, r.recv[static_cast<size_t>(me)].data()), 0u) << "rank " << me;
     }
-    // One element off by one is one wrong element.
+    // One element changed is one wrong element (-2: no op produces it, and every type holds it).
     const OpArgs a0{c, t, 0, n, root};
     const size_t i = c.recv / 2;
-    store_value(t, r.recv[0].data(), i, load_value(t, r.recv[0].data(), i) + 1);
+    store_value(t, r.recv[0].data(), i, -2);
     EXPECT_EQ(info.check(a0, r.recv[0].data()), 1u);
   }
 }
@@ -98,7 +98,9 @@ TEST_P(CollOpsAllRanks, ReferenceResultChecksCleanAndACorruptElementIsCaught) {
 INSTANTIATE_TEST_SUITE_P(RanksAndTypes, CollOpsAllRanks,
                          ::testing::Combine(::testing::Values(2, 3, 4, 7),
                                             ::testing::Values(DType::kFloat32, DType::kFloat16,
-                                                              DType::kBFloat16, DType::kInt32)));
+                                                              DType::kBFloat16, DType::kInt32, DType::kFloat64,
+                                                              DType::kInt64, DType::kFloat8E4M3,
+                                                              DType::kFloat8E5M2)));
 
 TEST(CollOps, CountsFollowNcclTests) {
   // 4 ranks, a 1003-element float32 size: gathered and scattered ops take 1003 / 4 = 250 per rank,
@@ -193,14 +195,46 @@ TEST(CollData, ReductionsStayExactForManyRanks) {
           store_value(t, cell.data(), 0, sum + reduce_input(p, r, i));
           sum = load_value(t, cell.data(), 0);
         }
-        ASSERT_EQ(sum, reduce_sum(p, i)) << dtype_name(t) << " n=" << n << " i=" << i;
+        ASSERT_EQ(sum, reduce_result(p, i)) << dtype_name(t) << " n=" << n << " i=" << i;
       }
     }
   }
+}
+
+TEST(CollData, EveryOperatorAndTypeStaysExact) {
+  // nccl-tests' -o sum, prod, min, max, avg on every type iofab has, reduced in the dtype one rank at a
+  // time (avg: the sum, then / n), lands on the exact result.
+  for (DType t : all_dtypes()) {
+    for (RedOp op : {RedOp::kSum, RedOp::kProd, RedOp::kMin, RedOp::kMax, RedOp::kAvg}) {
+      for (int n : {2, 3, 7, 16}) {
+        const ReducePattern p = reduce_pattern(t, n, op);
+        for (uint64_t i = 0; i < 40; ++i) {
+          std::vector<unsigned char> cell(8);
+          double acc = reduce_input(p, 0, i);
+          for (int r = 1; r < n; ++r) {
+            const double x = reduce_input(p, r, i);
+            const double v = op == RedOp::kProd  ? acc * x
+                             : op == RedOp::kMin ? std::min(acc, x)
+                             : op == RedOp::kMax ? std::max(acc, x)
+                                                 : acc + x;
+            store_value(t, cell.data(), 0, v);
+            acc = load_value(t, cell.data(), 0);
+          }
+          if (op == RedOp::kAvg) acc = as_stored(t, acc / n);
+          ASSERT_EQ(acc, reduce_result(p, i))
+              << dtype_name(t) << " " << redop_name(op) << " n=" << n << " i=" << i;
+        }
+      }
+    }
+  }
+  // Moved values a float8 cannot hold compare as it stores them.
+  EXPECT_EQ(as_stored(DType::kFloat8E4M3, 250), 256);
+  EXPECT_EQ(as_stored(DType::kFloat8E5M2, 7), 7);
+  EXPECT_EQ(as_stored(DType::kInt64, 1e15), 1e15);
   // Values depend on the index, so misplaced blocks are caught.
   const ReducePattern p = reduce_pattern(DType::kFloat32, 2);
   bool varies = false;
-  for (uint64_t i = 1; i < 20; ++i) varies = varies || reduce_sum(p, i) != reduce_sum(p, 0);
+  for (uint64_t i = 1; i < 20; ++i) varies = varies || reduce_result(p, i) != reduce_result(p, 0);
   EXPECT_TRUE(varies);
 }
 

@@ -77,6 +77,27 @@ TEST(SweepDriver, EveryOpAndPlacementIsRightOnThreeRanks) {
   }
 }
 
+TEST(SweepDriver, EveryReductionOperatorOnThreeRanks) {
+  for (DType t : {DType::kFloat32, DType::kFloat64, DType::kInt64, DType::kFloat16, DType::kFloat8E4M3}) {
+    for (RedOp op : {RedOp::kSum, RedOp::kProd, RedOp::kMin, RedOp::kMax, RedOp::kAvg}) {
+      SCOPED_TRACE(std::string(dtype_name(t)) + " " + std::string(redop_name(op)));
+      SweepSpec spec = spec_of({"all_reduce", "reduce_scatter", "reduce"});
+      spec.dtype = t;
+      spec.redop = op;
+      spec.max_bytes = 1024;
+      const auto runs = sweep_on_threads(3, spec);
+      for (const RankRun& run : runs) {
+        ASSERT_TRUE(run.status.ok()) << run.status.message();
+        ASSERT_EQ(run.samples.size(), 6u);  // 3 ops x 2 placements
+        for (const SizeSample& s : run.samples) {
+          EXPECT_TRUE(s.checked);
+          EXPECT_EQ(s.wrong, 0u) << coll_op_name(s.op) << (s.in_place ? " in place" : "");
+        }
+      }
+    }
+  }
+}
+
 TEST(SweepDriver, InPlaceWhereTheOpHasIt) {
   const SweepSpec spec = spec_of({"all_reduce"});
   std::map<std::string_view, std::vector<bool>> want = {

@@ -1,4 +1,4 @@
-// reduce: the root ends with the sum of every rank's buffer; the others'
+// reduce: the root ends with the reduction (sum, ...) of every rank's buffer; the others'
 // recv buffers are not the op's to touch.
 // nccl-tests src/reduce.cu: ReduceGetCollByteCount sends and receives the
 // whole count; ReduceGetBw takes S = count x size and a bus factor of 1 (all
@@ -17,15 +17,16 @@ double bus_factor(int) { return 1.0; }
 OpCounts counts(size_t elements, int, size_t) { return {elements, elements, elements, elements, 0, 0}; }
 
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
-  return c.reduce(send, recv, a.counts.param, a.dtype, a.root);
+  return c.reduce(send, recv, a.counts.param, a.dtype, a.redop, a.root);
 }
 
 uint64_t check(const OpArgs& a, const void* recv) {
-  const ReducePattern p = reduce_pattern(a.dtype, a.ranks);
+  const ReducePattern p = reduce_pattern(a.dtype, a.ranks, a.redop);
   const bool root = a.rank == a.root;
-  return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) {
-    return root ? reduce_sum(p, i) : a.in_place ? reduce_input(p, a.rank, i) : kSentinel;
-  });
+  return count_wrong(
+      a.dtype, recv, a.counts.recv,
+      [&](size_t i) { return root ? reduce_result(p, i) : a.in_place ? reduce_input(p, a.rank, i) : kSentinel; },
+      root ? reduce_tolerance(a.dtype, a.redop, a.ranks) : 0);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// reduce_scatter: rank r ends with the sum of every rank's r-th block.
+// reduce_scatter: rank r ends with the reduction (sum, ...) of every rank's r-th block.
 // nccl-tests src/reduce_scatter.cu: ReduceScatterGetCollByteCount sends n
 // blocks of count/n rounded down to 16 bytes (block_per_rank) and receives
 // one; in place, a rank's result lands in its own block of the send buffer.
@@ -18,13 +18,14 @@ OpCounts counts(size_t elements, int ranks, size_t elt_size) {
 }
 
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
-  return c.reduce_scatter(send, recv, a.counts.param, a.dtype);
+  return c.reduce_scatter(send, recv, a.counts.param, a.dtype, a.redop);
 }
 
 uint64_t check(const OpArgs& a, const void* recv) {
-  const ReducePattern p = reduce_pattern(a.dtype, a.ranks);
+  const ReducePattern p = reduce_pattern(a.dtype, a.ranks, a.redop);
   const size_t base = static_cast<size_t>(a.rank) * a.counts.param;
-  return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) { return reduce_sum(p, base + i); });
+  return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) { return reduce_result(p, base + i); },
+                     reduce_tolerance(a.dtype, a.redop, a.ranks));
 }
 
 }  // namespace
