@@ -174,6 +174,36 @@ TEST(MpiCollectives, NcclWithoutAGpuSkipsWithTheReason) {
   }
 }
 
+TEST(MpiCollectives, OperatorsAndTypesOnMpi) {
+  // MPI's built-in ops on 64-bit types, its user ops on 16-bit ones, and avg (a sum, then / n).
+  const json j = run_suite(3, R"({
+    "defaults": {"mode": "sweep", "min_bytes": "1KiB", "max_bytes": "64KiB", "factor": 8, "iters": 2,
+                 "warmup": 1, "ops": ["all_reduce", "reduce_scatter", "reduce"], "root": 2},
+    "phases": [
+      {"kind": "collectives", "name": "f64_prod", "dtype": "float64", "redop": "prod"},
+      {"kind": "collectives", "name": "i64_avg", "dtype": "int64", "redop": "avg"},
+      {"kind": "collectives", "name": "f16_max", "dtype": "float16", "redop": "max"},
+      {"kind": "collectives", "name": "bf16_avg", "dtype": "bfloat16", "redop": "avg"},
+      {"kind": "collectives", "name": "f32_min", "dtype": "float32", "redop": "min", "placement": "in_place"}
+    ]})");
+  EXPECT_EQ(j["verdict"]["status"], "passed");
+  for (const char* name : {"f64_prod", "i64_avg", "f16_max", "bf16_avg", "f32_min"}) {
+    SCOPED_TRACE(name);
+    expect_sweep_correct(phase(j, name), 3, 3);
+  }
+  EXPECT_EQ(phase(j, "i64_avg")["result"]["details"]["sweep"]["redop"], "avg");
+}
+
+TEST(MpiCollectives, Float8NeedsNccl) {
+  const json j = run_suite(2, R"({"phases": [{"kind": "collectives", "backend": "mpi", "mode": "sweep",
+                                  "dtype": "float8_e4m3", "max_bytes": "4KiB", "iters": 2}]})");
+  const json& p = j["phases"][0];
+  EXPECT_EQ(p["status"], "skipped");
+  EXPECT_EQ(p["reason"].get<std::string>().rfind("float8_e4m3 needs the nccl backend: MPI has no 8-bit float type", 0),
+            0u)
+      << p.dump();
+}
+
 TEST(MpiCollectives, BadRootIsAnError) {
   TempDir dir("/dev/shm");
   write_file(dir.path() + "/s.json",
