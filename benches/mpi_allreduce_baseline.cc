@@ -5,16 +5,23 @@
 // is its block's time / iters, and a size's time is made from the ranks'
 // times by --time, as nccl-tests' -a: avg (the mean, nccl-tests' default and
 // iofab's), max (the slowest rank's), min, rank0. busbw = S / t * 2(n-1)/n.
+// Like iofab, it reads the clock between calls, and also reports the median
+// call: each call's time combined across ranks the same way, then the
+// nearest-rank p50 over the calls (iofab's p50_s), which a descheduled rank
+// on a busy machine moves far less than the mean.
 //   mpirun -np 2 mpi_allreduce_baseline [--min BYTES] [--max BYTES] [--factor F] [--iters N] [--warmup N]
 //                                       [--time avg|max|min|rank0]
-// Prints a "# time across ranks: ..." line, then "bytes seconds algbw busbw" per size on rank 0 (bytes/s).
+// Prints a "# time across ranks: ..." line, then "bytes seconds algbw busbw p50_seconds p50_busbw" per size
+// on rank 0 (bytes/s).
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -67,6 +74,28 @@ double across_ranks(const std::string& how, double mine, int ranks) {
   return out;
 }
 
+// Each call's time across ranks, the same way, element by element.
+void across_ranks(const std::string& how, std::vector<double>* times) {
+  const int n = static_cast<int>(times->size());
+  if (how == "rank0") {
+    MPI_Bcast(times->data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return;
+  }
+  const MPI_Op op = how == "max" ? MPI_MAX : how == "min" ? MPI_MIN : MPI_SUM;
+  MPI_Allreduce(MPI_IN_PLACE, times->data(), n, MPI_DOUBLE, op, MPI_COMM_WORLD);
+  if (how == "avg") {
+    int ranks = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    for (double& t : *times) t /= ranks;
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t rank = (v.size() + 1) / 2;  // nearest rank: ceil(0.5 n)
+  return v[rank - 1];
+}
+
 const char* meaning(const std::string& how) {
   if (how == "avg") return "avg: the mean of the ranks' times (nccl-tests -a 1, its default)";
   if (how == "max") return "max: the slowest rank's time (nccl-tests -a 3)";
@@ -102,19 +131,28 @@ int main(int argc, char** argv) {
   float* recv = touched_buffer(a.max);
   if (send == nullptr || recv == nullptr) MPI_Abort(MPI_COMM_WORLD, 3);
   if (rank == 0) std::printf("# time across ranks: %s\n", meaning(a.time));
+  std::vector<std::chrono::steady_clock::time_point> marks(static_cast<size_t>(a.iters) + 1);
   for (unsigned long long size = a.min; size <= a.max;) {
     const int count = static_cast<int>(size / sizeof(float));
     for (int i = 0; i < count; ++i) send[i] = static_cast<float>((i + rank) % 7);
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < a.warmup; ++i) MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < a.iters; ++i) MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / a.iters;
+    marks[0] = std::chrono::steady_clock::now();
+    for (int i = 0; i < a.iters; ++i) {
+      MPI_Allreduce(send, recv, count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      marks[static_cast<size_t>(i) + 1] = std::chrono::steady_clock::now();
+    }
+    const double mine = std::chrono::duration<double>(marks.back() - marks[0]).count() / a.iters;
     const double seconds = across_ranks(a.time, mine, ranks);
+    std::vector<double> calls(static_cast<size_t>(a.iters));
+    for (size_t i = 0; i < calls.size(); ++i) calls[i] = std::chrono::duration<double>(marks[i + 1] - marks[i]).count();
+    across_ranks(a.time, &calls);
+    const double p50 = median(calls);
     const double bytes = static_cast<double>(count) * sizeof(float);
     const double algbw = bytes / seconds;
     if (rank == 0) {
-      std::printf("%llu %.9g %.6g %.6g\n", size, seconds, algbw, algbw * 2.0 * (ranks - 1) / ranks);
+      const double factor = 2.0 * (ranks - 1) / ranks;
+      std::printf("%llu %.9g %.6g %.6g %.9g %.6g\n", size, seconds, algbw, algbw * factor, p50, bytes / p50 * factor);
       std::fflush(stdout);
     }
     const unsigned long long next = static_cast<unsigned long long>(static_cast<double>(size) * a.factor);
