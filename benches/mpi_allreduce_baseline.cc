@@ -54,8 +54,8 @@ bool parse(int argc, char** argv, Args* a) {
       return false;
   }
   const bool time_ok = a->time == "avg" || a->time == "max" || a->time == "min" || a->time == "rank0";
-  return argc % 2 == 1 && a->min >= 4 && a->max >= a->min && a->factor > 1 && a->iters > 0 && a->warmup >= 0 &&
-         time_ok;
+  return argc % 2 == 1 && a->min >= 4 && a->max >= a->min && a->factor > 1 && a->iters > 0 &&
+         a->warmup >= 0 && time_ok;
 }
 
 // One time from every rank's, as nccl-tests' Allreduce(args, &deltaSec, average) makes it.
@@ -145,14 +145,16 @@ int main(int argc, char** argv) {
     const double mine = std::chrono::duration<double>(marks.back() - marks[0]).count() / a.iters;
     const double seconds = across_ranks(a.time, mine, ranks);
     std::vector<double> calls(static_cast<size_t>(a.iters));
-    for (size_t i = 0; i < calls.size(); ++i) calls[i] = std::chrono::duration<double>(marks[i + 1] - marks[i]).count();
+    for (size_t i = 0; i < calls.size(); ++i)
+      calls[i] = std::chrono::duration<double>(marks[i + 1] - marks[i]).count();
     across_ranks(a.time, &calls);
     const double p50 = median(calls);
     const double bytes = static_cast<double>(count) * sizeof(float);
     const double algbw = bytes / seconds;
     if (rank == 0) {
       const double factor = 2.0 * (ranks - 1) / ranks;
-      std::printf("%llu %.9g %.6g %.6g %.9g %.6g\n", size, seconds, algbw, algbw * factor, p50, bytes / p50 * factor);
+      std::printf("%llu %.9g %.6g %.6g %.9g %.6g\n", size, seconds, algbw, algbw * factor, p50,
+                  bytes / p50 * factor);
       std::fflush(stdout);
     }
     const unsigned long long next = static_cast<unsigned long long>(static_cast<double>(size) * a.factor);

@@ -122,12 +122,15 @@ class ThreadCollectives final : public Collectives {
     double v = op == RedOp::kProd ? 1 : op == RedOp::kMin ? 1e300 : op == RedOp::kMax ? -1e300 : 0;
     for (const auto& b : all) {
       const double x = load_value(t, b.data(), i);
-      v = op == RedOp::kProd ? v * x : op == RedOp::kMin ? std::min(v, x) : op == RedOp::kMax ? std::max(v, x) : v + x;
+      v = op == RedOp::kProd  ? v * x
+          : op == RedOp::kMin ? std::min(v, x)
+          : op == RedOp::kMax ? std::max(v, x)
+                              : v + x;
     }
     return op == RedOp::kAvg ? v / static_cast<double>(all.size()) : v;
   }
-  static void copy_block(const std::string& from, size_t from_at, const Buffer& to, size_t to_at, size_t count,
-                         DType t) {
+  static void copy_block(const std::string& from, size_t from_at, const Buffer& to, size_t to_at,
+                         size_t count, DType t) {
     const size_t es = dtype_size(t);
     std::memcpy(static_cast<char*>(to.data) + to_at * es, from.data() + from_at * es, count * es);
   }
@@ -150,7 +153,9 @@ class LoggingComm final : public Comm {
   Status gather(const std::string& mine, std::vector<std::string>* all, int root) override {
     return note(inner_.gather(mine, all, root));
   }
-  Status all_gather(double mine, std::vector<double>* all) override { return note(inner_.all_gather(mine, all)); }
+  Status all_gather(double mine, std::vector<double>* all) override {
+    return note(inner_.all_gather(mine, all));
+  }
   void abort(int code) override { inner_.abort(code); }
 
  private:

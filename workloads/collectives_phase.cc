@@ -40,7 +40,6 @@ struct CollectivesParams {
   bool runs_fsdp() const { return mode == "fsdp" || mode == "compare" || mode == "all"; }
 };
 
-
 // What a rank sends rank 0 at the end of the phase: what it measured, and how it ended.
 struct RankResults {
   std::vector<SizeSample> sweep;
@@ -223,11 +222,10 @@ Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
 
 // A sweep takes every type; a model's parameters and gradients are float32, float16 or bfloat16.
 DType read_dtype(ParamReader& r, std::string_view key, const char* def, bool any_type) {
-  const std::string name =
-      any_type ? r.choice(key, def,
-                          {"float32", "float16", "bfloat16", "int32", "float64", "int64", "float8_e4m3",
-                           "float8_e5m2"})
-               : r.choice(key, def, {"float32", "float16", "bfloat16"});
+  const std::string name = any_type ? r.choice(key, def,
+                                               {"float32", "float16", "bfloat16", "int32", "float64", "int64",
+                                                "float8_e4m3", "float8_e5m2"})
+                                    : r.choice(key, def, {"float32", "float16", "bfloat16"});
   return parse_dtype(name).value_or(DType::kFloat32);
 }
 

@@ -52,8 +52,8 @@ std::string_view dtype_name(DType t) {
 }
 
 const std::vector<DType>& all_dtypes() {
-  static const std::vector<DType> kAll = {DType::kFloat32, DType::kFloat16,    DType::kBFloat16,
-                                          DType::kInt32,   DType::kFloat64,    DType::kInt64,
+  static const std::vector<DType> kAll = {DType::kFloat32,    DType::kFloat16,   DType::kBFloat16,
+                                          DType::kInt32,      DType::kFloat64,   DType::kInt64,
                                           DType::kFloat8E4M3, DType::kFloat8E5M2};
   return kAll;
 }

@@ -72,10 +72,10 @@ class Collectives {
   virtual Status upload(const Buffer& dst, const void* src, size_t bytes) = 0;
   virtual Status download(void* dst, const Buffer& src, size_t bytes) = 0;
 
-  // Counts are elements. Reductions apply op (avg: the sum over the ranks / ranks). Out of place: send and recv differ. In place, as NCCL
-  // lays it out: all_reduce and reduce pass one buffer as both; all_gather sends from its own
-  // block of recv (recv + rank * send_count); reduce_scatter leaves its block in its own block of
-  // send (recv = send + rank * recv_count). A backend whose library wants another layout (MPI's
+  // Counts are elements. Reductions apply op (avg: the sum over the ranks / ranks). Out of place: send and
+  // recv differ. In place, as NCCL lays it out: all_reduce and reduce pass one buffer as both; all_gather
+  // sends from its own block of recv (recv + rank * send_count); reduce_scatter leaves its block in its own
+  // block of send (recv = send + rank * recv_count). A backend whose library wants another layout (MPI's
   // MPI_IN_PLACE) makes this one from it.
   virtual Status all_reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, RedOp op) = 0;
   // recv holds size() * send_count elements, rank r's at r * send_count.
@@ -86,7 +86,8 @@ class Collectives {
   // In place: root's buf replaces every other rank's.
   virtual Status broadcast(const Buffer& buf, size_t count, DType t, int root) = 0;
   // root's recv gets the reduction of every rank's send; the other ranks' recv is left as it was.
-  virtual Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, RedOp op, int root) = 0;
+  virtual Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, RedOp op,
+                        int root) = 0;
   // send and recv hold size() blocks of per_rank elements; block p goes to rank p.
   virtual Status all_to_all(const Buffer& send, const Buffer& recv, size_t per_rank, DType t) = 0;
   // root's recv holds size() * count elements, rank r's send at r * count; the others' recv is left.

@@ -166,8 +166,8 @@ class MpiCollectives final : public Collectives {
     if (Status s = fits_int(send_count, "all_gather"); !s.ok()) return s;
     const int n = static_cast<int>(send_count);
     const bool in_place = send.data == at(recv, static_cast<size_t>(rank_) * send_count, t);
-    return mpi_error("MPI_Allgather", MPI_Allgather(in_place ? MPI_IN_PLACE : send.data, n, type(t), recv.data,
-                                                    n, type(t), comm_));
+    return mpi_error("MPI_Allgather", MPI_Allgather(in_place ? MPI_IN_PLACE : send.data, n, type(t),
+                                                    recv.data, n, type(t), comm_));
   }
 
   Status reduce_scatter(const Buffer& send, const Buffer& recv, size_t recv_count, DType t,
@@ -201,8 +201,8 @@ class MpiCollectives final : public Collectives {
     // In place only the root passes MPI_IN_PLACE; the others' send is their input as always.
     const bool in_place = send.data == recv.data && rank_ == root;
     Status s = in_int_pieces(count, t, send, recv, [&](const void* from, void* to, int n) {
-      return mpi_error("MPI_Reduce",
-                       MPI_Reduce(in_place ? MPI_IN_PLACE : from, to, n, type(t), mpi_op(t, op), root, comm_));
+      return mpi_error("MPI_Reduce", MPI_Reduce(in_place ? MPI_IN_PLACE : from, to, n, type(t), mpi_op(t, op),
+                                                root, comm_));
     });
     if (s.ok() && op == RedOp::kAvg && rank_ == root) divide_by_ranks(recv.data, count, t, size_);
     return s;
@@ -234,8 +234,8 @@ class MpiCollectives final : public Collectives {
     if (Status s = fits_int(count, "sendrecv"); !s.ok()) return s;
     const int n = static_cast<int>(count);
     const int to = (rank_ + 1) % size_, from = (rank_ - 1 + size_) % size_;
-    return mpi_error("MPI_Sendrecv", MPI_Sendrecv(send.data, n, type(t), to, 0, recv.data, n, type(t), from, 0,
-                                                  comm_, MPI_STATUS_IGNORE));
+    return mpi_error("MPI_Sendrecv", MPI_Sendrecv(send.data, n, type(t), to, 0, recv.data, n, type(t), from,
+                                                  0, comm_, MPI_STATUS_IGNORE));
   }
 
   // MPI's collectives are blocking: when a call returns, its data has moved.

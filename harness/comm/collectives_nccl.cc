@@ -178,7 +178,8 @@ class NcclCollectives final : public Collectives {
     if (Status s = nccl_has(t); !s.ok()) return s;
     return nccl_error(
         "ncclReduceScatter",
-        ncclReduceScatter(send.data, recv.data, recv_count, nccl_type(t), nccl_op(op), comm_, stream_), comm_);
+        ncclReduceScatter(send.data, recv.data, recv_count, nccl_type(t), nccl_op(op), comm_, stream_),
+        comm_);
   }
   Status broadcast(const Buffer& buf, size_t count, DType t, int root) override {
     return nccl_error("ncclBroadcast",
@@ -186,9 +187,9 @@ class NcclCollectives final : public Collectives {
   }
   Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, RedOp op, int root) override {
     if (Status s = nccl_has(t); !s.ok()) return s;
-    return nccl_error("ncclReduce",
-                      ncclReduce(send.data, recv.data, count, nccl_type(t), nccl_op(op), root, comm_, stream_),
-                      comm_);
+    return nccl_error(
+        "ncclReduce",
+        ncclReduce(send.data, recv.data, count, nccl_type(t), nccl_op(op), root, comm_, stream_), comm_);
   }
   Status all_to_all(const Buffer& send, const Buffer& recv, size_t per_rank, DType t) override {
 #if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
@@ -224,11 +225,12 @@ class NcclCollectives final : public Collectives {
     // Before 2.28: a send to the root, and the root's receives, in one group (nccl-tests' gather).
     const size_t block = count * dtype_size(t);
     Status s = nccl_error("ncclGroupStart", ncclGroupStart(), comm_);
-    if (s.ok()) s = nccl_error("ncclSend", ncclSend(send.data, count, nccl_type(t), root, comm_, stream_), comm_);
+    if (s.ok())
+      s = nccl_error("ncclSend", ncclSend(send.data, count, nccl_type(t), root, comm_, stream_), comm_);
     for (int p = 0; p < size_ && s.ok() && rank_ == root; ++p) {
-      s = nccl_error("ncclRecv",
-                     ncclRecv(static_cast<char*>(recv.data) + p * block, count, nccl_type(t), p, comm_, stream_),
-                     comm_);
+      s = nccl_error(
+          "ncclRecv",
+          ncclRecv(static_cast<char*>(recv.data) + p * block, count, nccl_type(t), p, comm_, stream_), comm_);
     }
     Status end = nccl_error("ncclGroupEnd", ncclGroupEnd(), comm_);
     return s.ok() ? end : s;
@@ -243,12 +245,13 @@ class NcclCollectives final : public Collectives {
     const size_t block = count * dtype_size(t);
     Status s = nccl_error("ncclGroupStart", ncclGroupStart(), comm_);
     for (int p = 0; p < size_ && s.ok() && rank_ == root; ++p) {
-      s = nccl_error("ncclSend",
-                     ncclSend(static_cast<const char*>(send.data) + p * block, count, nccl_type(t), p, comm_,
-                              stream_),
-                     comm_);
+      s = nccl_error(
+          "ncclSend",
+          ncclSend(static_cast<const char*>(send.data) + p * block, count, nccl_type(t), p, comm_, stream_),
+          comm_);
     }
-    if (s.ok()) s = nccl_error("ncclRecv", ncclRecv(recv.data, count, nccl_type(t), root, comm_, stream_), comm_);
+    if (s.ok())
+      s = nccl_error("ncclRecv", ncclRecv(recv.data, count, nccl_type(t), root, comm_, stream_), comm_);
     Status end = nccl_error("ncclGroupEnd", ncclGroupEnd(), comm_);
     return s.ok() ? end : s;
 #endif
@@ -257,8 +260,10 @@ class NcclCollectives final : public Collectives {
     // nccl-tests' sendrecv: to rank + 1, from rank - 1, in one group.
     const int to = (rank_ + 1) % size_, from = (rank_ - 1 + size_) % size_;
     Status s = nccl_error("ncclGroupStart", ncclGroupStart(), comm_);
-    if (s.ok()) s = nccl_error("ncclSend", ncclSend(send.data, count, nccl_type(t), to, comm_, stream_), comm_);
-    if (s.ok()) s = nccl_error("ncclRecv", ncclRecv(recv.data, count, nccl_type(t), from, comm_, stream_), comm_);
+    if (s.ok())
+      s = nccl_error("ncclSend", ncclSend(send.data, count, nccl_type(t), to, comm_, stream_), comm_);
+    if (s.ok())
+      s = nccl_error("ncclRecv", ncclRecv(recv.data, count, nccl_type(t), from, comm_, stream_), comm_);
     Status end = nccl_error("ncclGroupEnd", ncclGroupEnd(), comm_);
     return s.ok() ? end : s;
   }

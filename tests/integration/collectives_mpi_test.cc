@@ -199,7 +199,8 @@ TEST(MpiCollectives, Float8NeedsNccl) {
                                   "dtype": "float8_e4m3", "max_bytes": "4KiB", "iters": 2}]})");
   const json& p = j["phases"][0];
   EXPECT_EQ(p["status"], "skipped");
-  EXPECT_EQ(p["reason"].get<std::string>().rfind("float8_e4m3 needs the nccl backend: MPI has no 8-bit float type", 0),
+  EXPECT_EQ(p["reason"].get<std::string>().rfind(
+                "float8_e4m3 needs the nccl backend: MPI has no 8-bit float type", 0),
             0u)
       << p.dump();
 }

@@ -9,8 +9,8 @@
 // rounding.
 #pragma once
 
-#include <cstddef>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #include "harness/comm/collectives.h"

@@ -46,8 +46,8 @@ struct OpArgs {
   DType dtype = DType::kFloat32;
   int rank = 0;
   int ranks = 1;
-  int root = 0;           // broadcast, reduce, gather, scatter
-  bool in_place = false;  // send and recv lie in one buffer (OpCounts' in-place offsets)
+  int root = 0;               // broadcast, reduce, gather, scatter
+  bool in_place = false;      // send and recv lie in one buffer (OpCounts' in-place offsets)
   RedOp redop = RedOp::kSum;  // all_reduce, reduce_scatter, reduce
 };
 

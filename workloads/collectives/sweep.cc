@@ -31,9 +31,14 @@ json SizeSample::to_json() const {
   json iters = json::array();
   // Whole nanoseconds keep the gathered text short; the clocks are no finer.
   for (double s : iter_seconds) iters.push_back(std::llround(s * 1e9));
-  return {{"op", coll_op_name(op)}, {"size", size},         {"bytes", bytes},
-          {"count", count},         {"in_place", in_place}, {"iter_ns", iters},
-          {"total_ns", std::llround(total_seconds * 1e9)},  {"checked", checked},
+  return {{"op", coll_op_name(op)},
+          {"size", size},
+          {"bytes", bytes},
+          {"count", count},
+          {"in_place", in_place},
+          {"iter_ns", iters},
+          {"total_ns", std::llround(total_seconds * 1e9)},
+          {"checked", checked},
           {"wrong", wrong}};
 }
 
@@ -125,8 +130,13 @@ class SweepRunner {
 
   OpArgs args(const CollOpInfo& info, uint64_t size, bool in_place) const {
     const size_t es = dtype_size(spec_.dtype);
-    return OpArgs{info.counts(size / es, comm_.size(), es), spec_.dtype, comm_.rank(), comm_.size(),
-                  spec_.root, in_place, spec_.redop};
+    return OpArgs{info.counts(size / es, comm_.size(), es),
+                  spec_.dtype,
+                  comm_.rank(),
+                  comm_.size(),
+                  spec_.root,
+                  in_place,
+                  spec_.redop};
   }
 
   // One untimed call of an op at a size: the warm-up of every size, and the size's pace.
@@ -165,7 +175,8 @@ class SweepRunner {
     size_t slot = 0;
     for (int i = 0; i < spec_.iters && s.ok();) {
       // From the slowest rank's pace, so every rank cuts its chunks at the same iterations.
-      const int chunk = per_iter > 0 ? static_cast<int>(std::clamp(kStopCheckSeconds / per_iter, 1.0, 1e9)) : 1;
+      const int chunk =
+          per_iter > 0 ? static_cast<int>(std::clamp(kStopCheckSeconds / per_iter, 1.0, 1e9)) : 1;
       const int end = std::min(spec_.iters, i + chunk);
       const auto t0 = std::chrono::steady_clock::now();
       s = coll_.mark(slot);
@@ -209,7 +220,8 @@ class SweepRunner {
     if (a.in_place) fill_sentinel(a.dtype, host_recv_.data(), extent / es);
     info.fill(a, host_send_.data(), host_recv_.data() + recv_at);
     if (a.in_place && a.counts.send > 0) {
-      std::memcpy(host_recv_.data() + a.counts.send_in_place * rank * es, host_send_.data(), a.counts.send * es);
+      std::memcpy(host_recv_.data() + a.counts.send_in_place * rank * es, host_send_.data(),
+                  a.counts.send * es);
     }
     Status s = coll_.upload(recv_.get(), host_recv_.data(), extent);
     if (s.ok() && !a.in_place && a.counts.send > 0) {

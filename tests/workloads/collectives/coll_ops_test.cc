@@ -98,9 +98,9 @@ TEST_P(CollOpsAllRanks, ReferenceResultChecksCleanAndACorruptElementIsCaught) {
 INSTANTIATE_TEST_SUITE_P(RanksAndTypes, CollOpsAllRanks,
                          ::testing::Combine(::testing::Values(2, 3, 4, 7),
                                             ::testing::Values(DType::kFloat32, DType::kFloat16,
-                                                              DType::kBFloat16, DType::kInt32, DType::kFloat64,
-                                                              DType::kInt64, DType::kFloat8E4M3,
-                                                              DType::kFloat8E5M2)));
+                                                              DType::kBFloat16, DType::kInt32,
+                                                              DType::kFloat64, DType::kInt64,
+                                                              DType::kFloat8E4M3, DType::kFloat8E5M2)));
 
 TEST(CollOps, CountsFollowNcclTests) {
   // 4 ranks, a 1003-element float32 size: gathered and scattered ops take 1003 / 4 = 250 per rank,

@@ -61,7 +61,8 @@ TEST(SweepStats, SlowestRankPerIterationAndPerMean) {
 
 TEST(SweepStats, SkewAndFactorsAcrossOps) {
   std::vector<std::vector<SizeSample>> ranks(4);
-  const CollOp ops[] = {coll_op("all_reduce"), coll_op("reduce_scatter"), coll_op("broadcast"), coll_op("all_to_all")};
+  const CollOp ops[] = {coll_op("all_reduce"), coll_op("reduce_scatter"), coll_op("broadcast"),
+                        coll_op("all_to_all")};
   for (int r = 0; r < 4; ++r) {
     for (CollOp op : ops)
       ranks[static_cast<size_t>(r)].push_back(sample(op, 4096, {1e-4 * (r + 1), 1e-4 * (r + 1)}));

@@ -68,7 +68,8 @@ TEST(SweepDriver, EveryOpAndPlacementIsRightOnThreeRanks) {
       for (CollOp op : spec.ops) want += 2 * sweep_placements(spec, *op).size();  // 1 KiB and 4 KiB
       ASSERT_EQ(run.samples.size(), want);
       for (const SizeSample& s : run.samples) {
-        SCOPED_TRACE(std::string(coll_op_name(s.op)) + (s.in_place ? " in place " : " ") + std::to_string(s.size));
+        SCOPED_TRACE(std::string(coll_op_name(s.op)) + (s.in_place ? " in place " : " ") +
+                     std::to_string(s.size));
         EXPECT_TRUE(s.checked);
         EXPECT_EQ(s.wrong, 0u) << "rank " << r;
         EXPECT_EQ(s.iter_seconds.size(), 3u);

@@ -18,8 +18,9 @@ Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs&
 
 uint64_t check(const OpArgs& a, const void* recv) {
   const ReducePattern p = reduce_pattern(a.dtype, a.ranks, a.redop);
-  return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) { return reduce_result(p, i); },
-                     reduce_tolerance(a.dtype, a.redop, a.ranks));
+  return count_wrong(
+      a.dtype, recv, a.counts.recv, [&](size_t i) { return reduce_result(p, i); },
+      reduce_tolerance(a.dtype, a.redop, a.ranks));
 }
 
 }  // namespace

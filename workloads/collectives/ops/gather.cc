@@ -36,8 +36,6 @@ uint64_t check(const OpArgs& a, const void* recv) {
 
 }  // namespace
 
-CollOpInfo gather_op() {
-  return {"gather", &bus_factor, &counts, &fill, &check, &run, false, true, false};
-}
+CollOpInfo gather_op() { return {"gather", &bus_factor, &counts, &fill, &check, &run, false, true, false}; }
 
 }  // namespace iofab

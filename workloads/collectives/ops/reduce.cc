@@ -25,7 +25,9 @@ uint64_t check(const OpArgs& a, const void* recv) {
   const bool root = a.rank == a.root;
   return count_wrong(
       a.dtype, recv, a.counts.recv,
-      [&](size_t i) { return root ? reduce_result(p, i) : a.in_place ? reduce_input(p, a.rank, i) : kSentinel; },
+      [&](size_t i) {
+        return root ? reduce_result(p, i) : a.in_place ? reduce_input(p, a.rank, i) : kSentinel;
+      },
       root ? reduce_tolerance(a.dtype, a.redop, a.ranks) : 0);
 }
 

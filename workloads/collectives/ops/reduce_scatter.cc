@@ -24,8 +24,9 @@ Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs&
 uint64_t check(const OpArgs& a, const void* recv) {
   const ReducePattern p = reduce_pattern(a.dtype, a.ranks, a.redop);
   const size_t base = static_cast<size_t>(a.rank) * a.counts.param;
-  return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) { return reduce_result(p, base + i); },
-                     reduce_tolerance(a.dtype, a.redop, a.ranks));
+  return count_wrong(
+      a.dtype, recv, a.counts.recv, [&](size_t i) { return reduce_result(p, base + i); },
+      reduce_tolerance(a.dtype, a.redop, a.ranks));
 }
 
 }  // namespace
