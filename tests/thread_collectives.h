@@ -38,6 +38,7 @@ class ThreadCollectives final : public Collectives {
     *b = Buffer{};
   }
   Status upload(const Buffer& d, const void* s, size_t n) override {
+    if (uploads_left_ok >= 0 && uploads_left_ok-- == 0) return Status::IoError("injected upload failure");
     log += 'U';
     std::memcpy(d.data, s, n);
     return Status::Ok();
@@ -110,7 +111,8 @@ class ThreadCollectives final : public Collectives {
     return Status::Ok();
   }
 
-  std::string log;  // C call, M mark, U upload, D download (and what a LoggingComm adds)
+  std::string log;           // C call, M mark, U upload, D download (and what a LoggingComm adds)
+  int uploads_left_ok = -1;  // >= 0: that many uploads succeed, then one fails
 
  private:
   // Every rank's first `count` elements of buf, copied before any rank writes (so in place works).

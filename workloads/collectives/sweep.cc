@@ -197,7 +197,8 @@ class SweepRunner {
       s = coll_.seconds_between(spans[i].first, spans[i].second, &out->iter_seconds[i]);
       out->total_seconds += out->iter_seconds[i];
     }
-    if (spec_.check && s.ok()) s = check(info, a, out);
+    // Every rank comes to the check's agreement, a rank that failed above too, so none waits alone.
+    if (spec_.check) s = check(info, a, s, out);
     return s;
   }
 
@@ -211,19 +212,20 @@ class SweepRunner {
   }
 
   // nccl-tests' check run, after the timed one: fill, one call, compare. In place, the inputs are
-  // written over the sentinels at the op's in-place send offset.
-  Status check(const CollOpInfo& info, const OpArgs& a, SizeSample* out) {
+  // written over the sentinels at the op's in-place send offset. before: how the timed run ended.
+  Status check(const CollOpInfo& info, const OpArgs& a, const Status& before, SizeSample* out) {
+    Status s = before;
     const size_t es = dtype_size(a.dtype);
     const size_t rank = static_cast<size_t>(a.rank);
     const size_t extent = (a.in_place ? in_place_extent(a.counts, a.ranks) : a.counts.recv) * es;
     const size_t recv_at = a.in_place ? a.counts.recv_in_place * rank * es : 0;
-    if (a.in_place) fill_sentinel(a.dtype, host_recv_.data(), extent / es);
-    info.fill(a, host_send_.data(), host_recv_.data() + recv_at);
-    if (a.in_place && a.counts.send > 0) {
+    if (s.ok() && a.in_place) fill_sentinel(a.dtype, host_recv_.data(), extent / es);
+    if (s.ok()) info.fill(a, host_send_.data(), host_recv_.data() + recv_at);
+    if (s.ok() && a.in_place && a.counts.send > 0) {
       std::memcpy(host_recv_.data() + a.counts.send_in_place * rank * es, host_send_.data(),
                   a.counts.send * es);
     }
-    Status s = coll_.upload(recv_.get(), host_recv_.data(), extent);
+    if (s.ok()) s = coll_.upload(recv_.get(), host_recv_.data(), extent);
     if (s.ok() && !a.in_place && a.counts.send > 0) {
       s = coll_.upload(send_.get(), host_send_.data(), a.counts.send * es);
     }

@@ -26,14 +26,17 @@ struct RankRun {
   std::string log;
 };
 
-// Runs the sweep on `ranks` threads, each with a control plane and a data plane of its own.
-std::vector<RankRun> sweep_on_threads(int ranks, const SweepSpec& spec) {
+// Runs the sweep on `ranks` threads, each with a control plane and a data plane of its own; rank
+// `failing` has its upload number `fail_upload` fail.
+std::vector<RankRun> sweep_on_threads(int ranks, const SweepSpec& spec, int failing = -1,
+                                      int fail_upload = -1) {
   std::vector<RankRun> runs(static_cast<size_t>(ranks));
   ThreadCommHub data(ranks);
   std::atomic<bool> stop{false};
   testing::run_ranks(ranks, [&](Comm& control) {
     RankRun& mine = runs[static_cast<size_t>(control.rank())];
     ThreadCollectives coll(data, control.rank(), ranks);
+    if (control.rank() == failing) coll.uploads_left_ok = fail_upload;
     LoggingComm logged(control, &coll.log);
     mine.status = run_sweep(coll, logged, spec, stop, nullptr, &mine.samples);
     mine.log = coll.log;
@@ -143,6 +146,21 @@ TEST(SweepDriver, TimedSpansHoldOnlyTheCalls) {
     EXPECT_EQ(blocks, 2u * 2 + 2u * 1);  // all_reduce: 2 sizes x 2 placements; gather: 2 sizes x 1
     // The warm-up calls come right before each block, after the agreement: "A" then "C" then "M...".
     EXPECT_NE(run.log.find("ACM"), std::string::npos) << run.log;
+  }
+}
+
+TEST(SweepDriver, AFailedFillOnOneRankStopsEveryRankAtTheCheck) {
+  // Rank 2's third upload (the 1 KiB in-place check's) fails: every rank leaves the sweep with an error,
+  // none waits in a collective the others never join.
+  const auto runs = sweep_on_threads(3, spec_of({"all_reduce"}), 2, 2);
+  for (int r = 0; r < 3; ++r) {
+    const Status& s = runs[static_cast<size_t>(r)].status;
+    ASSERT_FALSE(s.ok()) << "rank " << r;
+    if (r == 2) {
+      EXPECT_EQ(s.message(), "injected upload failure");
+    } else {
+      EXPECT_EQ(s.message(), "rank 2 failed") << "rank " << r;
+    }
   }
 }
 
