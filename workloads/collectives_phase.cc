@@ -40,7 +40,6 @@ struct CollectivesParams {
   bool runs_fsdp() const { return mode == "fsdp" || mode == "compare" || mode == "all"; }
 };
 
-
 // What a rank sends rank 0 at the end of the phase: what it measured, and how it ended.
 struct RankResults {
   std::vector<SizeSample> sweep;
@@ -134,6 +133,11 @@ Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
     result->skip_reason = choice.skip;
     return Status::Ok();
   }
+  if (p_.runs_sweep() && choice.backend == "mpi" && dtype_is_float8(p_.sweep.dtype)) {
+    result->skip_reason = std::string(dtype_name(p_.sweep.dtype)) +
+                          " needs the nccl backend: MPI has no 8-bit float type (" + choice.reason + ")";
+    return Status::Ok();
+  }
   if (p_.runs_sweep() && p_.sweep.root >= ranks) {
     return Status::Invalid("root " + std::to_string(p_.sweep.root) + " is not a rank: there are " +
                            std::to_string(ranks) + " ranks");
@@ -216,11 +220,12 @@ Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
   return worst;
 }
 
-const char* const kDTypes[] = {"float32", "float16", "bfloat16", "int32"};
-
-DType read_dtype(ParamReader& r, std::string_view key, const char* def, bool allow_int) {
-  const std::string name = allow_int ? r.choice(key, def, {kDTypes[0], kDTypes[1], kDTypes[2], kDTypes[3]})
-                                     : r.choice(key, def, {kDTypes[0], kDTypes[1], kDTypes[2]});
+// A sweep takes every type; a model's parameters and gradients are float32, float16 or bfloat16.
+DType read_dtype(ParamReader& r, std::string_view key, const char* def, bool any_type) {
+  const std::string name = any_type ? r.choice(key, def,
+                                               {"float32", "float16", "bfloat16", "int32", "float64", "int64",
+                                                "float8_e4m3", "float8_e5m2"})
+                                    : r.choice(key, def, {"float32", "float16", "bfloat16"});
   return parse_dtype(name).value_or(DType::kFloat32);
 }
 
@@ -262,8 +267,14 @@ std::unique_ptr<Phase> parse_collectives(ParamReader& r) {
   s.iters = static_cast<int>(r.integer("iters", 20, 1, 100000));
   s.warmup = static_cast<int>(r.integer("warmup", 5, 0, 100000));
   s.dtype = read_dtype(r, "dtype", "float32", true);
+  s.redop = parse_redop(r.choice("redop", "sum", {"sum", "prod", "min", "max", "avg"})).value_or(RedOp::kSum);
   s.check = r.boolean("check", true);
   s.root = static_cast<int>(r.integer("root", 0, 0, 1 << 24));
+  s.across = parse_time_across_ranks(r.choice("time_across_ranks", "avg", {"avg", "max", "min", "rank0"}))
+                 .value_or(TimeAcrossRanks::kAvg);
+  const std::string placement = r.choice("placement", "both", {"both", "out_of_place", "in_place"});
+  s.out_of_place = placement != "in_place";
+  s.in_place = placement != "out_of_place";
   check_sweep_bounds(r, s.min_bytes, s.max_bytes, s.factor);
 
   ModelSpec& m = p.model;
@@ -310,7 +321,8 @@ const std::vector<MetricInfo>& collectives_metrics() {
     }
     const std::vector<MetricInfo> rest = {
         {"busbw.*", Unit::kBytesPerSecond, Better::kHigher,
-         "busbw.<op>.<size>: bus bandwidth at one sweep size"},
+         "busbw.<op>.<size>: bus bandwidth at one sweep size (busbw.<op>.in_place.<size> in place); "
+         "busbw.<op>.avg: the mean over the sweep's sizes and placements (nccl-tests' Avg bus bandwidth)"},
         {"algbw.*", Unit::kBytesPerSecond, Better::kHigher,
          "algbw.<op>.<size> and algbw.<op>.max: S / time, S as nccl-tests counts it"},
         {"wrong_elements", Unit::kCount, Better::kLower,

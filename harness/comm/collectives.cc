@@ -14,13 +14,17 @@ Status make_nccl_collectives(Comm& comm, int device, std::unique_ptr<Collectives
 size_t dtype_size(DType t) {
   switch (t) {
     case DType::kFloat32:
-      return 4;
-    case DType::kFloat16:
-      return 2;
-    case DType::kBFloat16:
-      return 2;
     case DType::kInt32:
       return 4;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      return 2;
+    case DType::kFloat64:
+    case DType::kInt64:
+      return 8;
+    case DType::kFloat8E4M3:
+    case DType::kFloat8E5M2:
+      return 1;
   }
   return 4;
 }
@@ -35,13 +39,53 @@ std::string_view dtype_name(DType t) {
       return "bfloat16";
     case DType::kInt32:
       return "int32";
+    case DType::kFloat64:
+      return "float64";
+    case DType::kInt64:
+      return "int64";
+    case DType::kFloat8E4M3:
+      return "float8_e4m3";
+    case DType::kFloat8E5M2:
+      return "float8_e5m2";
   }
   return "float32";
 }
 
+const std::vector<DType>& all_dtypes() {
+  static const std::vector<DType> kAll = {DType::kFloat32,    DType::kFloat16,   DType::kBFloat16,
+                                          DType::kInt32,      DType::kFloat64,   DType::kInt64,
+                                          DType::kFloat8E4M3, DType::kFloat8E5M2};
+  return kAll;
+}
+
 std::optional<DType> parse_dtype(std::string_view name) {
-  for (DType t : {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kInt32}) {
+  for (DType t : all_dtypes()) {
     if (dtype_name(t) == name) return t;
+  }
+  return std::nullopt;
+}
+
+bool dtype_is_float8(DType t) { return t == DType::kFloat8E4M3 || t == DType::kFloat8E5M2; }
+
+std::string_view redop_name(RedOp op) {
+  switch (op) {
+    case RedOp::kSum:
+      return "sum";
+    case RedOp::kProd:
+      return "prod";
+    case RedOp::kMin:
+      return "min";
+    case RedOp::kMax:
+      return "max";
+    case RedOp::kAvg:
+      return "avg";
+  }
+  return "sum";
+}
+
+std::optional<RedOp> parse_redop(std::string_view name) {
+  for (RedOp op : {RedOp::kSum, RedOp::kProd, RedOp::kMin, RedOp::kMax, RedOp::kAvg}) {
+    if (redop_name(op) == name) return op;
   }
   return std::nullopt;
 }

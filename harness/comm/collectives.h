@@ -26,11 +26,21 @@
 
 namespace iofab {
 
-enum class DType { kFloat32, kFloat16, kBFloat16, kInt32 };
+// nccl-tests' types, less the unsigned and 8-bit integer ones. The float8 types move on NCCL only
+// (2.24 and later): MPI has no 8-bit float type.
+enum class DType { kFloat32, kFloat16, kBFloat16, kInt32, kFloat64, kInt64, kFloat8E4M3, kFloat8E5M2 };
 
 size_t dtype_size(DType t);
-std::string_view dtype_name(DType t);  // "float32", "float16", "bfloat16", "int32"
+// "float32", "float16", "bfloat16", "int32", "float64", "int64", "float8_e4m3", "float8_e5m2"
+std::string_view dtype_name(DType t);
 std::optional<DType> parse_dtype(std::string_view name);
+const std::vector<DType>& all_dtypes();
+bool dtype_is_float8(DType t);
+
+// A reduction's operator, as nccl-tests' -o (ncclSum, ncclProd, ncclMin, ncclMax, ncclAvg).
+enum class RedOp { kSum, kProd, kMin, kMax, kAvg };
+std::string_view redop_name(RedOp op);  // "sum", "prod", "min", "max", "avg"
+std::optional<RedOp> parse_redop(std::string_view name);
 
 enum class MemoryKind { kHost, kDevice };
 
@@ -62,18 +72,30 @@ class Collectives {
   virtual Status upload(const Buffer& dst, const void* src, size_t bytes) = 0;
   virtual Status download(void* dst, const Buffer& src, size_t bytes) = 0;
 
-  // Counts are elements. Reductions sum. Out of place: send and recv differ.
-  virtual Status all_reduce(const Buffer& send, const Buffer& recv, size_t count, DType t) = 0;
+  // Counts are elements. Reductions apply op (avg: the sum over the ranks / ranks). Out of place: send and
+  // recv differ. In place, as NCCL lays it out: all_reduce and reduce pass one buffer as both; all_gather
+  // sends from its own block of recv (recv + rank * send_count); reduce_scatter leaves its block in its own
+  // block of send (recv = send + rank * recv_count). A backend whose library wants another layout (MPI's
+  // MPI_IN_PLACE) makes this one from it.
+  virtual Status all_reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, RedOp op) = 0;
   // recv holds size() * send_count elements, rank r's at r * send_count.
   virtual Status all_gather(const Buffer& send, const Buffer& recv, size_t send_count, DType t) = 0;
-  // send holds size() * recv_count elements; rank r gets the sum of every rank's r-th block.
-  virtual Status reduce_scatter(const Buffer& send, const Buffer& recv, size_t recv_count, DType t) = 0;
+  // send holds size() * recv_count elements; rank r gets the reduction of every rank's r-th block.
+  virtual Status reduce_scatter(const Buffer& send, const Buffer& recv, size_t recv_count, DType t,
+                                RedOp op) = 0;
   // In place: root's buf replaces every other rank's.
   virtual Status broadcast(const Buffer& buf, size_t count, DType t, int root) = 0;
-  // root's recv gets the sum of every rank's send; the other ranks' recv is left as it was.
-  virtual Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) = 0;
+  // root's recv gets the reduction of every rank's send; the other ranks' recv is left as it was.
+  virtual Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, RedOp op,
+                        int root) = 0;
   // send and recv hold size() blocks of per_rank elements; block p goes to rank p.
   virtual Status all_to_all(const Buffer& send, const Buffer& recv, size_t per_rank, DType t) = 0;
+  // root's recv holds size() * count elements, rank r's send at r * count; the others' recv is left.
+  virtual Status gather(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) = 0;
+  // root's send holds size() * count elements; rank r's recv gets block r of it.
+  virtual Status scatter(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) = 0;
+  // Each rank sends count elements to rank + 1 and receives as many from rank - 1 (in a ring), at once.
+  virtual Status send_recv(const Buffer& send, const Buffer& recv, size_t count, DType t) = 0;
 
   // Waits until every call issued so far has finished on this rank.
   virtual Status synchronize() = 0;

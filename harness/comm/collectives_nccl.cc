@@ -30,6 +30,7 @@ Status nccl_error(const char* call, ncclResult_t r, ncclComm_t comm) {
   return Status::IoError(msg);
 }
 
+// NCCL has every iofab type; the float8 ones since 2.24 (an older NCCL refuses them: nccl_has()).
 ncclDataType_t nccl_type(DType t) {
   switch (t) {
     case DType::kFloat32:
@@ -40,8 +41,49 @@ ncclDataType_t nccl_type(DType t) {
       return ncclBfloat16;
     case DType::kInt32:
       return ncclInt32;
+    case DType::kFloat64:
+      return ncclFloat64;
+    case DType::kInt64:
+      return ncclInt64;
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+    case DType::kFloat8E4M3:
+      return ncclFloat8e4m3;
+    case DType::kFloat8E5M2:
+      return ncclFloat8e5m2;
+#else
+    case DType::kFloat8E4M3:
+    case DType::kFloat8E5M2:
+      return ncclUint8;
+#endif
   }
   return ncclFloat32;
+}
+
+Status nccl_has(DType t) {
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+  (void)t;
+  return Status::Ok();
+#else
+  if (!dtype_is_float8(t)) return Status::Ok();
+  return Status::Unavailable(std::string(dtype_name(t)) + " needs NCCL 2.24 or later (built with " +
+                             std::to_string(NCCL_VERSION_CODE) + ")");
+#endif
+}
+
+ncclRedOp_t nccl_op(RedOp op) {
+  switch (op) {
+    case RedOp::kSum:
+      return ncclSum;
+    case RedOp::kProd:
+      return ncclProd;
+    case RedOp::kMin:
+      return ncclMin;
+    case RedOp::kMax:
+      return ncclMax;
+    case RedOp::kAvg:
+      return ncclAvg;
+  }
+  return ncclSum;
 }
 
 class NcclCollectives final : public Collectives {
@@ -121,31 +163,41 @@ class NcclCollectives final : public Collectives {
     return cuda_error("cudaMemcpy", cudaMemcpy(dst, src.data, bytes, cudaMemcpyDeviceToHost));
   }
 
-  Status all_reduce(const Buffer& send, const Buffer& recv, size_t count, DType t) override {
+  Status all_reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, RedOp op) override {
+    if (Status s = nccl_has(t); !s.ok()) return s;
     return nccl_error("ncclAllReduce",
-                      ncclAllReduce(send.data, recv.data, count, nccl_type(t), ncclSum, comm_, stream_),
+                      ncclAllReduce(send.data, recv.data, count, nccl_type(t), nccl_op(op), comm_, stream_),
                       comm_);
   }
   Status all_gather(const Buffer& send, const Buffer& recv, size_t send_count, DType t) override {
     return nccl_error("ncclAllGather",
                       ncclAllGather(send.data, recv.data, send_count, nccl_type(t), comm_, stream_), comm_);
   }
-  Status reduce_scatter(const Buffer& send, const Buffer& recv, size_t recv_count, DType t) override {
+  Status reduce_scatter(const Buffer& send, const Buffer& recv, size_t recv_count, DType t,
+                        RedOp op) override {
+    if (Status s = nccl_has(t); !s.ok()) return s;
     return nccl_error(
         "ncclReduceScatter",
-        ncclReduceScatter(send.data, recv.data, recv_count, nccl_type(t), ncclSum, comm_, stream_), comm_);
+        ncclReduceScatter(send.data, recv.data, recv_count, nccl_type(t), nccl_op(op), comm_, stream_),
+        comm_);
   }
   Status broadcast(const Buffer& buf, size_t count, DType t, int root) override {
     return nccl_error("ncclBroadcast",
                       ncclBroadcast(buf.data, buf.data, count, nccl_type(t), root, comm_, stream_), comm_);
   }
-  Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) override {
-    return nccl_error("ncclReduce",
-                      ncclReduce(send.data, recv.data, count, nccl_type(t), ncclSum, root, comm_, stream_),
-                      comm_);
+  Status reduce(const Buffer& send, const Buffer& recv, size_t count, DType t, RedOp op, int root) override {
+    if (Status s = nccl_has(t); !s.ok()) return s;
+    return nccl_error(
+        "ncclReduce",
+        ncclReduce(send.data, recv.data, count, nccl_type(t), nccl_op(op), root, comm_, stream_), comm_);
   }
   Status all_to_all(const Buffer& send, const Buffer& recv, size_t per_rank, DType t) override {
-    // Point-to-point pairs in one group, as nccl-tests' alltoall: works on every NCCL since 2.7.
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    // NCCL 2.28 has an all-to-all of its own, which nccl-tests' alltoall now calls.
+    return nccl_error("ncclAlltoAll",
+                      ncclAlltoAll(send.data, recv.data, per_rank, nccl_type(t), comm_, stream_), comm_);
+#else
+    // Before 2.28: point-to-point pairs in one group, as nccl-tests' alltoall did (NCCL 2.7 and on).
     const size_t block = per_rank * dtype_size(t);
     Status s = nccl_error("ncclGroupStart", ncclGroupStart(), comm_);
     for (int p = 0; p < size_ && s.ok(); ++p) {
@@ -160,6 +212,58 @@ class NcclCollectives final : public Collectives {
             comm_);
       }
     }
+    Status end = nccl_error("ncclGroupEnd", ncclGroupEnd(), comm_);
+    return s.ok() ? end : s;
+#endif
+  }
+
+  Status gather(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) override {
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    return nccl_error("ncclGather",
+                      ncclGather(send.data, recv.data, count, nccl_type(t), root, comm_, stream_), comm_);
+#else
+    // Before 2.28: a send to the root, and the root's receives, in one group (nccl-tests' gather).
+    const size_t block = count * dtype_size(t);
+    Status s = nccl_error("ncclGroupStart", ncclGroupStart(), comm_);
+    if (s.ok())
+      s = nccl_error("ncclSend", ncclSend(send.data, count, nccl_type(t), root, comm_, stream_), comm_);
+    for (int p = 0; p < size_ && s.ok() && rank_ == root; ++p) {
+      s = nccl_error(
+          "ncclRecv",
+          ncclRecv(static_cast<char*>(recv.data) + p * block, count, nccl_type(t), p, comm_, stream_), comm_);
+    }
+    Status end = nccl_error("ncclGroupEnd", ncclGroupEnd(), comm_);
+    return s.ok() ? end : s;
+#endif
+  }
+  Status scatter(const Buffer& send, const Buffer& recv, size_t count, DType t, int root) override {
+#if defined(NCCL_VERSION_CODE) && NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+    return nccl_error("ncclScatter",
+                      ncclScatter(send.data, recv.data, count, nccl_type(t), root, comm_, stream_), comm_);
+#else
+    // Before 2.28: the root's sends, and a receive from the root, in one group (nccl-tests' scatter).
+    const size_t block = count * dtype_size(t);
+    Status s = nccl_error("ncclGroupStart", ncclGroupStart(), comm_);
+    for (int p = 0; p < size_ && s.ok() && rank_ == root; ++p) {
+      s = nccl_error(
+          "ncclSend",
+          ncclSend(static_cast<const char*>(send.data) + p * block, count, nccl_type(t), p, comm_, stream_),
+          comm_);
+    }
+    if (s.ok())
+      s = nccl_error("ncclRecv", ncclRecv(recv.data, count, nccl_type(t), root, comm_, stream_), comm_);
+    Status end = nccl_error("ncclGroupEnd", ncclGroupEnd(), comm_);
+    return s.ok() ? end : s;
+#endif
+  }
+  Status send_recv(const Buffer& send, const Buffer& recv, size_t count, DType t) override {
+    // nccl-tests' sendrecv: to rank + 1, from rank - 1, in one group.
+    const int to = (rank_ + 1) % size_, from = (rank_ - 1 + size_) % size_;
+    Status s = nccl_error("ncclGroupStart", ncclGroupStart(), comm_);
+    if (s.ok())
+      s = nccl_error("ncclSend", ncclSend(send.data, count, nccl_type(t), to, comm_, stream_), comm_);
+    if (s.ok())
+      s = nccl_error("ncclRecv", ncclRecv(recv.data, count, nccl_type(t), from, comm_, stream_), comm_);
     Status end = nccl_error("ncclGroupEnd", ncclGroupEnd(), comm_);
     return s.ok() ? end : s;
   }

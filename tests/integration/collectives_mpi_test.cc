@@ -30,6 +30,8 @@ const char* kSuite = R"({
      "ops": "all_reduce,all_to_all"},
     {"kind": "collectives", "name": "sweep_reduce", "mode": "sweep", "dtype": "bfloat16",
      "ops": ["reduce"], "root": 1, "checks": [{"metric": "wrong_elements", "op": "==", "value": 0}]},
+    {"kind": "collectives", "name": "sweep_p2p", "mode": "sweep", "ops": ["gather", "scatter", "sendrecv"],
+     "root": 1, "time_across_ranks": "max", "checks": [{"metric": "wrong_elements", "op": "==", "value": 0}]},
     {"kind": "collectives", "name": "steps", "params": 4e5, "layers": 4, "steps": 2, "warmup_steps": 1,
      "bucket_cap": "256KiB", "first_bucket_cap": "64KiB", "compute_per_layer": "200us",
      "checks": [{"metric": "exposed_comm_fraction.fsdp", "op": "<=", "value": 1.0},
@@ -80,6 +82,15 @@ void expect_sweep_correct(const json& p, int ranks, size_t ops) {
     EXPECT_LE(s["p50_s"].get<double>(), s["p99_s"].get<double>());
     EXPECT_EQ(s["rank_mean_s"].size(), static_cast<size_t>(ranks));
     EXPECT_GE(m["busbw." + op + ".max"].get<double>(), bus);
+    EXPECT_GT(m["busbw." + op + ".avg"].get<double>(), 0);
+    EXPECT_NEAR(s["time_us"].get<double>(), s["mean_s"].get<double>() * 1e6, 1e-6);
+    // In place, beside the out-of-place run, for the ops that have both.
+    if (s["in_place"].is_object()) {
+      const json& in = s["in_place"];
+      EXPECT_TRUE(in["checked"].get<bool>()) << in.dump();
+      EXPECT_EQ(in["wrong"], 0) << in.dump();
+      EXPECT_GT(m["busbw." + op + ".in_place." + size].get<double>(), 0);
+    }
   }
 }
 
@@ -117,7 +128,12 @@ TEST(MpiCollectives, TwoRanksEveryOpCheckedAndStepsCompared) {
   expect_sweep_correct(phase(j, "sweep_bf16"), 2, 3);
   expect_sweep_correct(phase(j, "sweep_i32"), 2, 2);
   expect_sweep_correct(phase(j, "sweep_reduce"), 2, 1);
+  expect_sweep_correct(phase(j, "sweep_p2p"), 2, 3);
   expect_steps_correct(phase(j, "steps"), 2);
+  // The time definition is named, nccl-tests' default unless the suite says otherwise.
+  EXPECT_EQ(phase(j, "sweep")["result"]["details"]["sweep"]["time_across_ranks"], "avg");
+  EXPECT_EQ(phase(j, "sweep_p2p")["result"]["details"]["sweep"]["time_across_ranks"], "max");
+  EXPECT_TRUE(phase(j, "sweep")["result"]["details"]["sweep"]["sizes"][0]["in_place"].is_object());
   EXPECT_EQ(phase(j, "sweep_f16")["result"]["details"]["sweep"]["dtype"], "float16");
 }
 
@@ -126,6 +142,7 @@ TEST(MpiCollectives, FourRanksOversubscribed) {
   EXPECT_EQ(j["verdict"]["status"], "passed");
   expect_sweep_correct(phase(j, "sweep"), 4, 5);
   expect_sweep_correct(phase(j, "sweep_bf16"), 4, 3);
+  expect_sweep_correct(phase(j, "sweep_p2p"), 4, 3);
   expect_steps_correct(phase(j, "steps"), 4);
 }
 
@@ -155,6 +172,37 @@ TEST(MpiCollectives, NcclWithoutAGpuSkipsWithTheReason) {
     EXPECT_EQ(p["status"], "passed") << p.dump(1);
     EXPECT_EQ(p["result"]["details"]["backend"]["name"], "nccl");
   }
+}
+
+TEST(MpiCollectives, OperatorsAndTypesOnMpi) {
+  // MPI's built-in ops on 64-bit types, its user ops on 16-bit ones, and avg (a sum, then / n).
+  const json j = run_suite(3, R"({
+    "defaults": {"mode": "sweep", "min_bytes": "1KiB", "max_bytes": "64KiB", "factor": 8, "iters": 2,
+                 "warmup": 1, "ops": ["all_reduce", "reduce_scatter", "reduce"], "root": 2},
+    "phases": [
+      {"kind": "collectives", "name": "f64_prod", "dtype": "float64", "redop": "prod"},
+      {"kind": "collectives", "name": "i64_avg", "dtype": "int64", "redop": "avg"},
+      {"kind": "collectives", "name": "f16_max", "dtype": "float16", "redop": "max"},
+      {"kind": "collectives", "name": "bf16_avg", "dtype": "bfloat16", "redop": "avg"},
+      {"kind": "collectives", "name": "f32_min", "dtype": "float32", "redop": "min", "placement": "in_place"}
+    ]})");
+  EXPECT_EQ(j["verdict"]["status"], "passed");
+  for (const char* name : {"f64_prod", "i64_avg", "f16_max", "bf16_avg", "f32_min"}) {
+    SCOPED_TRACE(name);
+    expect_sweep_correct(phase(j, name), 3, 3);
+  }
+  EXPECT_EQ(phase(j, "i64_avg")["result"]["details"]["sweep"]["redop"], "avg");
+}
+
+TEST(MpiCollectives, Float8NeedsNccl) {
+  const json j = run_suite(2, R"({"phases": [{"kind": "collectives", "backend": "mpi", "mode": "sweep",
+                                  "dtype": "float8_e4m3", "max_bytes": "4KiB", "iters": 2}]})");
+  const json& p = j["phases"][0];
+  EXPECT_EQ(p["status"], "skipped");
+  EXPECT_EQ(p["reason"].get<std::string>().rfind(
+                "float8_e4m3 needs the nccl backend: MPI has no 8-bit float type", 0),
+            0u)
+      << p.dump();
 }
 
 TEST(MpiCollectives, BadRootIsAnError) {

@@ -21,7 +21,8 @@ std::optional<CollOp> parse_coll_op(std::string_view name);
 // The row of an op the code itself names (a step schedule's all_reduce); the name must be in the table.
 CollOp coll_op(std::string_view name);
 
-// all_reduce 2(n-1)/n; all_gather, reduce_scatter, all_to_all (n-1)/n; broadcast, reduce 1.
+// all_reduce 2(n-1)/n; all_gather, reduce_scatter, all_to_all, gather, scatter (n-1)/n; broadcast, reduce,
+// sendrecv 1.
 double bus_factor(CollOp op, int ranks);
 double algbw(double bytes, double seconds);
 double busbw(CollOp op, int ranks, double bytes, double seconds);

@@ -24,14 +24,31 @@ struct OpCounts {
   size_t recv = 0;   // elements in the recv buffer
   size_t param = 0;  // the count the call takes
   size_t bus = 0;    // S in elements, as nccl-tests counts it; 0: the size is too small for this op
+  // In place, send and recv lie in the recv buffer, at rank x these (elements; nccl-tests'
+  // sendInplaceOffset and recvInplaceOffset): all_gather sends from its own block, reduce_scatter
+  // leaves its result in its own block.
+  size_t send_in_place = 0;
+  size_t recv_in_place = 0;
 };
+
+// nccl-tests' block per rank for the ops that split a buffer over the ranks (all_gather,
+// reduce_scatter, all_to_all, gather, scatter): count / ranks, rounded down to a whole number of
+// 16 bytes, (count/nranks) & -(16/eltSize). At 3 ranks and 1 KiB of float32 that is 84 elements,
+// 1008 bytes in all.
+size_t block_per_rank(size_t elements, int ranks, size_t elt_size);
+
+// Elements of the recv buffer an in-place run spans on any rank: its send and its recv, at their
+// in-place offsets.
+size_t in_place_extent(const OpCounts& c, int ranks);
 
 struct OpArgs {
   OpCounts counts;
   DType dtype = DType::kFloat32;
   int rank = 0;
   int ranks = 1;
-  int root = 0;  // broadcast and reduce
+  int root = 0;               // broadcast, reduce, gather, scatter
+  bool in_place = false;      // send and recv lie in one buffer (OpCounts' in-place offsets)
+  RedOp redop = RedOp::kSum;  // all_reduce, reduce_scatter, reduce
 };
 
 // A row's address is the op's identity (CollOp).
@@ -40,9 +57,9 @@ struct CollOpInfo {
   // busbw / algbw on `ranks` ranks: what each rank's link carries per byte of S under the best (ring)
   // algorithm (nccl-tests' <Op>GetBw and doc/PERFORMANCE.md).
   double (*bus_factor)(int ranks);
-  // Counts for a sweep size of `elements` (bytes / dtype size), as nccl-tests' <Op>GetCollByteCount
-  // rounds them.
-  OpCounts (*counts)(size_t elements, int ranks);
+  // Counts for a sweep size of `elements` (bytes / dtype size) of elt_size bytes each, as
+  // nccl-tests' <Op>GetCollByteCount rounds them.
+  OpCounts (*counts)(size_t elements, int ranks, size_t elt_size);
   // Fills this rank's host buffers for a checked run; outputs start as kSentinel.
   void (*fill)(const OpArgs& a, void* send, void* recv);
   // Elements of this rank's recv that differ from what the op must leave there.
@@ -51,9 +68,14 @@ struct CollOpInfo {
   // Swept when a suite names no `ops`. Ops added after the first five are not, so a suite's report
   // keeps the figures it had.
   bool by_default;
+  // The placements the op runs in. Both for the ops whose libraries take either (nccl-tests times
+  // both for every op; iofab leaves out a placement no backend runs, or whose result nccl-tests
+  // does not check).
+  bool out_of_place = true;
+  bool in_place = false;
 };
 
-// all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, reduce.
+// all_reduce, all_gather, reduce_scatter, broadcast, all_to_all, reduce, gather, scatter, sendrecv.
 const std::vector<CollOpInfo>& coll_op_table();
 // The row named name; null when the table has none.
 const CollOpInfo* find_coll_op(std::string_view name);

@@ -1,8 +1,10 @@
 #include "workloads/collectives/results.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
+#include "workloads/collectives/coll_ops.h"
 #include "workloads/collectives/step_stats.h"
 #include "workloads/collectives/sweep_stats.h"
 
@@ -13,32 +15,56 @@ using nlohmann::json;
 bool add_sweep_results(const std::vector<std::vector<SizeSample>>& per_rank, const SweepSpec& spec,
                        PhaseResult* result) {
   std::vector<SizeStats> stats;
-  if (!merge_sweep(per_rank, &stats)) return false;
+  if (!merge_sweep(per_rank, spec.across, &stats)) return false;
   auto& m = result->metrics;
   json sizes = json::array();
   uint64_t wrong = 0;
   bool checked = false;
   double skew_max = 0;
+  std::map<std::string, std::pair<double, int>> busbw_sum;  // op -> (sum, runs): nccl-tests' average
   for (const auto& s : stats) {
-    sizes.push_back(s.to_json());
-    if (!s.ran) continue;
     const std::string op(coll_op_name(s.op));
+    // An in-place run goes beside its size's out-of-place one when the op has both (nccl-tests'
+    // two column groups); an op with one placement has only its plain figures.
+    const bool beside = s.in_place && s.op->out_of_place && spec.out_of_place;
+    if (beside && !sizes.empty() && sizes.back()["op"] == op && sizes.back()["size"] == s.size) {
+      sizes.back()["in_place"] = s.to_json();
+    } else {
+      json entry = s.to_json();
+      entry["in_place"] = s.in_place;
+      sizes.push_back(std::move(entry));
+    }
+    if (!s.ran) continue;
     const std::string size = std::to_string(s.size);
-    m["busbw." + op + "." + size] = s.busbw;
-    m["algbw." + op + "." + size] = s.algbw;
+    const std::string place = beside ? "in_place." : "";
+    m["busbw." + op + "." + place + size] = s.busbw;
+    m["algbw." + op + "." + place + size] = s.algbw;
     m["busbw." + op + ".max"] = std::max(m["busbw." + op + ".max"], s.busbw);
     m["algbw." + op + ".max"] = std::max(m["algbw." + op + ".max"], s.algbw);
+    busbw_sum[op].first += s.busbw;
+    busbw_sum[op].second += 1;
     wrong += s.wrong;
     checked = checked || s.checked;
     skew_max = std::max(skew_max, s.skew);
   }
+  for (const auto& [op, sum] : busbw_sum) m["busbw." + op + ".avg"] = sum.first / sum.second;
   if (checked) m["wrong_elements"] = static_cast<double>(wrong);
   m["rank_skew_max"] = skew_max;
   json ops = json::array();
   for (CollOp op : spec.ops) ops.push_back(coll_op_name(op));
-  result->details["sweep"] = {{"ops", ops},          {"dtype", dtype_name(spec.dtype)},
-                              {"iters", spec.iters}, {"warmup", spec.warmup},
-                              {"check", spec.check}, {"ranks", per_rank.size()},
+  json placements = json::array();
+  if (spec.out_of_place) placements.push_back("out_of_place");
+  if (spec.in_place) placements.push_back("in_place");
+  result->details["sweep"] = {{"ops", ops},
+                              {"dtype", dtype_name(spec.dtype)},
+                              {"redop", redop_name(spec.redop)},
+                              {"iters", spec.iters},
+                              {"warmup", spec.warmup},
+                              {"check", spec.check},
+                              {"ranks", per_rank.size()},
+                              {"time_across_ranks", time_across_ranks_name(spec.across)},
+                              {"time_definition", time_across_ranks_meaning(spec.across)},
+                              {"placements", placements},
                               {"sizes", sizes}};
   if (checked && wrong > 0) {
     result->warnings.push_back(std::to_string(wrong) +

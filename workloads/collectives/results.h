@@ -1,7 +1,9 @@
 // Turns what every rank measured into the phase's public metrics (names in
 // DESIGN.md) and details, on rank 0. Metric values are base units: bytes,
 // bytes/s, seconds, fractions, counts.
-//   sweep: busbw.<op>.<size>, algbw.<op>.<size>, busbw.<op>.max, algbw.<op>.max,
+//   sweep: busbw.<op>.<size>, algbw.<op>.<size> (out of place, or the op's one placement),
+//          busbw.<op>.in_place.<size>, algbw.<op>.in_place.<size>, busbw.<op>.max, algbw.<op>.max,
+//          busbw.<op>.avg (the mean over every run, both placements: nccl-tests' "Avg bus bandwidth"),
 //          wrong_elements (when checked), rank_skew_max
 //   steps: <mode>.step_seconds, .comm_seconds, .compute_seconds, .exposed_comm_seconds,
 //          .bytes_per_rank (what the step issued), .bytes_per_rank_analytic (the formula),

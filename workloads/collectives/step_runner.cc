@@ -24,11 +24,11 @@ Status StepRunner::prepare() {
 Status StepRunner::issue(const StepTask& t) {
   switch (t.kind) {
     case StepTaskKind::kAllReduce:
-      return coll_.all_reduce(send_.get(), recv_.get(), t.count, t.dtype);
+      return coll_.all_reduce(send_.get(), recv_.get(), t.count, t.dtype, RedOp::kSum);
     case StepTaskKind::kAllGather:
       return coll_.all_gather(send_.get(), recv_.get(), t.count, t.dtype);
     case StepTaskKind::kReduceScatter:
-      return coll_.reduce_scatter(send_.get(), recv_.get(), t.count, t.dtype);
+      return coll_.reduce_scatter(send_.get(), recv_.get(), t.count, t.dtype, RedOp::kSum);
     default:
       return Status::Internal("a compute task in the comm lane");
   }

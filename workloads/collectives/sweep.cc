@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "harness/phase/params.h"
 #include "harness/phase/phase.h"
 #include "workloads/collectives/agreement.h"
+#include "workloads/collectives/coll_data.h"
 #include "workloads/collectives/coll_ops.h"
 
 namespace iofab {
@@ -29,9 +31,15 @@ json SizeSample::to_json() const {
   json iters = json::array();
   // Whole nanoseconds keep the gathered text short; the clocks are no finer.
   for (double s : iter_seconds) iters.push_back(std::llround(s * 1e9));
-  return {{"op", coll_op_name(op)}, {"size", size},     {"bytes", bytes},
-          {"count", count},         {"iter_ns", iters}, {"total_ns", std::llround(total_seconds * 1e9)},
-          {"checked", checked},     {"wrong", wrong}};
+  return {{"op", coll_op_name(op)},
+          {"size", size},
+          {"bytes", bytes},
+          {"count", count},
+          {"in_place", in_place},
+          {"iter_ns", iters},
+          {"total_ns", std::llround(total_seconds * 1e9)},
+          {"checked", checked},
+          {"wrong", wrong}};
 }
 
 bool SizeSample::from_json(const json& j, SizeSample* out) {
@@ -45,6 +53,7 @@ bool SizeSample::from_json(const json& j, SizeSample* out) {
   out->size = j.value("size", uint64_t{0});
   out->bytes = j.value("bytes", uint64_t{0});
   out->count = j.value("count", uint64_t{0});
+  out->in_place = j.value("in_place", false);
   out->iter_seconds.clear();
   for (const auto& v : j["iter_ns"]) {
     if (!v.is_number()) return false;
@@ -56,15 +65,25 @@ bool SizeSample::from_json(const json& j, SizeSample* out) {
   return true;
 }
 
+std::vector<bool> sweep_placements(const SweepSpec& spec, const CollOpInfo& op) {
+  std::vector<bool> out;
+  if (spec.out_of_place && op.out_of_place) out.push_back(false);
+  if (spec.in_place && op.in_place) out.push_back(true);
+  // An op with one placement runs in it whatever the suite asks: its figures are the op's only ones.
+  if (out.empty()) out.push_back(op.in_place && !op.out_of_place);
+  return out;
+}
+
 void sweep_buffer_bytes(const SweepSpec& spec, int ranks, uint64_t* send, uint64_t* recv) {
   const size_t es = dtype_size(spec.dtype);
   *send = 0;
   *recv = 0;
   for (CollOp info : spec.ops) {
     for (uint64_t size : sweep_sizes(spec.min_bytes, spec.max_bytes, spec.factor)) {
-      const OpCounts c = info->counts(size / es, ranks);
+      const OpCounts c = info->counts(size / es, ranks, es);
       *send = std::max<uint64_t>(*send, c.send * es);
       *recv = std::max<uint64_t>(*recv, c.recv * es);
+      if (info->in_place) *recv = std::max<uint64_t>(*recv, in_place_extent(c, ranks) * es);
     }
   }
 }
@@ -87,6 +106,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// A view of part of a buffer the backend allocated (device pointers offset as host ones do).
+Buffer slice(const Buffer& b, size_t offset_bytes) {
+  return Buffer{static_cast<char*>(b.data) + offset_bytes, b.bytes - std::min(b.bytes, offset_bytes), b.kind};
+}
+
 class SweepRunner {
  public:
   SweepRunner(Collectives& coll, Comm& comm, const SweepSpec& spec, const std::atomic<bool>& stop)
@@ -97,44 +121,67 @@ class SweepRunner {
     sweep_buffer_bytes(spec_, comm_.size(), &send, &recv);
     Status s = send_.allocate(coll_, send);
     if (s.ok()) s = recv_.allocate(coll_, recv);
-    if (s.ok() && spec_.check && coll_.memory() == MemoryKind::kDevice) {
+    if (s.ok() && spec_.check) {
       host_send_.resize(send);
       host_recv_.resize(recv);
     }
     return s;
   }
 
-  Status measure(const CollOpInfo& info, uint64_t size, SizeSample* out) {
+  OpArgs args(const CollOpInfo& info, uint64_t size, bool in_place) const {
     const size_t es = dtype_size(spec_.dtype);
-    const OpArgs a{info.counts(size / es, comm_.size()), spec_.dtype, comm_.rank(), comm_.size(), spec_.root};
+    return OpArgs{info.counts(size / es, comm_.size(), es),
+                  spec_.dtype,
+                  comm_.rank(),
+                  comm_.size(),
+                  spec_.root,
+                  in_place,
+                  spec_.redop};
+  }
+
+  // One untimed call of an op at a size: the warm-up of every size, and the size's pace.
+  Status warm(const CollOpInfo& info, uint64_t size, double* seconds) {
+    *seconds = 0;
+    const OpArgs a = args(info, size, false);
+    if (a.counts.bus == 0) return Status::Ok();
+    const auto t0 = std::chrono::steady_clock::now();
+    Status s = call(info, a);
+    if (s.ok()) s = coll_.synchronize();
+    *seconds = seconds_since(t0);
+    return s;
+  }
+
+  // pace: seconds per call at this size, the slowest rank's, from the warm-up pass.
+  Status measure(const CollOpInfo& info, uint64_t size, bool in_place, double pace, SizeSample* out) {
+    const size_t es = dtype_size(spec_.dtype);
+    const OpArgs a = args(info, size, in_place);
     out->op = &info;
     out->size = size;
     out->bytes = a.counts.bus * es;
     out->count = a.counts.param;
+    out->in_place = in_place;
     if (a.counts.bus == 0) return Status::Ok();
-    Status s = spec_.check ? fill(info, a) : Status::Ok();
-    // A failed fill still meets the others at the barrier; the next agreement stops everyone.
-    Status b = comm_.barrier();
-    if (!s.ok() || !b.ok()) return s.ok() ? b : s;
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < spec_.warmup && s.ok(); ++i) s = info.run(coll_, send_.get(), recv_.get(), a);
+    // The ranks leave the agreement before this at different times; these calls absorb that.
+    Status s;
+    for (int i = 0; i < spec_.warmup && s.ok(); ++i) s = call(info, a);
     if (s.ok()) s = coll_.synchronize();
-    double per_iter = spec_.warmup > 0 ? seconds_since(t0) / spec_.warmup : 0.0;
-    s = agree_to_continue(comm_, s, stop_, &per_iter);
     // The iterations run in chunks of about kStopCheckSeconds, and the ranks agree between
     // chunks, outside the timed spans, whether a stop signal came: a launcher ending the job
     // kills the ranks about a second after its signal, and the report must be out before.
     // Fast sizes fit in one chunk, so they are timed exactly as nccl-tests times them.
     std::vector<std::pair<size_t, size_t>> spans;  // each iteration's (start mark, end mark)
+    spans.reserve(static_cast<size_t>(spec_.iters));
+    double per_iter = pace;
     size_t slot = 0;
     for (int i = 0; i < spec_.iters && s.ok();) {
       // From the slowest rank's pace, so every rank cuts its chunks at the same iterations.
-      const int chunk = per_iter > 0 ? static_cast<int>(std::clamp(kStopCheckSeconds / per_iter, 1.0, 1e9)) : 1;
+      const int chunk =
+          per_iter > 0 ? static_cast<int>(std::clamp(kStopCheckSeconds / per_iter, 1.0, 1e9)) : 1;
       const int end = std::min(spec_.iters, i + chunk);
-      t0 = std::chrono::steady_clock::now();
+      const auto t0 = std::chrono::steady_clock::now();
       s = coll_.mark(slot);
       for (; i < end && s.ok(); ++i) {
-        s = info.run(coll_, send_.get(), recv_.get(), a);
+        s = call(info, a);
         if (s.ok()) s = coll_.mark(slot + 1);
         spans.emplace_back(slot, slot + 1);
         ++slot;
@@ -150,31 +197,45 @@ class SweepRunner {
       s = coll_.seconds_between(spans[i].first, spans[i].second, &out->iter_seconds[i]);
       out->total_seconds += out->iter_seconds[i];
     }
-    if (s.ok() && spec_.check) s = check(info, a, out);
+    // Every rank comes to the check's agreement, a rank that failed above too, so none waits alone.
+    if (spec_.check) s = check(info, a, s, out);
     return s;
   }
 
  private:
-  Status fill(const CollOpInfo& info, const OpArgs& a) {
+  Status call(const CollOpInfo& info, const OpArgs& a) {
+    if (!a.in_place) return info.run(coll_, send_.get(), recv_.get(), a);
     const size_t es = dtype_size(a.dtype);
-    if (coll_.memory() == MemoryKind::kHost) {
-      info.fill(a, send_.get().data, recv_.get().data);
-      return Status::Ok();
-    }
-    info.fill(a, host_send_.data(), host_recv_.data());
-    Status s =
-        a.counts.send > 0 ? coll_.upload(send_.get(), host_send_.data(), a.counts.send * es) : Status::Ok();
-    return s.ok() ? coll_.upload(recv_.get(), host_recv_.data(), a.counts.recv * es) : s;
+    const size_t rank = static_cast<size_t>(a.rank);
+    return info.run(coll_, slice(recv_.get(), a.counts.send_in_place * rank * es),
+                    slice(recv_.get(), a.counts.recv_in_place * rank * es), a);
   }
 
-  Status check(const CollOpInfo& info, const OpArgs& a, SizeSample* out) {
-    const void* recv = recv_.get().data;
-    if (coll_.memory() == MemoryKind::kDevice) {
-      Status s = coll_.download(host_recv_.data(), recv_.get(), a.counts.recv * dtype_size(a.dtype));
-      if (!s.ok()) return s;
-      recv = host_recv_.data();
+  // nccl-tests' check run, after the timed one: fill, one call, compare. In place, the inputs are
+  // written over the sentinels at the op's in-place send offset. before: how the timed run ended.
+  Status check(const CollOpInfo& info, const OpArgs& a, const Status& before, SizeSample* out) {
+    Status s = before;
+    const size_t es = dtype_size(a.dtype);
+    const size_t rank = static_cast<size_t>(a.rank);
+    const size_t extent = (a.in_place ? in_place_extent(a.counts, a.ranks) : a.counts.recv) * es;
+    const size_t recv_at = a.in_place ? a.counts.recv_in_place * rank * es : 0;
+    if (s.ok() && a.in_place) fill_sentinel(a.dtype, host_recv_.data(), extent / es);
+    if (s.ok()) info.fill(a, host_send_.data(), host_recv_.data() + recv_at);
+    if (s.ok() && a.in_place && a.counts.send > 0) {
+      std::memcpy(host_recv_.data() + a.counts.send_in_place * rank * es, host_send_.data(),
+                  a.counts.send * es);
     }
-    out->wrong = info.check(a, recv);
+    if (s.ok()) s = coll_.upload(recv_.get(), host_recv_.data(), extent);
+    if (s.ok() && !a.in_place && a.counts.send > 0) {
+      s = coll_.upload(send_.get(), host_send_.data(), a.counts.send * es);
+    }
+    // A failed upload on one rank must not leave the others in the call.
+    s = agree_to_continue(comm_, s, stop_);
+    if (s.ok()) s = call(info, a);
+    if (s.ok()) s = coll_.synchronize();
+    if (s.ok()) s = coll_.download(host_recv_.data(), recv_.get(), extent);
+    if (!s.ok()) return s;
+    out->wrong = info.check(a, host_recv_.data() + recv_at);
     out->checked = true;
     return Status::Ok();
   }
@@ -196,20 +257,36 @@ Status run_sweep(Collectives& coll, Comm& comm, const SweepSpec& spec, const std
   out->clear();
   const auto sizes = sweep_sizes(spec.min_bytes, spec.max_bytes, spec.factor);
   uint64_t total = 0;
-  for (size_t i = 0; i < spec.ops.size(); ++i) {
-    for (uint64_t s : sizes) total += s * static_cast<uint64_t>(spec.iters);
+  for (CollOp info : spec.ops) {
+    const uint64_t runs = info != nullptr ? sweep_placements(spec, *info).size() : 1;
+    for (uint64_t s : sizes) total += s * static_cast<uint64_t>(spec.iters) * runs;
   }
   if (progress != nullptr) progress->total_bytes.fetch_add(total);
   SweepRunner runner(coll, comm, spec, stop);
   Status st = runner.prepare();
-  for (CollOp info : spec.ops) {
-    for (uint64_t size : sizes) {
-      st = agree_to_continue(comm, info != nullptr ? st : Status::Internal("no such op"), stop);
+  // The warm-up of every size, before any is timed; each size's pace, the slowest rank's.
+  std::vector<std::vector<double>> pace(spec.ops.size(), std::vector<double>(sizes.size(), 0.0));
+  for (size_t o = 0; o < spec.ops.size(); ++o) {
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      st = agree_to_continue(comm, spec.ops[o] != nullptr ? st : Status::Internal("no such op"), stop,
+                             k > 0 ? &pace[o][k - 1] : nullptr);
       if (!st.ok()) return st;
-      SizeSample sample;
-      st = runner.measure(*info, size, &sample);
-      out->push_back(std::move(sample));
-      if (progress != nullptr) progress->done_bytes.fetch_add(size * static_cast<uint64_t>(spec.iters));
+      st = runner.warm(*spec.ops[o], sizes[k], &pace[o][k]);
+    }
+    st = agree_to_continue(comm, st, stop, sizes.empty() ? nullptr : &pace[o].back());
+    if (!st.ok()) return st;
+  }
+  for (size_t o = 0; o < spec.ops.size(); ++o) {
+    const CollOpInfo& info = *spec.ops[o];
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      for (bool in_place : sweep_placements(spec, info)) {
+        st = agree_to_continue(comm, st, stop);
+        if (!st.ok()) return st;
+        SizeSample sample;
+        st = runner.measure(info, sizes[k], in_place, pace[o][k], &sample);
+        out->push_back(std::move(sample));
+        if (progress != nullptr) progress->done_bytes.fetch_add(sizes[k] * static_cast<uint64_t>(spec.iters));
+      }
     }
   }
   return agree_to_continue(comm, st, stop);

@@ -10,7 +10,10 @@ using nlohmann::json;
 json SizeStats::to_json() const {
   json j = {{"op", coll_op_name(op)}, {"size", size}, {"bytes", bytes}, {"count", count}, {"ran", ran}};
   if (!ran) return j;
-  j.update({{"mean_s", mean_s},
+  j.update({{"time_across_ranks", time_across_ranks_name(across)},
+            {"mean_s", mean_s},
+            // nccl-tests' "time (us)" column, beside its algbw and busbw.
+            {"time_us", mean_s * 1e6},
             {"p50_s", p50_s},
             {"p99_s", p99_s},
             {"algbw", algbw},
@@ -30,7 +33,8 @@ double percentile(std::vector<double> v, double p) {
   return v[std::min(idx, v.size() - 1)];
 }
 
-bool merge_sweep(const std::vector<std::vector<SizeSample>>& per_rank, std::vector<SizeStats>* out) {
+bool merge_sweep(const std::vector<std::vector<SizeSample>>& per_rank, TimeAcrossRanks across,
+                 std::vector<SizeStats>* out) {
   out->clear();
   if (per_rank.empty()) return true;
   const int ranks = static_cast<int>(per_rank.size());
@@ -45,31 +49,36 @@ bool merge_sweep(const std::vector<std::vector<SizeSample>>& per_rank, std::vect
     s.size = first.size;
     s.bytes = first.bytes;
     s.count = first.count;
+    s.in_place = first.in_place;
+    s.across = across;
     s.ran = first.bytes > 0 && !first.iter_seconds.empty();
-    std::vector<double> slowest(first.iter_seconds.size(), 0.0);
-    double mean_max = 0, mean_min = 0;
+    const size_t iters = first.iter_seconds.size();
+    // by_iter[i][r]: rank r's time for iteration i.
+    std::vector<std::vector<double>> by_iter(iters, std::vector<double>(per_rank.size(), 0.0));
     s.checked = true;
     for (int r = 0; r < ranks; ++r) {
       const SizeSample& x = per_rank[static_cast<size_t>(r)][k];
-      if (x.op != s.op || x.size != s.size || x.bytes != s.bytes || x.iter_seconds.size() != slowest.size()) {
+      if (x.op != s.op || x.size != s.size || x.bytes != s.bytes || x.in_place != s.in_place ||
+          x.iter_seconds.size() != iters) {
         return false;
       }
-      for (size_t i = 0; i < slowest.size(); ++i) slowest[i] = std::max(slowest[i], x.iter_seconds[i]);
-      const double mean =
-          x.iter_seconds.empty() ? 0 : x.total_seconds / static_cast<double>(x.iter_seconds.size());
-      s.rank_mean_s.push_back(mean);
-      mean_max = r == 0 ? mean : std::max(mean_max, mean);
-      mean_min = r == 0 ? mean : std::min(mean_min, mean);
+      for (size_t i = 0; i < iters; ++i) by_iter[i][static_cast<size_t>(r)] = x.iter_seconds[i];
+      s.rank_mean_s.push_back(iters == 0 ? 0 : x.total_seconds / static_cast<double>(iters));
       s.checked = s.checked && x.checked;
       s.wrong += x.wrong;
     }
     if (s.ran) {
-      s.mean_s = mean_max;
-      s.p50_s = percentile(slowest, 0.50);
-      s.p99_s = percentile(slowest, 0.99);
+      std::vector<double> per_iter;
+      per_iter.reserve(iters);
+      for (const auto& times : by_iter) per_iter.push_back(combine_across_ranks(across, times));
+      const double slowest = *std::max_element(s.rank_mean_s.begin(), s.rank_mean_s.end());
+      const double fastest = *std::min_element(s.rank_mean_s.begin(), s.rank_mean_s.end());
+      s.mean_s = combine_across_ranks(across, s.rank_mean_s);
+      s.p50_s = percentile(per_iter, 0.50);
+      s.p99_s = percentile(per_iter, 0.99);
       s.algbw = algbw(static_cast<double>(s.bytes), s.mean_s);
       s.busbw = busbw(s.op, ranks, static_cast<double>(s.bytes), s.mean_s);
-      s.skew = mean_max > 0 ? (mean_max - mean_min) / mean_max : 0;
+      s.skew = slowest > 0 ? (slowest - fastest) / slowest : 0;
     } else {
       s.checked = false;
       s.rank_mean_s.clear();

@@ -25,7 +25,7 @@ struct Ranks {
 // Whether the op writes rank me's recv: broadcast's root keeps its buffer, reduce writes the root's only.
 bool has_output(CollOp op, int me, int root) {
   if (op == coll_op("broadcast")) return me != root;
-  if (op == coll_op("reduce")) return me == root;
+  if (op == coll_op("reduce") || op == coll_op("gather")) return me == root;
   return true;
 }
 
@@ -48,6 +48,12 @@ void reference(CollOp op, const OpCounts& c, DType t, int n, int root, Ranks* r)
         v = get(r->recv[static_cast<size_t>(root)], i);
       } else if (name == "all_to_all") {
         v = get(r->send[i / c.param], me * c.param + i % c.param);
+      } else if (name == "gather") {
+        v = get(r->send[i / c.param], i % c.param);
+      } else if (name == "scatter") {
+        v = get(r->send[static_cast<size_t>(root)], me * c.param + i);
+      } else if (name == "sendrecv") {
+        v = get(r->send[static_cast<size_t>((me - 1 + n) % n)], i);
       } else {
         ADD_FAILURE() << "no reference for op " << name << ": add one with its row";
       }
@@ -63,7 +69,7 @@ TEST_P(CollOpsAllRanks, ReferenceResultChecksCleanAndACorruptElementIsCaught) {
   const size_t es = dtype_size(t);
   for (const auto& info : coll_op_table()) {
     SCOPED_TRACE(std::string(coll_op_name(&info)) + " n=" + std::to_string(n));
-    const OpCounts c = info.counts(1000 + 7, n);
+    const OpCounts c = info.counts(1000 + 7, n, es);
     ASSERT_GT(c.bus, 0u);
     const int root = n - 1;
     Ranks r;
@@ -81,10 +87,10 @@ TEST_P(CollOpsAllRanks, ReferenceResultChecksCleanAndACorruptElementIsCaught) {
       const OpArgs a{c, t, me, n, root};
       EXPECT_EQ(info.check(a, r.recv[static_cast<size_t>(me)].data()), 0u) << "rank " << me;
     }
-    // One element off by one is one wrong element.
+    // One element changed is one wrong element (-2: no op produces it, and every type holds it).
     const OpArgs a0{c, t, 0, n, root};
     const size_t i = c.recv / 2;
-    store_value(t, r.recv[0].data(), i, load_value(t, r.recv[0].data(), i) + 1);
+    store_value(t, r.recv[0].data(), i, -2);
     EXPECT_EQ(info.check(a0, r.recv[0].data()), 1u);
   }
 }
@@ -92,31 +98,59 @@ TEST_P(CollOpsAllRanks, ReferenceResultChecksCleanAndACorruptElementIsCaught) {
 INSTANTIATE_TEST_SUITE_P(RanksAndTypes, CollOpsAllRanks,
                          ::testing::Combine(::testing::Values(2, 3, 4, 7),
                                             ::testing::Values(DType::kFloat32, DType::kFloat16,
-                                                              DType::kBFloat16, DType::kInt32)));
+                                                              DType::kBFloat16, DType::kInt32,
+                                                              DType::kFloat64, DType::kInt64,
+                                                              DType::kFloat8E4M3, DType::kFloat8E5M2)));
 
 TEST(CollOps, CountsFollowNcclTests) {
-  // 4 ranks, a 1003-element size: gathered and scattered ops round down to a multiple of 4; reduce
-  // moves what all_reduce moves (to one rank); broadcast runs in place on recv.
+  // 4 ranks, a 1003-element float32 size: gathered and scattered ops take 1003 / 4 = 250 per rank,
+  // rounded down to 16 bytes (248); reduce moves what all_reduce moves (to one rank); broadcast runs
+  // in place on recv.
   struct Case {
     const char* op;
     OpCounts want;  // send, recv, param, bus
   };
   const Case cases[] = {{"all_reduce", {1003, 1003, 1003, 1003}}, {"reduce", {1003, 1003, 1003, 1003}},
-                        {"all_gather", {250, 1000, 250, 1000}},   {"reduce_scatter", {1000, 250, 250, 1000}},
-                        {"broadcast", {0, 1003, 1003, 1003}},     {"all_to_all", {1000, 1000, 250, 1000}}};
+                        {"all_gather", {248, 992, 248, 992}},     {"reduce_scatter", {992, 248, 248, 992}},
+                        {"broadcast", {0, 1003, 1003, 1003}},     {"all_to_all", {992, 992, 248, 992}},
+                        {"gather", {248, 992, 248, 992}},         {"scatter", {992, 248, 248, 992}},
+                        {"sendrecv", {1003, 1003, 1003, 1003}}};
   for (const Case& c : cases) {
-    const OpCounts got = coll_op(c.op)->counts(1003, 4);
+    const OpCounts got = coll_op(c.op)->counts(1003, 4, 4);
     EXPECT_EQ(std::tie(got.send, got.recv, got.param, got.bus),
               std::tie(c.want.send, c.want.recv, c.want.param, c.want.bus))
         << c.op;
   }
   // Too small to give every rank an element: not run.
-  EXPECT_EQ(coll_op("all_gather")->counts(3, 4).bus, 0u);
+  EXPECT_EQ(coll_op("all_gather")->counts(3, 4, 4).bus, 0u);
+  // Fewer than 16 bytes per rank rounds to nothing, as nccl-tests' mask does.
+  EXPECT_EQ(coll_op("reduce_scatter")->counts(12, 4, 4).bus, 0u);
+}
+
+TEST(CollOps, BlocksPerRankAreWhole16ByteLines) {
+  // nccl-tests: (count/nranks) & -(16/eltSize). 3 ranks, 1 KiB of float32: 85 -> 84 elements per rank,
+  // 1008 bytes moved, where count/nranks alone would move 1020.
+  for (const char* op : {"all_gather", "reduce_scatter", "all_to_all", "gather", "scatter"}) {
+    const OpCounts c = coll_op(op)->counts(1024 / 4, 3, 4);
+    EXPECT_EQ(c.param, 84u) << op;
+    EXPECT_EQ(c.bus * 4, 1008u) << op;
+  }
+  EXPECT_EQ(block_per_rank(256, 3, 2), 80u);  // 16-bit: multiples of 8
+  EXPECT_EQ(block_per_rank(256, 3, 8), 84u);  // 64-bit: multiples of 2
+  EXPECT_EQ(block_per_rank(256, 3, 1), 80u);  // 8-bit: multiples of 16
+  // In place, all_gather sends from its own block and reduce_scatter keeps its result in its own.
+  const OpCounts ag = coll_op("all_gather")->counts(256, 3, 4);
+  EXPECT_EQ(ag.send_in_place, 84u);
+  EXPECT_EQ(in_place_extent(ag, 3), 252u);
+  const OpCounts rs = coll_op("reduce_scatter")->counts(256, 3, 4);
+  EXPECT_EQ(rs.recv_in_place, 84u);
+  EXPECT_EQ(in_place_extent(rs, 3), 252u);
 }
 
 TEST(CollOps, OneRowPerOpNamedAsTheSuiteNamesIt) {
   const CollOp all[] = {coll_op("all_reduce"), coll_op("all_gather"), coll_op("reduce_scatter"),
-                        coll_op("broadcast"), coll_op("reduce"),    coll_op("all_to_all")};
+                        coll_op("broadcast"),  coll_op("reduce"),     coll_op("all_to_all"),
+                        coll_op("gather"),     coll_op("scatter"),    coll_op("sendrecv")};
   EXPECT_EQ(coll_op_table().size(), std::size(all));
   for (CollOp op : all) {
     const CollOpInfo* info = op;
@@ -127,7 +161,8 @@ TEST(CollOps, OneRowPerOpNamedAsTheSuiteNamesIt) {
   // A row's address is its op: two rows of one name would make the second unreachable.
   std::set<std::string_view> names;
   for (const auto& info : coll_op_table()) EXPECT_TRUE(names.insert(info.name).second) << info.name;
-  // The default sweep is the five ops iofab began with; reduce runs when a suite names it.
+  // The default sweep is the five ops iofab began with; reduce, gather, scatter and sendrecv run when a
+  // suite names them.
   std::vector<std::string_view> defaults;
   for (const auto& info : coll_op_table()) {
     if (info.by_default) defaults.push_back(info.name);
@@ -138,7 +173,7 @@ TEST(CollOps, OneRowPerOpNamedAsTheSuiteNamesIt) {
 
 TEST(CollOps, ReduceLeavesTheOtherRanksRecvAlone) {
   const CollOpInfo& reduce = *coll_op("reduce");
-  const OpCounts c = reduce.counts(64, 3);
+  const OpCounts c = reduce.counts(64, 3, 4);
   std::vector<unsigned char> send(c.send * 4), recv(c.recv * 4);
   const OpArgs other{c, DType::kFloat32, 0, 3, 2};
   reduce.fill(other, send.data(), recv.data());
@@ -160,14 +195,46 @@ TEST(CollData, ReductionsStayExactForManyRanks) {
           store_value(t, cell.data(), 0, sum + reduce_input(p, r, i));
           sum = load_value(t, cell.data(), 0);
         }
-        ASSERT_EQ(sum, reduce_sum(p, i)) << dtype_name(t) << " n=" << n << " i=" << i;
+        ASSERT_EQ(sum, reduce_result(p, i)) << dtype_name(t) << " n=" << n << " i=" << i;
       }
     }
   }
+}
+
+TEST(CollData, EveryOperatorAndTypeStaysExact) {
+  // nccl-tests' -o sum, prod, min, max, avg on every type iofab has, reduced in the dtype one rank at a
+  // time (avg: the sum, then / n), lands on the exact result.
+  for (DType t : all_dtypes()) {
+    for (RedOp op : {RedOp::kSum, RedOp::kProd, RedOp::kMin, RedOp::kMax, RedOp::kAvg}) {
+      for (int n : {2, 3, 7, 16}) {
+        const ReducePattern p = reduce_pattern(t, n, op);
+        for (uint64_t i = 0; i < 40; ++i) {
+          std::vector<unsigned char> cell(8);
+          double acc = reduce_input(p, 0, i);
+          for (int r = 1; r < n; ++r) {
+            const double x = reduce_input(p, r, i);
+            const double v = op == RedOp::kProd  ? acc * x
+                             : op == RedOp::kMin ? std::min(acc, x)
+                             : op == RedOp::kMax ? std::max(acc, x)
+                                                 : acc + x;
+            store_value(t, cell.data(), 0, v);
+            acc = load_value(t, cell.data(), 0);
+          }
+          if (op == RedOp::kAvg) acc = as_stored(t, acc / n);
+          ASSERT_EQ(acc, reduce_result(p, i))
+              << dtype_name(t) << " " << redop_name(op) << " n=" << n << " i=" << i;
+        }
+      }
+    }
+  }
+  // Moved values a float8 cannot hold compare as it stores them.
+  EXPECT_EQ(as_stored(DType::kFloat8E4M3, 250), 256);
+  EXPECT_EQ(as_stored(DType::kFloat8E5M2, 7), 7);
+  EXPECT_EQ(as_stored(DType::kInt64, 1e15), 1e15);
   // Values depend on the index, so misplaced blocks are caught.
   const ReducePattern p = reduce_pattern(DType::kFloat32, 2);
   bool varies = false;
-  for (uint64_t i = 1; i < 20; ++i) varies = varies || reduce_sum(p, i) != reduce_sum(p, 0);
+  for (uint64_t i = 1; i < 20; ++i) varies = varies || reduce_result(p, i) != reduce_result(p, 0);
   EXPECT_TRUE(varies);
 }
 

@@ -33,7 +33,9 @@ TEST(CollectivesParams, DefaultsResolve) {
   EXPECT_EQ(p["iters"], 20);
   EXPECT_EQ(p["warmup"], 5);
   EXPECT_EQ(p["check"], true);
-  EXPECT_EQ(phase->planned_bytes(64), 0u);  // nothing goes to the target
+  EXPECT_EQ(p["time_across_ranks"], "avg");  // nccl-tests' default, -a 1
+  EXPECT_EQ(p["placement"], "both");         // out of place and in place, as nccl-tests' two column groups
+  EXPECT_EQ(phase->planned_bytes(64), 0u);   // nothing goes to the target
 }
 
 TEST(CollectivesParams, UnitsAndDerivedDefaults) {
@@ -68,6 +70,9 @@ TEST(CollectivesParams, ErrorsNameTheField) {
   EXPECT_NE(errors_of({{"mode", "zero"}}).find("phases[0].mode"), std::string::npos);
   EXPECT_NE(errors_of({{"grad_dtype", "int32"}}).find("phases[0].grad_dtype"), std::string::npos);
   EXPECT_NE(errors_of({{"backend", "gloo"}}).find("phases[0].backend"), std::string::npos);
+  EXPECT_NE(errors_of({{"time_across_ranks", "mean"}}).find("phases[0].time_across_ranks"),
+            std::string::npos);
+  EXPECT_NE(errors_of({{"placement", "inplace"}}).find("phases[0].placement"), std::string::npos);
   EXPECT_NE(errors_of({{"bucket_sz", "1MiB"}}).find("phases[0].bucket_sz: unknown parameter"),
             std::string::npos);
 }

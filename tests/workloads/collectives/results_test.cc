@@ -43,6 +43,10 @@ TEST(CollectivesResults, SweepMetricsByOpAndSize) {
   EXPECT_EQ(m.at("wrong_elements"), 4);  // one per rank
   EXPECT_EQ(res.warnings.size(), 1u);
   EXPECT_EQ(res.details["sweep"]["sizes"].size(), 3u);
+  EXPECT_EQ(res.details["sweep"]["time_across_ranks"], "avg");
+  // nccl-tests' "Avg bus bandwidth": the mean over the op's sizes.
+  EXPECT_DOUBLE_EQ(m.at("busbw.all_reduce.avg"),
+                   (m.at("busbw.all_reduce.1024") + m.at("busbw.all_reduce.4096")) / 2);
   // Every metric the phase produces is one its kind declares, so checks can name it.
   for (const auto& [name, v] : m) {
     bool declared = false;
@@ -52,6 +56,33 @@ TEST(CollectivesResults, SweepMetricsByOpAndSize) {
     }
     EXPECT_TRUE(declared) << name;
   }
+}
+
+TEST(CollectivesResults, InPlaceBesideOutOfPlaceAndInTheAverage) {
+  SweepSpec spec;
+  spec.ops = {coll_op("all_reduce"), coll_op("broadcast")};
+  std::vector<std::vector<SizeSample>> ranks(2);
+  for (auto& r : ranks) {
+    SizeSample in = sample(coll_op("all_reduce"), 1024, 4e-5, 0);
+    in.in_place = true;
+    SizeSample bcast = sample(coll_op("broadcast"), 1024, 1e-5, 0);
+    bcast.in_place = true;  // broadcast's one placement
+    r = {sample(coll_op("all_reduce"), 1024, 1e-5, 0), in, bcast};
+  }
+  PhaseResult res;
+  ASSERT_TRUE(add_sweep_results(ranks, spec, &res));
+  const auto& m = res.metrics;
+  EXPECT_DOUBLE_EQ(m.at("algbw.all_reduce.1024"), 1024 / 1e-5);
+  EXPECT_DOUBLE_EQ(m.at("algbw.all_reduce.in_place.1024"), 1024 / 4e-5);
+  EXPECT_DOUBLE_EQ(m.at("busbw.all_reduce.avg"),
+                   (m.at("busbw.all_reduce.1024") + m.at("busbw.all_reduce.in_place.1024")) / 2);
+  // An op with one placement keeps the plain names.
+  EXPECT_TRUE(m.count("busbw.broadcast.1024"));
+  EXPECT_FALSE(m.count("busbw.broadcast.in_place.1024"));
+  const auto& sizes = res.details["sweep"]["sizes"];
+  ASSERT_EQ(sizes.size(), 2u);  // the in-place run sits inside its size's entry
+  EXPECT_NEAR(sizes[0]["in_place"]["time_us"].get<double>(), 40, 1e-9);
+  EXPECT_NEAR(sizes[0]["time_us"].get<double>(), 10, 1e-9);
 }
 
 TEST(CollectivesResults, StepMetricsAndRatios) {

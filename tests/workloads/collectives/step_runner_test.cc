@@ -43,12 +43,15 @@ class SleepyCollectives final : public Collectives {
     std::memcpy(d, s.data, n);
     return Status::Ok();
   }
-  Status all_reduce(const Buffer&, const Buffer&, size_t, DType) override { return call('R'); }
+  Status all_reduce(const Buffer&, const Buffer&, size_t, DType, RedOp) override { return call('R'); }
   Status all_gather(const Buffer&, const Buffer&, size_t, DType) override { return call('G'); }
-  Status reduce_scatter(const Buffer&, const Buffer&, size_t, DType) override { return call('S'); }
+  Status reduce_scatter(const Buffer&, const Buffer&, size_t, DType, RedOp) override { return call('S'); }
   Status broadcast(const Buffer&, size_t, DType, int) override { return call('B'); }
-  Status reduce(const Buffer&, const Buffer&, size_t, DType, int) override { return call('D'); }
+  Status reduce(const Buffer&, const Buffer&, size_t, DType, RedOp, int) override { return call('D'); }
   Status all_to_all(const Buffer&, const Buffer&, size_t, DType) override { return call('A'); }
+  Status gather(const Buffer&, const Buffer&, size_t, DType, int) override { return call('g'); }
+  Status scatter(const Buffer&, const Buffer&, size_t, DType, int) override { return call('s'); }
+  Status send_recv(const Buffer&, const Buffer&, size_t, DType) override { return call('P'); }
   Status synchronize() override { return Status::Ok(); }
   Status mark(size_t) override { return Status::Ok(); }
   Status seconds_between(size_t, size_t, double* s) override {

@@ -45,7 +45,7 @@ TEST(SweepStats, SlowestRankPerIterationAndPerMean) {
       {sample(coll_op("all_gather"), 1 << 20, {2e-3, 2e-3, 2e-3, 2e-3}, 3)},
   };
   std::vector<SizeStats> out;
-  ASSERT_TRUE(merge_sweep(ranks, &out));
+  ASSERT_TRUE(merge_sweep(ranks, TimeAcrossRanks::kMax, &out));
   ASSERT_EQ(out.size(), 1u);
   const SizeStats& s = out[0];
   EXPECT_TRUE(s.ran);
@@ -61,13 +61,14 @@ TEST(SweepStats, SlowestRankPerIterationAndPerMean) {
 
 TEST(SweepStats, SkewAndFactorsAcrossOps) {
   std::vector<std::vector<SizeSample>> ranks(4);
-  const CollOp ops[] = {coll_op("all_reduce"), coll_op("reduce_scatter"), coll_op("broadcast"), coll_op("all_to_all")};
+  const CollOp ops[] = {coll_op("all_reduce"), coll_op("reduce_scatter"), coll_op("broadcast"),
+                        coll_op("all_to_all")};
   for (int r = 0; r < 4; ++r) {
     for (CollOp op : ops)
       ranks[static_cast<size_t>(r)].push_back(sample(op, 4096, {1e-4 * (r + 1), 1e-4 * (r + 1)}));
   }
   std::vector<SizeStats> out;
-  ASSERT_TRUE(merge_sweep(ranks, &out));
+  ASSERT_TRUE(merge_sweep(ranks, TimeAcrossRanks::kMax, &out));
   ASSERT_EQ(out.size(), 4u);
   for (const auto& s : out) {
     EXPECT_DOUBLE_EQ(s.mean_s, 4e-4);
@@ -82,23 +83,62 @@ TEST(SweepStats, TooSmallSizesAndDisagreement) {
   skipped.size = 2;
   std::vector<std::vector<SizeSample>> ranks = {{skipped}, {skipped}};
   std::vector<SizeStats> out;
-  ASSERT_TRUE(merge_sweep(ranks, &out));
+  ASSERT_TRUE(merge_sweep(ranks, TimeAcrossRanks::kMax, &out));
   EXPECT_FALSE(out[0].ran);
   EXPECT_FALSE(out[0].to_json().contains("busbw"));
   // Ranks that ran different sizes are a bug, not a figure.
   ranks[1][0].size = 4;
-  EXPECT_FALSE(merge_sweep(ranks, &out));
+  EXPECT_FALSE(merge_sweep(ranks, TimeAcrossRanks::kMax, &out));
   ranks = {{sample(coll_op("all_reduce"), 8, {1})}, {}};
-  EXPECT_FALSE(merge_sweep(ranks, &out));
+  EXPECT_FALSE(merge_sweep(ranks, TimeAcrossRanks::kMax, &out));
+}
+
+TEST(SweepStats, EachTimeDefinitionOverHandMadeRankTimes) {
+  // 3 ranks, 2 iterations each: means 1, 2 and 6 ms. nccl-tests' -a 0..3 take rank 0's, the mean,
+  // the fastest and the slowest.
+  std::vector<std::vector<SizeSample>> ranks = {
+      {sample(coll_op("all_reduce"), 3072, {1e-3, 1e-3})},
+      {sample(coll_op("all_reduce"), 3072, {1e-3, 3e-3})},
+      {sample(coll_op("all_reduce"), 3072, {4e-3, 8e-3})},
+  };
+  const struct {
+    TimeAcrossRanks how;
+    double mean, p99;  // p99 over 2 iterations is the larger iteration's combined time
+  } cases[] = {{TimeAcrossRanks::kRank0, 1e-3, 1e-3},
+               {TimeAcrossRanks::kAvg, 3e-3, 4e-3},  // (1 + 2 + 6) / 3; iteration 2: (1 + 3 + 8) / 3
+               {TimeAcrossRanks::kMin, 1e-3, 1e-3},
+               {TimeAcrossRanks::kMax, 6e-3, 8e-3}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(time_across_ranks_name(c.how)));
+    std::vector<SizeStats> out;
+    ASSERT_TRUE(merge_sweep(ranks, c.how, &out));
+    EXPECT_NEAR(out[0].mean_s, c.mean, 1e-15);
+    EXPECT_NEAR(out[0].p99_s, c.p99, 1e-15);
+    EXPECT_NEAR(out[0].algbw, 3072 / c.mean, 1e-6);
+    EXPECT_EQ(out[0].to_json()["time_across_ranks"], time_across_ranks_name(c.how));
+    EXPECT_NEAR(out[0].to_json()["time_us"].get<double>(), c.mean * 1e6, 1e-9);
+    EXPECT_NEAR(out[0].skew, 5.0 / 6.0, 1e-12);  // skew is the same under every definition
+  }
+  EXPECT_EQ(combine_across_ranks(TimeAcrossRanks::kAvg, {}), 0);
+  for (const char* name : {"rank0", "avg", "min", "max"}) {
+    ASSERT_TRUE(parse_time_across_ranks(name)) << name;
+    EXPECT_EQ(time_across_ranks_name(*parse_time_across_ranks(name)), name);
+  }
+  EXPECT_FALSE(parse_time_across_ranks("mean"));
+  // The numbers are nccl-tests' -a values.
+  EXPECT_EQ(static_cast<int>(TimeAcrossRanks::kAvg), 1);
+  EXPECT_EQ(static_cast<int>(TimeAcrossRanks::kMax), 3);
 }
 
 TEST(SweepStats, SampleJsonRoundTrip) {
   SizeSample s = sample(coll_op("reduce_scatter"), 65536, {1.5e-6, 2.25e-6}, 7);
+  s.in_place = true;
   SizeSample back;
   ASSERT_TRUE(SizeSample::from_json(s.to_json(), &back));
   EXPECT_EQ(back.op, coll_op("reduce_scatter"));
   EXPECT_EQ(back.bytes, 65536u);
   EXPECT_EQ(back.wrong, 7u);
+  EXPECT_TRUE(back.in_place);
   ASSERT_EQ(back.iter_seconds.size(), 2u);
   EXPECT_NEAR(back.iter_seconds[1], 2.25e-6, 1e-9);
   EXPECT_FALSE(

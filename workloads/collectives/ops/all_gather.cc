@@ -1,11 +1,9 @@
 // all_gather: every rank ends with every rank's block, in rank order.
-// nccl-tests src/all_gather.cu: AllGatherGetCollByteCount sends count/n per
-// rank and receives n of those; AllGatherGetBw takes S = the gathered
-// buffer and a bus factor of (n-1)/n (each rank receives the n-1 blocks it
-// lacks). Later nccl-tests round each block further down (to 4 elements,
-// then to 16 bytes); iofab keeps count/n, as before, which gives the same S
-// for every power-of-two size of 16 bytes or more per rank on a power-of-two
-// number of ranks.
+// nccl-tests src/all_gather.cu: AllGatherGetCollByteCount sends one block
+// per rank, count/n rounded down to 16 bytes (block_per_rank), and receives
+// n of those; in place, a rank sends from its own block of recv.
+// AllGatherGetBw takes S = the gathered buffer and a bus factor of (n-1)/n
+// (each rank receives the n-1 blocks it lacks).
 #include "workloads/collectives/coll_data.h"
 #include "workloads/collectives/coll_ops.h"
 
@@ -14,9 +12,9 @@ namespace {
 
 double bus_factor(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
 
-OpCounts counts(size_t elements, int ranks) {
-  const size_t per = elements / static_cast<size_t>(ranks);
-  return {per, per * ranks, per, per * ranks};
+OpCounts counts(size_t elements, int ranks, size_t elt_size) {
+  const size_t per = block_per_rank(elements, ranks, elt_size);
+  return {per, per * ranks, per, per * ranks, per, 0};
 }
 
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
@@ -36,7 +34,7 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo all_gather_op() {
-  return {"all_gather", &bus_factor, &counts, &fill, &check, &run, true};
+  return {"all_gather", &bus_factor, &counts, &fill, &check, &run, true, true, true};
 }
 
 }  // namespace iofab

@@ -1,4 +1,4 @@
-// all_reduce: every rank ends with the sum of every rank's buffer.
+// all_reduce: every rank ends with the reduction (sum, ...) of every rank's buffer.
 // nccl-tests src/all_reduce.cu: AllReduceGetCollByteCount sends and receives
 // the whole count; AllReduceGetBw takes S = count x size and a bus factor of
 // 2(n-1)/n (a reduce-scatter then an all-gather, each (n-1)/n).
@@ -10,21 +10,23 @@ namespace {
 
 double bus_factor(int ranks) { return 2.0 * (ranks - 1) / ranks; }
 
-OpCounts counts(size_t elements, int) { return {elements, elements, elements, elements}; }
+OpCounts counts(size_t elements, int, size_t) { return {elements, elements, elements, elements, 0, 0}; }
 
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
-  return c.all_reduce(send, recv, a.counts.param, a.dtype);
+  return c.all_reduce(send, recv, a.counts.param, a.dtype, a.redop);
 }
 
 uint64_t check(const OpArgs& a, const void* recv) {
-  const ReducePattern p = reduce_pattern(a.dtype, a.ranks);
-  return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) { return reduce_sum(p, i); });
+  const ReducePattern p = reduce_pattern(a.dtype, a.ranks, a.redop);
+  return count_wrong(
+      a.dtype, recv, a.counts.recv, [&](size_t i) { return reduce_result(p, i); },
+      reduce_tolerance(a.dtype, a.redop, a.ranks));
 }
 
 }  // namespace
 
 CollOpInfo all_reduce_op() {
-  return {"all_reduce", &bus_factor, &counts, &fill_reduction, &check, &run, true};
+  return {"all_reduce", &bus_factor, &counts, &fill_reduction, &check, &run, true, true, true};
 }
 
 }  // namespace iofab

@@ -1,7 +1,10 @@
 // all_to_all: block p of rank r's send buffer lands in block r of rank p's.
 // nccl-tests src/alltoall.cu: AlltoAllGetCollByteCount sends and receives n
-// blocks of count/n; AlltoAllGetBw takes S = one rank's whole send buffer
-// and a bus factor of (n-1)/n (the block a rank keeps never crosses a link).
+// blocks of count/n rounded down to 16 bytes (block_per_rank);
+// AlltoAllGetBw takes S = one rank's whole send buffer and a bus factor of
+// (n-1)/n (the block a rank keeps never crosses a link). Out of place only:
+// nccl-tests does not check its in-place run (NCCL has no in-place
+// all-to-all), so iofab does not time one.
 #include "workloads/collectives/coll_data.h"
 #include "workloads/collectives/coll_ops.h"
 
@@ -10,9 +13,9 @@ namespace {
 
 double bus_factor(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
 
-OpCounts counts(size_t elements, int ranks) {
-  const size_t per = elements / static_cast<size_t>(ranks);
-  return {per * ranks, per * ranks, per, per * ranks};
+OpCounts counts(size_t elements, int ranks, size_t elt_size) {
+  const size_t per = block_per_rank(elements, ranks, elt_size);
+  return {per * ranks, per * ranks, per, per * ranks, 0, 0};
 }
 
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
@@ -41,7 +44,7 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo all_to_all_op() {
-  return {"all_to_all", &bus_factor, &counts, &fill, &check, &run, true};
+  return {"all_to_all", &bus_factor, &counts, &fill, &check, &run, true, true, false};
 }
 
 }  // namespace iofab

@@ -1,5 +1,8 @@
 // broadcast: the root's buffer replaces every other rank's, in place (as
-// nccl-tests' in-place run, so the sweep needs no send buffer for it).
+// nccl-tests' in-place run, so the sweep needs no send buffer for it). Its
+// only run is in place: MPI_Bcast has one buffer, so an out-of-place
+// broadcast on MPI would be a copy and a broadcast, not what nccl-tests
+// times.
 // nccl-tests src/broadcast.cu: BroadcastGetCollByteCount moves the whole
 // count; BroadcastGetBw takes S = the buffer and a bus factor of 1 (all of
 // it leaves the root over the root's one link).
@@ -11,7 +14,7 @@ namespace {
 
 double bus_factor(int) { return 1.0; }
 
-OpCounts counts(size_t elements, int) { return {0, elements, elements, elements}; }
+OpCounts counts(size_t elements, int, size_t) { return {0, elements, elements, elements, 0, 0}; }
 
 Status run(Collectives& c, const Buffer&, const Buffer& recv, const OpArgs& a) {
   return c.broadcast(recv, a.counts.param, a.dtype, a.root);
@@ -29,7 +32,7 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo broadcast_op() {
-  return {"broadcast", &bus_factor, &counts, &fill, &check, &run, true};
+  return {"broadcast", &bus_factor, &counts, &fill, &check, &run, true, false, true};
 }
 
 }  // namespace iofab

@@ -1,0 +1,41 @@
+// scatter: rank r ends with block r of the root's send buffer.
+// nccl-tests src/scatter.cu: ScatterGetCollByteCount has the root send n
+// blocks of count/n rounded down to 16 bytes (block_per_rank) and every rank
+// receive one; ScatterGetBw takes S = the root's whole send buffer and a bus
+// factor of (n-1)/n (the block the root keeps never crosses a link). Out of
+// place only: MPI_Scatter takes MPI_IN_PLACE at the root alone.
+#include "workloads/collectives/coll_data.h"
+#include "workloads/collectives/coll_ops.h"
+
+namespace iofab {
+namespace {
+
+double bus_factor(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
+
+OpCounts counts(size_t elements, int ranks, size_t elt_size) {
+  const size_t per = block_per_rank(elements, ranks, elt_size);
+  return {per * ranks, per, per, per * ranks, 0, per};
+}
+
+Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
+  return c.scatter(send, recv, a.counts.param, a.dtype, a.root);
+}
+
+// Only the root's send buffer is read; block p of it is keyed p, the rank it goes to.
+void fill(const OpArgs& a, void* send, void* recv) {
+  const size_t per = a.counts.param;
+  for (size_t i = 0; i < a.counts.send; ++i) {
+    store_value(a.dtype, send, i, a.rank == a.root ? moved_value(i / per, i % per) : kSentinel);
+  }
+  fill_sentinel(a.dtype, recv, a.counts.recv);
+}
+
+uint64_t check(const OpArgs& a, const void* recv) {
+  return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) { return moved_value(a.rank, i); });
+}
+
+}  // namespace
+
+CollOpInfo scatter_op() { return {"scatter", &bus_factor, &counts, &fill, &check, &run, false, true, false}; }
+
+}  // namespace iofab
