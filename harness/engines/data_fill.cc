@@ -132,7 +132,7 @@ void BlockFiller::stamp(void* buf, size_t len, uint64_t block_id) const {
 ReducibleFiller::ReducibleFiller(uint64_t seed, Reducibility r)
     : key_(fmix64(seed ^ 0x3c6ef372fe94f82bULL)),
       random_per_sector_(BlockFiller::kSector),
-      dup_step_(static_cast<uint64_t>(std::llround(r.dedup * 4294967296.0))) {
+      dup_step_(std::min<uint64_t>(static_cast<uint64_t>(std::llround(r.dedup * 4294967296.0)), 0xffffffffULL)) {
   if (r.compressibility > 0) {
     // A compressor spends a few bytes per sector on the sequence (the random bytes as literals, the zeros
     // as a match): zstd about 1.7, lz4 about 5.9 (tests/harness/data_reducibility_test.cc). Three bytes
@@ -145,11 +145,12 @@ ReducibleFiller::ReducibleFiller(uint64_t seed, Reducibility r)
 bool ReducibleFiller::is_duplicate(uint64_t stream, uint64_t index) const {
   if (index == 0 || dup_step_ == 0) return false;
   // A block is a duplicate where floor(index x dedup + phase) steps up: exactly the requested fraction of
-  // every run of blocks (+-1), at a phase of the stream's own so that streams do not march in step.
-  using u128 = unsigned __int128;
-  const u128 phase = fmix64(key_ ^ fmix64(stream + kGolden)) >> 32;
-  return ((static_cast<u128>(index + 1) * dup_step_ + phase) >> 32) !=
-         ((static_cast<u128>(index) * dup_step_ + phase) >> 32);
+  // every run of blocks (+-1), at a phase of the stream's own so that streams do not march in step. In
+  // 32-bit fixed point, it steps up where the fraction's low 32 bits carry on adding dedup (the low bits
+  // are exact under uint64 wrap-around, so any index works).
+  const uint64_t phase = fmix64(key_ ^ fmix64(stream + kGolden)) >> 32;
+  const uint64_t low = (index * dup_step_ + phase) & 0xffffffffULL;
+  return low + dup_step_ > 0xffffffffULL;
 }
 
 uint64_t ReducibleFiller::source_of(uint64_t stream, uint64_t index) const {

@@ -81,9 +81,10 @@ INSTANTIATE_TEST_SUITE_P(Settings, Reducibility_,
                          ::testing::Values(Setting{0, 0}, Setting{0.3, 0}, Setting{0.5, 0}, Setting{0.8, 0},
                                            Setting{0, 0.3}, Setting{0, 0.5}, Setting{0.5, 0.3},
                                            Setting{0.8, 0.5}),
-                         [](const auto& info) {
-                           return "c" + std::to_string(static_cast<int>(info.param.compressibility * 100)) +
-                                  "_d" + std::to_string(static_cast<int>(info.param.dedup * 100));
+                         [](const auto& setting) {
+                           const Setting& s = setting.param;
+                           return "c" + std::to_string(static_cast<int>(s.compressibility * 100 + 0.5)) + "_d" +
+                                  std::to_string(static_cast<int>(s.dedup * 100 + 0.5));
                          });
 
 TEST(ReducibleFiller, SameBlockSameBytesAndStreamsDiffer) {

@@ -9,6 +9,7 @@
 #include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
 #include "harness/phase/io_details.h"
+#include "harness/phase/reducibility_params.h"
 #include "harness/phase/request_metrics.h"
 #include "workloads/checkpoint/budget.h"
 
@@ -224,6 +225,7 @@ void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const Shar
   result->details["budget"] = budget;
   result->details["checkpoints"] = jd.per_cp;
   result->details["mode"] = p.async ? "async" : "sync";
+  result->details["data_reducibility"] = reducibility_details(p.reduce, p.block_size);
   result->details["stall_includes"] = json::array({"write", "fsync", "commit"});
   if (p.async) result->details["stall_includes"] = json::array({"staging_copy"});
   if (p.two_tier) fill_tier_details(p, mine.tier, result);

@@ -66,6 +66,9 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
   StreamingXxh3 hash;
   // Every checkpoint's data differs: the stamp carries the step in the block id.
   BlockFiller stamper(writer_seed(p, *wk) + 17 + shard);
+  // With compressibility or dedup: each block made in full, the shard of one step a stream.
+  const ReducibleFiller reducible(writer_seed(p, *wk) + 17 + shard, p.reduce);
+  const bool reduce = p.reduce.any();
   const bool staged = p.async;
   const IoBuffers& bufs = staged ? wk->staging : wk->ring;
   const uint64_t blocks = blocks_of(shard_bytes, p.block_size);
@@ -92,7 +95,11 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
         } else if (tensors != nullptr) {
           fill_from_records(*tensors, p.seed, step, offset, static_cast<unsigned char*>(req.buf), req.len);
         }
-        if (tensors == nullptr) stamper.stamp(req.buf, req.len, (step << 32) | block);
+        if (tensors == nullptr && reduce) {
+          reducible.fill(req.buf, req.len, step, block);
+        } else if (tensors == nullptr) {
+          stamper.stamp(req.buf, req.len, (step << 32) | block);
+        }
         hash.update(req.buf, req.len);
         offset += req.len;
         ++block;
