@@ -51,36 +51,71 @@ class Lanes {
   }
 
   // Writes the next len bytes of the stream at out (which may be unaligned). A last partial step uses
-  // the next words; advance_after_partial says whether a later put continues after them (true) or starts
-  // with them again (false: BlockFiller::fill's last call, whose bytes must not change).
-  inline void put(unsigned char* out, size_t len, bool advance_after_partial) {
+  // the start of a step's words, and the next put goes on after the whole step.
+  void put(unsigned char* out, size_t len) {
+    run([&](auto&& step) { put_with(step, out, len); });
+  }
+
+  // In every chunk bytes of out[0, len): the next `random` bytes of the stream (as put), then zeros.
+  void put_spread(unsigned char* out, size_t len, size_t chunk, size_t random) {
+    run([&](auto&& step) {
+      for (size_t off = 0; off < len; off += chunk) {
+        const size_t n = std::min(chunk, len - off);
+        const size_t r = std::min(random, n);
+        put_with(step, out + off, r);
+        std::memset(out + off + r, 0, n - r);
+      }
+    });
+  }
+
+ private:
+  // Runs body(step) on local copies of the lanes, then stores them back: members reached through
+  // `this` stay in memory, reloaded every step (half the speed), where locals whose address never
+  // escapes live in registers. step(out) writes the next kStep bytes.
+  template <class Body>
+  inline void run(Body&& body) {
+    V2 l0[kVecs], l1[kVecs], l2[kVecs], l3[kVecs];
+#pragma GCC unroll 8
+    for (int i = 0; i < kVecs; ++i) {
+      l0[i] = l0_[i];
+      l1[i] = l1_[i];
+      l2[i] = l2_[i];
+      l3[i] = l3_[i];
+    }
+    body([&](unsigned char* to) {
+#pragma GCC unroll 8
+      for (int i = 0; i < kVecs; ++i) {
+        const V2 word = l0[i] + l3[i];
+        std::memcpy(to + i * sizeof(V2), &word, sizeof word);
+        const V2 t = l1[i] << 17;
+        l2[i] ^= l0[i];
+        l3[i] ^= l1[i];
+        l1[i] ^= l2[i];
+        l0[i] ^= l3[i];
+        l2[i] ^= t;
+        l3[i] = (l3[i] << 45) | (l3[i] >> 19);
+      }
+    });
+#pragma GCC unroll 8
+    for (int i = 0; i < kVecs; ++i) {
+      l0_[i] = l0[i];
+      l1_[i] = l1[i];
+      l2_[i] = l2[i];
+      l3_[i] = l3[i];
+    }
+  }
+
+  template <class Step>
+  static inline void put_with(Step& step, unsigned char* out, size_t len) {
     while (len >= kStep) {
       step(out);
       out += kStep;
       len -= kStep;
     }
     if (len > 0) {
-      V2 words[kVecs];
-#pragma GCC unroll 8
-      for (int i = 0; i < kVecs; ++i) words[i] = l0_[i] + l3_[i];
+      unsigned char words[kStep];
+      step(words);
       std::memcpy(out, words, len);
-      if (advance_after_partial) step(reinterpret_cast<unsigned char*>(words));
-    }
-  }
-
- private:
-  inline void step(unsigned char* out) {
-#pragma GCC unroll 8
-    for (int i = 0; i < kVecs; ++i) {
-      const V2 word = l0_[i] + l3_[i];
-      std::memcpy(out + i * sizeof(V2), &word, sizeof word);
-      const V2 t = l1_[i] << 17;
-      l2_[i] ^= l0_[i];
-      l3_[i] ^= l1_[i];
-      l1_[i] ^= l2_[i];
-      l0_[i] ^= l3_[i];
-      l2_[i] ^= t;
-      l3_[i] = (l3_[i] << 45) | (l3_[i] >> 19);
     }
   }
 
@@ -107,7 +142,7 @@ void BlockFiller::fill(void* buf, size_t len) {
     s_[2] ^= t;
     s_[3] = rotl(s_[3], 45);
   }
-  lanes.put(static_cast<unsigned char*>(buf), len, false);
+  lanes.put(static_cast<unsigned char*>(buf), len);
 }
 
 void BlockFiller::stamp(void* buf, size_t len, uint64_t block_id) const {
@@ -165,14 +200,9 @@ void ReducibleFiller::fill(void* buf, size_t len, uint64_t stream, uint64_t inde
   Lanes lanes(fmix64(key_ ^ fmix64(stream * 0xbf58476d1ce4e5b9ULL + source)) ^ fmix64(source + kGolden));
   auto* out = static_cast<unsigned char*>(buf);
   if (random_per_sector_ >= BlockFiller::kSector) {
-    lanes.put(out, len, true);
-    return;
-  }
-  for (size_t off = 0; off < len; off += BlockFiller::kSector) {
-    const size_t sector = std::min(BlockFiller::kSector, len - off);
-    const size_t random = std::min(random_per_sector_, sector);
-    lanes.put(out + off, random, true);
-    std::memset(out + off + random, 0, sector - random);
+    lanes.put(out, len);
+  } else {
+    lanes.put_spread(out, len, BlockFiller::kSector, random_per_sector_);
   }
 }
 
