@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "phase_harness.h"
+#include "workloads/checkpoint/manifest.h"
 
 namespace iofab::testing {
 namespace {
@@ -157,11 +158,36 @@ TEST(ReducibleWrites, ValuesOutsideZeroToOneAreRefusedWithTheirPath) {
   }
 }
 
-TEST(ReducibleWrites, ATensorLayoutRefusesThemForNow) {
-  std::string errors;
-  const json p = {{"preset", "llama3-8b"}, {"layout", "dcp"}, {"scale", 1e4}, {"compressibility", 0.5}};
-  EXPECT_EQ(PhaseHarness::parse("checkpoint", p, &errors), nullptr);
-  EXPECT_NE(errors.find("phases[0].compressibility: applies to layout shards only"), std::string::npos) << errors;
+TEST(ReducibleWrites, ATensorLayoutRestoresResharded) {
+  // dcp: the tensors' content is regenerated and compared slice by slice on a resharded restore, from
+  // the manifest's seed and reducibility; and its files, records and padding reduce as asked.
+  PhaseHarness h;
+  PhaseResult w, rd;
+  const json model = {{"layers", 2},   {"hidden", 64}, {"ffn", 128}, {"vocab", 100}, {"heads", 4},
+                      {"kv_heads", 2}, {"tensor", 2},  {"data", 2},  {"zero", 1}};
+  const json ckpt = {{"model", model},      {"layout", "dcp"},        {"count", 1},         {"gap", 0},
+                     {"workers", 2},        {"block_size", "4KiB"},   {"queue_depth", 4},   {"engine", "psync"},
+                     {"compressibility", 0.5}, {"dedup", 0.3}};
+  Status s = h.run("checkpoint", "ckpt", ckpt, &w, true);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(w.details["data_reducibility"]["dedup_block_bytes"], 4096);
+  Manifest meta;
+  ASSERT_TRUE(parse_manifest(read_file(h.path() + "/ckpt/step-1/.metadata"), &meta).ok());
+  EXPECT_EQ(meta.reduce.compressibility, 0.5);
+  EXPECT_EQ(meta.reduce.dedup, 0.3);
+  const Reduction m = reduction(
+      files_below(h.path() + "/ckpt", [](const fs::path& f) { return f.extension() == ".distcp"; }), 4096);
+  // Small tensors: a tensor's last chunk is cut short, and padding between records is zeros.
+  EXPECT_NEAR(m.zstd_fraction, 0.5, 0.05);
+  EXPECT_GT(m.dedup_fraction, 0.2);
+  s = h.run("restore", "restore",
+            {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"workers", 2}, {"block_size", "4KiB"},
+             {"reshard_to", {{"tensor", 1}, {"data", 4}, {"zero", 3}}}},
+            &rd);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(rd.details["read"], "tensors");
+  EXPECT_EQ(rd.metrics["corrupt_shards"], 0);
+  EXPECT_EQ(rd.metrics["verified_bytes"], w.metrics["checkpoint_bytes"]);
 }
 
 TEST(ReducibleWrites, ADatasetMadeWithOtherReducibilityIsRegenerated) {

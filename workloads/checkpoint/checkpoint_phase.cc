@@ -288,11 +288,6 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
            "(keep + 1) x the written checkpoint (full size / scale) exceeds 2^64 bytes; lower keep or "
            "raise scale");
   }
-  if (p.model && p.layout != CheckpointLayoutKind::kShards && p.reduce.any()) {
-    // A restore regenerates a tensor layout's bytes to check them, from the seed alone.
-    r.fail(p.reduce.compressibility > 0 ? "compressibility" : "dedup",
-           "applies to layout shards only (the tensor content of dcp and megatron is not reducible yet)");
-  }
   if (p.model && p.layout != CheckpointLayoutKind::kShards) {
     p.files = std::make_shared<const std::vector<PlannedFile>>(
         plan_checkpoint_files(*p.model, p.replica_writer, p.layout, p.threads, p.scale, p.direct));

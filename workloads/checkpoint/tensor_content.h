@@ -5,6 +5,9 @@
 // incompressible and no 512-byte sector repeats (each starts with a 16-byte
 // stamp of its tensor, step and position), as harness/engines/data_fill.h
 // promises for every other phase, so dedup or compression cannot report fiction.
+// With compressibility or dedup asked for (Reducibility), every 4 KiB chunk of
+// a tensor is instead ReducibleFiller's block (chunk index) of a stream of the
+// tensor's own: duplicates repeat an earlier chunk of the same tensor.
 //
 // Thread-safety: reentrant (the shared pool is built once, thread-safe).
 #pragma once
@@ -12,14 +15,19 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "harness/engines/data_fill.h"
+
 namespace iofab {
+
+// The unit a tensor's reducible content is made in (its dedup unit), counted from the tensor's start.
+constexpr uint64_t kTensorChunk = 4096;
 
 // Fills buf with bytes [offset, offset + len) of tensor key's content at step.
 void fill_tensor_bytes(uint64_t seed, uint64_t step, uint64_t key, uint64_t offset, unsigned char* buf,
-                       size_t len);
+                       size_t len, const Reducibility& reduce = {});
 // Whether buf holds exactly those bytes; *first_bad gets the offset (in the tensor) of the first byte
 // that differs.
 bool check_tensor_bytes(uint64_t seed, uint64_t step, uint64_t key, uint64_t offset, const unsigned char* buf,
-                        size_t len, uint64_t* first_bad);
+                        size_t len, uint64_t* first_bad, const Reducibility& reduce = {});
 
 }  // namespace iofab

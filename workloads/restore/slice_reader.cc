@@ -72,7 +72,7 @@ Status read_file_slices(const RestoreParams& p, const PhaseContext& ctx, const S
         const uint64_t h0 = now_ns();
         uint64_t bad = 0;
         if (!check_tensor_bytes(m.seed, m.step, sr.key, sr.tensor_offset,
-                                static_cast<const unsigned char*>(req.buf) + sr.skip, sr.want, &bad)) {
+                                static_cast<const unsigned char*>(req.buf) + sr.skip, sr.want, &bad, m.reduce)) {
           corrupt = "corrupt: file bytes from " + std::to_string(req.offset + sr.skip) + " do not hold tensor " +
                     "bytes " + std::to_string(sr.tensor_offset) + " on (first wrong tensor byte " +
                     std::to_string(bad) + ")";
