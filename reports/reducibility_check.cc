@@ -1,5 +1,6 @@
 #include "reports/reducibility_check.h"
 
+#include <cstdio>
 #include <set>
 
 namespace iofab {
@@ -15,9 +16,11 @@ double number_in(const json& obj, const char* key) {
   return it != obj.end() && it->is_number() ? it->get<double>() : 0;
 }
 
+// 0.5 as "0.5", 0 as "0" (JSON would write "0.0").
 std::string fraction_text(double v) {
-  json j = v;
-  return j.dump();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
 }
 
 }  // namespace

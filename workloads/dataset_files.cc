@@ -89,11 +89,15 @@ Status write_dataset_file(Store& store, Writer& w, const std::string& path, uint
 
 // The bytes under the sample headers: BlockFiller's stamped data (the default), or with compressibility
 // or dedup ReducibleFiller's, in kRecordAlignment units numbered per file (files and shards are padded to
-// whole units, and shards are written in chunks of whole units).
+// whole units, and shards are written in chunks of whole units). A unit holding a header differs from
+// what was generated, so a duplicate of it would not be one on disk: in the files layout, where the
+// header is always in unit 0, that unit is a stream of its own and the others number from 0, so
+// duplicates repeat header-free units only. (In a shard the headers fall where the samples start.)
 struct SampleData {
   const BlockFiller& stamper;
   const ReducibleFiller& reducible;
   bool reduce = false;
+  bool header_unit_apart = false;  // the files layout
 
   // buf: bytes [off, off + n) of file; stamp_id: the default data's block id for them.
   void make(unsigned char* buf, uint64_t file, uint64_t off, uint64_t n, uint64_t stamp_id) const {
@@ -102,7 +106,15 @@ struct SampleData {
       return;
     }
     for (uint64_t at = off; at < off + n; at += kRecordAlignment) {
-      reducible.fill(buf + (at - off), std::min(kRecordAlignment, off + n - at), file, at / kRecordAlignment);
+      const uint64_t unit = at / kRecordAlignment;
+      const uint64_t len = std::min(kRecordAlignment, off + n - at);
+      if (!header_unit_apart) {
+        reducible.fill(buf + (at - off), len, file, unit);
+      } else if (unit == 0) {
+        reducible.fill(buf + (at - off), len, file | (1ULL << 63), 0);
+      } else {
+        reducible.fill(buf + (at - off), len, file, unit - 1);
+      }
     }
   }
 };
@@ -165,7 +177,7 @@ Status generate_dataset_part(Store& store, std::string_view data_view, const Dat
   // Stamps come from one dataset-wide key, so every sector of the dataset differs from every other.
   const BlockFiller stamper(fmix64(layout.spec().seed ^ 0x510e527fade682d1ULL));
   const ReducibleFiller reducible(fmix64(layout.spec().seed ^ 0x510e527fade682d1ULL), layout.spec().reduce);
-  const SampleData sample_data{stamper, reducible, layout.spec().reduce.any()};
+  const SampleData sample_data{stamper, reducible, layout.spec().reduce.any(), files};
 
   std::atomic<uint64_t> next{0};
   std::atomic<uint64_t> written{0};

@@ -43,7 +43,7 @@ void fill_from_records(const PlannedFile& f, uint64_t seed, uint64_t step, uint6
     }
     const uint64_t stop = std::min(end, it->file_offset + it->bytes);
     fill_tensor_bytes(seed, step, it->key, it->tensor_offset + (at - it->file_offset), buf + (at - offset),
-                      stop - at, reduce);
+                      stop - at, reduce, it->file_offset - it->tensor_offset);
     at = stop;
   }
   if (at < end) std::memset(buf + (at - offset), 0, end - at);
