@@ -6,6 +6,7 @@
 #include <xxhash.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <unordered_set>
@@ -13,6 +14,7 @@
 
 #include "phase_harness.h"
 #include "workloads/checkpoint/manifest.h"
+#include "workloads/checkpoint/tensor_content.h"
 
 namespace iofab::testing {
 namespace {
@@ -191,6 +193,29 @@ TEST(ReducibleWrites, ATensorLayoutRestoresResharded) {
   EXPECT_EQ(rd.details["read"], "tensors");
   EXPECT_EQ(rd.metrics["corrupt_shards"], 0);
   EXPECT_EQ(rd.metrics["verified_bytes"], w.metrics["checkpoint_bytes"]);
+}
+
+TEST(ReducibleWrites, TensorBytesAreTheSameMadeWholeOrInPiecesAtAnyFilePhase) {
+  // A restore regenerates any slice on its own: it must equal those bytes of the whole.
+  const Reducibility r{0.5, 0.3};
+  std::vector<unsigned char> whole(70000), piece(70000);
+  for (uint64_t offset : {0u, 1u, 4095u, 5000u}) {
+    for (uint64_t phase : {0u, 3u, 4095u, 123456u}) {
+      fill_tensor_bytes(1, 2, 3, offset, whole.data(), whole.size(), r, phase);
+      uint64_t bad = 0;
+      EXPECT_TRUE(check_tensor_bytes(1, 2, 3, offset, whole.data(), whole.size(), &bad, r, phase));
+      for (size_t from : {size_t{7}, size_t{4096}, size_t{60001}}) {
+        const size_t n = whole.size() - from - 3;
+        fill_tensor_bytes(1, 2, 3, offset + from, piece.data(), n, r, phase);
+        EXPECT_TRUE(std::equal(piece.begin(), piece.begin() + static_cast<ptrdiff_t>(n),
+                               whole.begin() + static_cast<ptrdiff_t>(from)))
+            << "offset " << offset << " phase " << phase << " from " << from;
+      }
+      whole[4242] ^= 1;
+      EXPECT_FALSE(check_tensor_bytes(1, 2, 3, offset, whole.data(), whole.size(), &bad, r, phase));
+      EXPECT_EQ(bad, offset + 4242);
+    }
+  }
 }
 
 TEST(ReducibleWrites, ADatasetMadeWithOtherReducibilityIsRegenerated) {
