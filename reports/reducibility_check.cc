@@ -52,8 +52,8 @@ std::vector<std::string> reducibility_mismatches(const std::vector<const Report*
         if (p.name != name) continue;
         const std::string t = reducibility_text(p);
         texts.insert(t);
-        each += (each.empty() ? "" : "; ") + (i < labels.size() ? labels[i] : "report " + std::to_string(i + 1)) +
-                ": " + t;
+        each += (each.empty() ? "" : "; ") +
+                (i < labels.size() ? labels[i] : "report " + std::to_string(i + 1)) + ": " + t;
       }
     }
     if (texts.size() > 1) {

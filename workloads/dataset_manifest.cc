@@ -84,8 +84,8 @@ bool spec_from_json(const json& j, DatasetSpec* out) {
     return false;
   }
   // Reducible data (absent: none).
-  for (auto [key, field] : {std::pair{"compressibility", &s.reduce.compressibility},
-                            std::pair{"dedup", &s.reduce.dedup}}) {
+  for (auto [key, field] :
+       {std::pair{"compressibility", &s.reduce.compressibility}, std::pair{"dedup", &s.reduce.dedup}}) {
     if (!j.contains(key)) continue;
     if (!j[key].is_number() || !(j[key].get<double>() >= 0 && j[key].get<double>() < 1)) return false;
     *field = j[key].get<double>();

@@ -167,7 +167,8 @@ void BlockFiller::stamp(void* buf, size_t len, uint64_t block_id) const {
 ReducibleFiller::ReducibleFiller(uint64_t seed, Reducibility r)
     : key_(fmix64(seed ^ 0x3c6ef372fe94f82bULL)),
       random_per_sector_(BlockFiller::kSector),
-      dup_step_(std::min<uint64_t>(static_cast<uint64_t>(std::llround(r.dedup * 4294967296.0)), 0xffffffffULL)) {
+      dup_step_(
+          std::min<uint64_t>(static_cast<uint64_t>(std::llround(r.dedup * 4294967296.0)), 0xffffffffULL)) {
   if (r.compressibility > 0) {
     // A compressor spends a few bytes per sector on the sequence (the random bytes as literals, the zeros
     // as a match): zstd about 1.7, lz4 about 5.9 (tests/harness/data_reducibility_test.cc). Four bytes

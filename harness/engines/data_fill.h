@@ -43,7 +43,6 @@ class BlockFiller {
   uint64_t s_[4];
 };
 
-
 // Blocks of chosen reducibility, each a pure function of (seed, stream, index), so that a checksum taken
 // while writing, or a regeneration, gives the same bytes. A writer numbers its blocks 0, 1, 2, ... within
 // a stream (one worker's files, one shard of one checkpoint step, one dataset file); a block is the unit

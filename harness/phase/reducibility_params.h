@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 #include "harness/engines/data_fill.h"

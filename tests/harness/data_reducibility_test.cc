@@ -21,8 +21,8 @@ using Bytes = std::vector<unsigned char>;
 
 // What compressors and a dedup count make of blocks 0..blocks-1 of one stream.
 struct Measured {
-  double zstd_fraction = 0;  // compressed / original bytes, each block compressed alone
-  double lz4_fraction = 0;   // the same with lz4 (0 without liblz4)
+  double zstd_fraction = 0;   // compressed / original bytes, each block compressed alone
+  double lz4_fraction = 0;    // the same with lz4 (0 without liblz4)
   double dedup_fraction = 0;  // 1 - distinct blocks / blocks
 };
 
@@ -41,9 +41,9 @@ Measured measure(Reducibility r, size_t block, size_t blocks) {
     EXPECT_FALSE(ZSTD_isError(z)) << ZSTD_getErrorName(z);
     zstd_bytes += z;
 #ifdef IOFAB_TEST_LZ4
-    lz4_bytes += static_cast<size_t>(LZ4_compress_default(reinterpret_cast<const char*>(buf.data()),
-                                                          reinterpret_cast<char*>(lbuf.data()),
-                                                          static_cast<int>(block), static_cast<int>(lbuf.size())));
+    lz4_bytes += static_cast<size_t>(
+        LZ4_compress_default(reinterpret_cast<const char*>(buf.data()), reinterpret_cast<char*>(lbuf.data()),
+                             static_cast<int>(block), static_cast<int>(lbuf.size())));
 #endif
   }
   const double total = static_cast<double>(block * blocks);
@@ -83,8 +83,8 @@ INSTANTIATE_TEST_SUITE_P(Settings, Reducibility_,
                                            Setting{0.8, 0.5}),
                          [](const auto& setting) {
                            const Setting& s = setting.param;
-                           return "c" + std::to_string(static_cast<int>(s.compressibility * 100 + 0.5)) + "_d" +
-                                  std::to_string(static_cast<int>(s.dedup * 100 + 0.5));
+                           return "c" + std::to_string(static_cast<int>(s.compressibility * 100 + 0.5)) +
+                                  "_d" + std::to_string(static_cast<int>(s.dedup * 100 + 0.5));
                          });
 
 TEST(ReducibleFiller, SameBlockSameBytesAndStreamsDiffer) {

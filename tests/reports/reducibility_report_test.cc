@@ -41,8 +41,8 @@ std::vector<SystemReport> systems_of(const std::vector<json>& docs) {
 }
 
 TEST(ReducibilityReport, ThePageWarnsWhenTheSystemsWroteDataOfDifferentReducibility) {
-  const auto systems =
-      systems_of({full_report("node-a", 1.0), with_reducibility(full_report("node-b", 1.0), "ingest", 0.5, 0.3)});
+  const auto systems = systems_of(
+      {full_report("node-a", 1.0), with_reducibility(full_report("node-b", 1.0), "ingest", 0.5, 0.3)});
   const std::string html = render_html_report(systems);
   const auto warning = html.find("<section id=\"reducibility-warning\"");
   ASSERT_NE(warning, std::string::npos);
@@ -58,7 +58,8 @@ TEST(ReducibilityReport, ThePageWarnsWhenTheSystemsWroteDataOfDifferentReducibil
                       "<td class=\"differs\">ingest: compressibility 0.5, dedup 0.3</td>"),
             std::string::npos);
   const std::string md = render_markdown_report(systems);
-  EXPECT_NE(md.find("> **Warning:** phase ingest: the written data's reducibility differs"), std::string::npos)
+  EXPECT_NE(md.find("> **Warning:** phase ingest: the written data's reducibility differs"),
+            std::string::npos)
       << md.substr(0, 1200);
 }
 
@@ -88,15 +89,17 @@ TEST(ReducibilityReport, CompareNotesTheDifference) {
   LoadedReport base, cur;
   ASSERT_TRUE(read_report_json(full_report("node-a", 1.0), "base.json", &base).ok());
   ASSERT_TRUE(
-      read_report_json(with_reducibility(full_report("node-a", 1.0), "ingest", 0, 0.5), "cur.json", &cur).ok());
+      read_report_json(with_reducibility(full_report("node-a", 1.0), "ingest", 0, 0.5), "cur.json", &cur)
+          .ok());
   CompareOptions opts;
   opts.force = true;
   Comparison cmp;
   ASSERT_TRUE(compare_reports(base, cur, opts, &cmp).ok());
   bool noted = false;
   for (const auto& n : cmp.notes) {
-    noted = noted || n.find("phase ingest: the written data's reducibility differs (baseline: none; current: "
-                            "compressibility 0, dedup 0.5)") != std::string::npos;
+    noted = noted || n.find(
+                         "phase ingest: the written data's reducibility differs (baseline: none; current: "
+                         "compressibility 0, dedup 0.5)") != std::string::npos;
   }
   EXPECT_TRUE(noted);
 }

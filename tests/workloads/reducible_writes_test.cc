@@ -101,10 +101,10 @@ class ReducibleCheckpoint : public ::testing::TestWithParam<const char*> {};
 TEST_P(ReducibleCheckpoint, RestoresWithNothingCorruptAndTheShardsReduce) {
   PhaseHarness h;
   PhaseResult w, rd;
-  const json ckpt = {{"checkpoint_size", "16MiB"}, {"count", 1},         {"gap", 0},
-                     {"workers", 2},               {"block_size", "256KiB"}, {"queue_depth", 4},
-                     {"engine", "psync"},          {"mode", GetParam()}, {"compressibility", 0.8},
-                     {"dedup", 0.5}};
+  const json ckpt = {
+      {"checkpoint_size", "16MiB"}, {"count", 1},       {"gap", 0},          {"workers", 2},
+      {"block_size", "256KiB"},     {"queue_depth", 4}, {"engine", "psync"}, {"mode", GetParam()},
+      {"compressibility", 0.8},     {"dedup", 0.5}};
   Status s = h.run("checkpoint", "checkpoint", ckpt, &w, true);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(w.details["data_reducibility"]["dedup_block_bytes"], 256 << 10);
@@ -126,9 +126,10 @@ class ReducibleDataset : public ::testing::TestWithParam<const char*> {};
 TEST_P(ReducibleDataset, SampleHeadersStillVerifyAndTheDataReduce) {
   PhaseHarness h;
   PhaseResult r;
-  const json p = {{"layout", GetParam()},   {"num_samples", 128},  {"sample_size", "64KiB"},
-                  {"samples_per_shard", 32}, {"epochs", 1},         {"batch_size", 16},
-                  {"engine", "psync"},       {"compressibility", 0.5}, {"dedup", 0.3}};
+  const json p = {
+      {"layout", GetParam()}, {"num_samples", 128}, {"sample_size", "64KiB"}, {"samples_per_shard", 32},
+      {"epochs", 1},          {"batch_size", 16},   {"engine", "psync"},      {"compressibility", 0.5},
+      {"dedup", 0.3}};
   Status s = h.run("train_read", "train", p, &r, true);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(r.metrics["corrupt_samples"], 0);
@@ -167,10 +168,11 @@ TEST(ReducibleWrites, ATensorLayoutRestoresResharded) {
   PhaseHarness h;
   PhaseResult w, rd;
   const json model = {{"layers", 2},   {"hidden", 256}, {"ffn", 1024}, {"vocab", 1000}, {"heads", 4},
-                      {"kv_heads", 2}, {"tensor", 2},  {"data", 2},  {"zero", 1}};
-  const json ckpt = {{"model", model},      {"layout", "dcp"},        {"count", 1},         {"gap", 0},
-                     {"workers", 2},        {"block_size", "4KiB"},   {"queue_depth", 4},   {"engine", "psync"},
-                     {"compressibility", 0.5}, {"dedup", 0.3}};
+                      {"kv_heads", 2}, {"tensor", 2},   {"data", 2},   {"zero", 1}};
+  const json ckpt = {{"model", model},   {"layout", "dcp"},   {"count", 1},
+                     {"gap", 0},         {"workers", 2},      {"block_size", "4KiB"},
+                     {"queue_depth", 4}, {"engine", "psync"}, {"compressibility", 0.5},
+                     {"dedup", 0.3}};
   Status s = h.run("checkpoint", "ckpt", ckpt, &w, true);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(w.details["data_reducibility"]["dedup_block_bytes"], 4096);
@@ -186,7 +188,10 @@ TEST(ReducibleWrites, ATensorLayoutRestoresResharded) {
   EXPECT_GT(m.dedup_fraction, 0.25);
   EXPECT_LE(m.dedup_fraction, 0.3);
   s = h.run("restore", "restore",
-            {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"workers", 2}, {"block_size", "4KiB"},
+            {{"checkpoint", "ckpt"},
+             {"engine", "psync"},
+             {"workers", 2},
+             {"block_size", "4KiB"},
              {"reshard_to", {{"tensor", 1}, {"data", 4}, {"zero", 3}}}},
             &rd);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -220,8 +225,8 @@ TEST(ReducibleWrites, TensorBytesAreTheSameMadeWholeOrInPiecesAtAnyFilePhase) {
 
 TEST(ReducibleWrites, ADatasetMadeWithOtherReducibilityIsRegenerated) {
   PhaseHarness h;
-  const json base = {{"num_samples", 64}, {"sample_size", "16KiB"}, {"epochs", 1}, {"batch_size", 16},
-                     {"engine", "psync"}, {"dataset_dir", h.path() + "/ds"}};
+  const json base = {{"num_samples", 64}, {"sample_size", "16KiB"}, {"epochs", 1},
+                     {"batch_size", 16},  {"engine", "psync"},      {"dataset_dir", h.path() + "/ds"}};
   PhaseResult first, second;
   ASSERT_TRUE(h.run("train_read", "train", base, &first).ok());
   ASSERT_TRUE(h.run("train_read", "train", merged(base, {{"compressibility", 0.5}}), &second).ok());

@@ -225,8 +225,8 @@ Status parse_manifest(std::string_view text, Manifest* out) {
                              describe_json_value(j.value("seed", json())));
     }
     m.seed = j["seed"].get<uint64_t>();
-    for (auto [key, field] : {std::pair{"compressibility", &m.reduce.compressibility},
-                              std::pair{"dedup", &m.reduce.dedup}}) {
+    for (auto [key, field] :
+         {std::pair{"compressibility", &m.reduce.compressibility}, std::pair{"dedup", &m.reduce.dedup}}) {
       if (!j.contains(key)) continue;
       if (!j[key].is_number() || !(j[key].get<double>() >= 0 && j[key].get<double>() < 1)) {
         return Status::Invalid(std::string("manifest.") + key + ": expected a fraction in [0, 1), got " +
