@@ -10,6 +10,7 @@
 
 #include "harness/core/units.h"
 #include "reports/console_report.h"
+#include "reports/reducibility_check.h"
 #include "reports/repeat_stats.h"
 
 namespace iofab {
@@ -201,6 +202,8 @@ Status compare_reports(const LoadedReport& baseline, const LoadedReport& current
     }
     for (const auto& r : refusals) cmp.notes.push_back("--force: " + r);
   }
+  // (Differing reducibility means a differing suite or --set, refused above without --force.)
+  for (const auto& m : reducibility_mismatches({&B, &C}, {"baseline", "current"})) cmp.notes.push_back(m);
 
   std::vector<std::string> phase_names;
   for (const auto& p : B.phases) phase_names.push_back(p.name);

@@ -31,6 +31,7 @@ ul.notes { color: #555; font-size: 13px; }
 details { margin: 6px 0; }
 summary { cursor: pointer; font-weight: bold; padding: 4px 0; }
 footer { margin-top: 40px; color: #777; font-size: 12px; }
+section.warning { background: #fde2e1; border: 1px solid #f5a8a3; padding: 4px 16px; margin-top: 16px; }
 )";
 
 const char* cell_class(Cell::Kind k) {
@@ -92,6 +93,14 @@ std::string render_html_report(const std::vector<SystemReport>& systems) {
     o << "<a href=\"#" << xml_escape(p.id) << "\">" << xml_escape(p.heading) << "</a>";
   o << "<a href=\"#phases\">Per phase</a></nav>\n</header>\n";
 
+  // Before the checks: a pass on reducible data against a fail on incompressible data is no comparison.
+  if (const auto mismatches = reducibility_warnings(systems); !mismatches.empty()) {
+    o << "<section id=\"reducibility-warning\" class=\"warning\">\n<h2>Warning: the systems wrote data of "
+         "different reducibility</h2>\n<ul>";
+    for (const auto& m : mismatches) o << "<li>" << xml_escape(m) << "</li>";
+    o << "</ul>\n<p class=\"explain\">Rerun with the same compressibility and dedup on every system "
+         "(docs/data-reducibility.md).</p>\n</section>\n";
+  }
   o << "<section id=\"checks\">\n<h2>Checks</h2>\n";
   write_table(checks_table(systems), o);
   o << "</section>\n";

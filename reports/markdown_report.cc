@@ -49,6 +49,7 @@ std::string render_markdown_report(const std::vector<SystemReport>& systems) {
       << markdown_escape(systems[i].loaded.source) << ")";
   }
   o << ". **Bold**: a failed check or phase; *italic*: values that differ between the systems.\n\n";
+  for (const auto& m : reducibility_warnings(systems)) o << "> **Warning:** " << markdown_escape(m) << "\n\n";
   Table checks = checks_table(systems);
   checks.note = checks.note.empty() ? "The checkpoint budget (the 5% rule) comes first." : checks.note;
   write_table(checks, "##", o);

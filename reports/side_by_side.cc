@@ -10,6 +10,7 @@
 #include "harness/core/units.h"
 #include "reports/console_report.h"
 #include "reports/phase_definitions.h"
+#include "reports/reducibility_check.h"
 #include "reports/repeat_stats.h"
 
 namespace iofab {
@@ -263,6 +264,15 @@ Table systems_table(const std::vector<SystemReport>& systems) {
     if (l.schema_version != kSchemaVersion) s += ", report schema " + std::to_string(l.schema_version);
     return s;
   });
+  // What the written data let the storage reduce: runs that differ here do not compare (warned above).
+  row("data reducibility", [](const Report& r, const LoadedReport&) {
+    std::string s;
+    for (const auto& p : r.phases) {
+      const std::string text = reducibility_text(p);
+      if (text != "none") s += (s.empty() ? "" : "; ") + p.name + ": " + text;
+    }
+    return s.empty() ? std::string("none (incompressible, no dedup)") : s;
+  });
   // Per phase, whether its figure is the storage's: an unverified one is marked as a failed check is.
   for (const auto& name : phase_names(systems)) {
     std::vector<Cell> r{{"verification: " + name, Cell::Kind::kPlain}};
@@ -463,6 +473,16 @@ std::vector<Table> param_tables(const std::vector<SystemReport>& systems) {
     out.push_back(std::move(t));
   }
   return out;
+}
+
+std::vector<std::string> reducibility_warnings(const std::vector<SystemReport>& systems) {
+  std::vector<const Report*> reports;
+  std::vector<std::string> labels;
+  for (const auto& s : systems) {
+    reports.push_back(&s.loaded.report);
+    labels.push_back(s.label);
+  }
+  return reducibility_mismatches(reports, labels);
 }
 
 }  // namespace iofab

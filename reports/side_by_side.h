@@ -48,5 +48,8 @@ Table checks_table(const std::vector<SystemReport>& systems);
 std::vector<Table> metric_tables(const std::vector<SystemReport>& systems);
 // One table per phase: every parameter per system; differing rows marked.
 std::vector<Table> param_tables(const std::vector<SystemReport>& systems);
+// One line per phase the systems ran with data of different reducibility (compressibility, dedup):
+// their figures do not compare, and the page says so above everything else.
+std::vector<std::string> reducibility_warnings(const std::vector<SystemReport>& systems);
 
 }  // namespace iofab

@@ -72,6 +72,10 @@ json DatasetSpec::to_json() const {
     j["sample_size_min"] = sample_size_min;
     j["sample_size_max"] = sample_size_max;
   }
+  if (reduce.any()) {
+    j["compressibility"] = reduce.compressibility;
+    j["dedup"] = reduce.dedup;
+  }
   if (layout == DatasetLayoutKind::kFiles) {
     j["files_per_dir"] = files_per_dir;
   } else {

@@ -19,7 +19,9 @@
 // sample never passes the end of its file (a filesystem allocates whole
 // blocks anyway: the device reads the same bytes either way). Every sample
 // starts with a header naming (seed, sample id), so a reader can tell it got
-// the right bytes; the rest is incompressible and never dedupable.
+// the right bytes; the rest is incompressible and never dedupable, unless the
+// spec asks for reducible data (compressibility, dedup: ReducibleFiller in
+// 4 KiB units, each file one stream; a header makes its unit unique).
 //
 // Thread-safety: DatasetLayout is immutable after construction; the free
 // functions are safe to call from several threads on distinct files.
@@ -40,6 +42,7 @@
 #include <vector>
 
 #include "harness/core/status.h"
+#include "harness/engines/data_fill.h"
 #include "harness/store/store.h"
 
 namespace iofab {
@@ -67,6 +70,9 @@ struct DatasetSpec {
   uint64_t seed = 1;
   uint64_t files_per_dir = 1024;      // files layout
   uint64_t samples_per_shard = 1024;  // shards layout
+  // compressibility and dedup of the sample data (headers aside), in kRecordAlignment units; off by
+  // default, and then absent from to_json, so a dataset made before the option existed is still reused.
+  Reducibility reduce;
 
   // Fills sample_size_max when 0: the size itself when fixed, else mean + 6 stdev
   // (capped at kMaxSampleSize).

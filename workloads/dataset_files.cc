@@ -87,13 +87,45 @@ Status write_dataset_file(Store& store, Writer& w, const std::string& path, uint
   return s;
 }
 
+// The bytes under the sample headers: BlockFiller's stamped data (the default), or with compressibility
+// or dedup ReducibleFiller's, in kRecordAlignment units numbered per file (files and shards are padded to
+// whole units, and shards are written in chunks of whole units). A unit holding a header differs from
+// what was generated, so a duplicate of it would not be one on disk: in the files layout, where the
+// header is always in unit 0, that unit is a stream of its own and the others number from 0, so
+// duplicates repeat header-free units only. (In a shard the headers fall where the samples start.)
+struct SampleData {
+  const BlockFiller& stamper;
+  const ReducibleFiller& reducible;
+  bool reduce = false;
+  bool header_unit_apart = false;  // the files layout
+
+  // buf: bytes [off, off + n) of file; stamp_id: the default data's block id for them.
+  void make(unsigned char* buf, uint64_t file, uint64_t off, uint64_t n, uint64_t stamp_id) const {
+    if (!reduce) {
+      stamper.stamp(buf, n, stamp_id);
+      return;
+    }
+    for (uint64_t at = off; at < off + n; at += kRecordAlignment) {
+      const uint64_t unit = at / kRecordAlignment;
+      const uint64_t len = std::min(kRecordAlignment, off + n - at);
+      if (!header_unit_apart) {
+        reducible.fill(buf + (at - off), len, file, unit);
+      } else if (unit == 0) {
+        reducible.fill(buf + (at - off), len, file | (1ULL << 63), 0);
+      } else {
+        reducible.fill(buf + (at - off), len, file, unit - 1);
+      }
+    }
+  }
+};
+
 // Writes one sample file (files layout): the sample, its header first, padding after, in one write.
 Status write_sample_file(Store& store, Writer& w, const std::string& folder, const DatasetLayout& layout,
-                         uint64_t sample, const BlockFiller& stamper, const std::atomic<bool>* stop,
+                         uint64_t sample, const SampleData& data, const std::atomic<bool>* stop,
                          std::atomic<uint64_t>* progress) {
   const uint64_t len = layout.file_bytes(sample);
   auto fill = [&](unsigned char* buf, uint64_t, uint64_t n) {
-    stamper.stamp(buf, n, sample);
+    data.make(buf, sample, 0, n, sample);
     unsigned char header[kSampleHeader];
     sample_header(layout.spec(), sample, header);
     std::memcpy(buf, header, std::min<uint64_t>(kSampleHeader, layout.size_of(sample)));
@@ -104,13 +136,13 @@ Status write_sample_file(Store& store, Writer& w, const std::string& folder, con
 
 // Writes one shard: the samples back to back, padding at the end, kWriteChunk bytes at a time.
 Status write_shard(Store& store, Writer& w, const std::string& data, const DatasetLayout& layout,
-                   uint64_t shard, const BlockFiller& stamper, const std::atomic<bool>* stop,
+                   uint64_t shard, const SampleData& sample_data, const std::atomic<bool>* stop,
                    std::atomic<uint64_t>* progress) {
   const uint64_t first = layout.first_sample(shard);
   const uint64_t end_sample = first + layout.samples_in(shard);
   uint64_t next_header = first;  // the first sample whose header may still start at or after `off`
   auto fill = [&](unsigned char* buf, uint64_t off, uint64_t n) {
-    stamper.stamp(buf, n, (shard << 24) ^ (off / kWriteChunk));
+    sample_data.make(buf, shard, off, n, (shard << 24) ^ (off / kWriteChunk));
     // Headers that overlap [off, off + n); one may straddle the previous chunk's end.
     while (next_header < end_sample) {
       const uint64_t ho = layout.offset_of(next_header);
@@ -144,6 +176,8 @@ Status generate_dataset_part(Store& store, std::string_view data_view, const Dat
   const uint64_t buf_len = files ? layout.max_aligned_span() : std::min(kWriteChunk, layout.total_bytes());
   // Stamps come from one dataset-wide key, so every sector of the dataset differs from every other.
   const BlockFiller stamper(fmix64(layout.spec().seed ^ 0x510e527fade682d1ULL));
+  const ReducibleFiller reducible(fmix64(layout.spec().seed ^ 0x510e527fade682d1ULL), layout.spec().reduce);
+  const SampleData sample_data{stamper, reducible, layout.spec().reduce.any(), files};
 
   std::atomic<uint64_t> next{0};
   std::atomic<uint64_t> written{0};
@@ -166,7 +200,7 @@ Status generate_dataset_part(Store& store, std::string_view data_view, const Dat
       }
       const uint64_t unit = rank + k * ranks;
       if (!files) {
-        s = write_shard(store, w, data, layout, unit, stamper, opts.stop, opts.progress);
+        s = write_shard(store, w, data, layout, unit, sample_data, opts.stop, opts.progress);
         if (s.ok()) written.fetch_add(layout.file_bytes(unit));
         continue;
       }
@@ -181,7 +215,7 @@ Status generate_dataset_part(Store& store, std::string_view data_view, const Dat
           made = folder;
           made_any = true;
         }
-        s = write_sample_file(store, w, join_store_path(data, folder), layout, f, stamper, opts.stop,
+        s = write_sample_file(store, w, join_store_path(data, folder), layout, f, sample_data, opts.stop,
                               opts.progress);
         if (s.ok()) written.fetch_add(layout.file_bytes(f));
       }

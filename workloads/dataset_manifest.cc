@@ -83,6 +83,13 @@ bool spec_from_json(const json& j, DatasetSpec* out) {
           : !num("samples_per_shard", 1, 1'000'000'000, &s.samples_per_shard)) {
     return false;
   }
+  // Reducible data (absent: none).
+  for (auto [key, field] :
+       {std::pair{"compressibility", &s.reduce.compressibility}, std::pair{"dedup", &s.reduce.dedup}}) {
+    if (!j.contains(key)) continue;
+    if (!j[key].is_number() || !(j[key].get<double>() >= 0 && j[key].get<double>() < 1)) return false;
+    *field = j[key].get<double>();
+  }
   s.resolve_size_bounds();
   *out = s;
   return true;

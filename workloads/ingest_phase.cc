@@ -13,6 +13,7 @@
 #include "harness/phase/io_details.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
+#include "harness/phase/reducibility_params.h"
 #include "harness/phase/request_metrics.h"
 #include "harness/phase/worker_group.h"
 #include "harness/stats/io_tally.h"
@@ -28,6 +29,7 @@ struct IngestParams : IoParams {
   uint64_t file_size = 0;
   bool fsync = true;
   uint64_t seed = 1;
+  Reducibility reduce;  // off by default: BlockFiller's data
 };
 
 // What a rank sends rank 0 at the end of the phase.
@@ -121,6 +123,9 @@ Status IngestPhase::setup(unsigned w, Store& store, const std::string& folder, i
 Status IngestPhase::body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseContext& ctx) const {
   const uint64_t start = now_ns();
   BlockFiller stamper(seed);
+  // A worker's blocks are one stream, numbered across its files.
+  const ReducibleFiller reducible(seed, p_.reduce);
+  const bool reduce = p_.reduce.any();
   IoPump pump(*wk->engine, wk->bufs, p_.queue_depth, true, &wk->tally.latency, &wk->tally.series, t0,
               &ctx.progress.done_bytes, &ctx.stop);
   uint64_t file = 0;
@@ -137,7 +142,11 @@ Status IngestPhase::body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseCont
         req.op = IoOp::kWrite;
         req.offset = offset;
         req.len = static_cast<uint32_t>(std::min(p_.block_size, p_.file_size - offset));
-        stamper.stamp(req.buf, req.len, block_id++);
+        if (reduce) {
+          reducible.fill(req.buf, req.len, 0, block_id++);
+        } else {
+          stamper.stamp(req.buf, req.len, block_id++);
+        }
         offset += req.len;
         return true;
       },
@@ -229,6 +238,7 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
   m["rank_bytes_per_s_min"] = rank_min;
   m["rank_bytes_per_s_max"] = rank_max;
   put_io_details(total, per_rank, p_.engine, result);
+  result->details["data_reducibility"] = reducibility_details(p_.reduce, p_.block_size);
   std::vector<json> rank_requests;
   for (const auto& r : all) rank_requests.push_back(r.requests);
   if (S3Stats req; merge_request_stats(rank_requests, &req)) {
@@ -251,6 +261,7 @@ std::unique_ptr<Phase> parse_ingest(ParamReader& r) {
   }
   p.fsync = r.boolean("fsync", true);
   p.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
+  p.reduce = read_reducibility(r);
   if (p.direct && p.file_size % kDirectAlignment != 0) {
     r.fail("file_size", "must be a multiple of 4KiB when direct is true (O_DIRECT alignment)");
   }

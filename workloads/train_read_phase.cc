@@ -19,6 +19,7 @@
 #include "harness/gpu/batch_copy.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
+#include "harness/phase/reducibility_params.h"
 #include "harness/phase/request_metrics.h"
 #include "harness/stats/io_tally.h"
 #include "harness/store/posix_store.h"
@@ -404,6 +405,8 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   for (const auto& r : ranks) split.merge(r.windows);
   report_window_split(split, result);
   if (follows) result->details["follows_clock"] = {{"epochs", ranks.front().epochs.size()}};
+  // A reused dataset matched the spec, reducibility included: this is what the data on the target hold.
+  result->details["data_reducibility"] = reducibility_details(p_.dataset.reduce, kRecordAlignment);
   if (!p_.cache_dir.empty()) {
     summarize_cache_tier(p_, ranks, layout, result, &worst);
     result->details["cache_tier"]["path"] = cache_location;
@@ -467,6 +470,7 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   read_sample_params(r, &ds);
   ds.files_per_dir = static_cast<uint64_t>(r.integer("files_per_dir", 1024, 2, 10'000'000));
   ds.samples_per_shard = static_cast<uint64_t>(r.integer("samples_per_shard", 1024, 1, 1'000'000'000));
+  ds.reduce = read_reducibility(r);
   p.dataset_dir = r.string("dataset_dir", "");
   if (!p.dataset_dir.empty()) {
     // The phase makes the folder but not its parents: a missing parent must stop the suite before any

@@ -8,6 +8,7 @@
 #include "harness/core/checked_math.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
+#include "harness/phase/reducibility_params.h"
 #include "harness/phase/request_metrics.h"
 #include "harness/phase/worker_group.h"
 #include "workloads/checkpoint/bursts.h"
@@ -279,6 +280,7 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   p.keep = static_cast<unsigned>(r.integer("keep", 1, 1, 1000));
   p.budget_fraction = r.fraction("budget_fraction", kDefaultBudgetFraction, kMinBudgetFraction, 1);
   p.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
+  p.reduce = read_reducibility(r);
   if (p.full_bytes / p.scale > 1e18) {
     r.fail("scale", "the written checkpoint (full size / scale) must be below 1e18 bytes");
   } else if (p.full_bytes / p.scale * (p.keep + 1.0) >= 0x1p64) {

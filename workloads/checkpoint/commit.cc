@@ -117,6 +117,7 @@ Manifest make_manifest(const CheckpointParams& p, const ShardLayout& l, uint64_t
     m.model = p.model;
     m.replica_writer = replica_writer_name(p.replica_writer);
     m.seed = p.seed;
+    m.reduce = p.reduce;
     std::map<std::string_view, const PlannedFile*> by_name;
     for (const PlannedFile& f : l.files) by_name[f.path] = &f;
     for (ShardEntry& e : m.shards) {

@@ -101,6 +101,10 @@ std::string manifest_to_json_text(const Manifest& m) {
     j["model"] = to_json(*m.model);
     j["replica_writer"] = m.replica_writer;
     j["seed"] = m.seed;
+    if (m.reduce.any()) {
+      j["compressibility"] = m.reduce.compressibility;
+      j["dedup"] = m.reduce.dedup;
+    }
   }
   // A model's records run to ~100,000 short arrays: one line each would make the manifest 10x longer.
   const bool records = std::any_of(m.shards.begin(), m.shards.end(), [](const ShardEntry& e) { return !e.records.empty(); });
@@ -221,6 +225,15 @@ Status parse_manifest(std::string_view text, Manifest* out) {
                              describe_json_value(j.value("seed", json())));
     }
     m.seed = j["seed"].get<uint64_t>();
+    for (auto [key, field] :
+         {std::pair{"compressibility", &m.reduce.compressibility}, std::pair{"dedup", &m.reduce.dedup}}) {
+      if (!j.contains(key)) continue;
+      if (!j[key].is_number() || !(j[key].get<double>() >= 0 && j[key].get<double>() < 1)) {
+        return Status::Invalid(std::string("manifest.") + key + ": expected a fraction in [0, 1), got " +
+                               describe_json_value(j[key]));
+      }
+      *field = j[key].get<double>();
+    }
     if (j.contains("replica_writer") && j["replica_writer"].is_string())
       m.replica_writer = j["replica_writer"].get<std::string>();
   }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "harness/core/status.h"
+#include "harness/engines/data_fill.h"
 #include "workloads/checkpoint/checkpoint_files.h"
 
 namespace iofab {
@@ -50,6 +51,7 @@ struct Manifest {
   std::optional<TransformerSpec> model;
   std::string replica_writer;
   uint64_t seed = 0;
+  Reducibility reduce;  // the content's compressibility and dedup (absent from the file: none)
 
   uint64_t total_bytes() const;
   // full_checkpoint_bytes, or the shards' total when it was not recorded.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/engines/data_fill.h"
 #include "harness/phase/io_params.h"
 #include "workloads/checkpoint/budget.h"
 #include "workloads/checkpoint/checkpoint_files.h"
@@ -42,6 +43,7 @@ struct CheckpointParams : IoParams {
   unsigned keep = 1;
   double budget_fraction = kDefaultBudgetFraction;
   uint64_t seed = 1;
+  Reducibility reduce;  // compressibility and dedup; off by default (BlockFiller's data)
   // tier: two (tier_local.h, tier_drain.h): each checkpoint is written to local_dir, the stall, and
   // drained to the target in the background.
   bool two_tier = false;

@@ -9,8 +9,10 @@
 #include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
 #include "harness/phase/io_details.h"
+#include "harness/phase/reducibility_params.h"
 #include "harness/phase/request_metrics.h"
 #include "workloads/checkpoint/budget.h"
+#include "workloads/checkpoint/tensor_content.h"
 
 namespace iofab {
 namespace {
@@ -224,6 +226,9 @@ void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const Shar
   result->details["budget"] = budget;
   result->details["checkpoints"] = jd.per_cp;
   result->details["mode"] = p.async ? "async" : "sync";
+  // Tensor layouts make their content in chunks of each tensor; the others in blocks of each shard.
+  result->details["data_reducibility"] =
+      reducibility_details(p.reduce, p.files ? kTensorChunk : p.block_size);
   result->details["stall_includes"] = json::array({"write", "fsync", "commit"});
   if (p.async) result->details["stall_includes"] = json::array({"staging_copy"});
   if (p.two_tier) fill_tier_details(p, mine.tier, result);

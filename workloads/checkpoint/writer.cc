@@ -31,7 +31,7 @@ uint64_t blocks_of(uint64_t bytes, uint64_t block_size) { return (bytes + block_
 
 // Bytes [offset, offset + len) of file f at step: its tensors' content, zeros between and after them.
 void fill_from_records(const PlannedFile& f, uint64_t seed, uint64_t step, uint64_t offset, unsigned char* buf,
-                       size_t len) {
+                       size_t len, const Reducibility& reduce) {
   const uint64_t end = offset + len;
   auto it = std::upper_bound(f.records.begin(), f.records.end(), offset,
                              [](uint64_t off, const FileRecord& r) { return off < r.file_offset + r.bytes; });
@@ -43,7 +43,7 @@ void fill_from_records(const PlannedFile& f, uint64_t seed, uint64_t step, uint6
     }
     const uint64_t stop = std::min(end, it->file_offset + it->bytes);
     fill_tensor_bytes(seed, step, it->key, it->tensor_offset + (at - it->file_offset), buf + (at - offset),
-                      stop - at);
+                      stop - at, reduce, it->file_offset - it->tensor_offset);
     at = stop;
   }
   if (at < end) std::memset(buf + (at - offset), 0, end - at);
@@ -66,6 +66,9 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
   StreamingXxh3 hash;
   // Every checkpoint's data differs: the stamp carries the step in the block id.
   BlockFiller stamper(writer_seed(p, *wk) + 17 + shard);
+  // With compressibility or dedup: each block made in full, the shard of one step a stream.
+  const ReducibleFiller reducible(writer_seed(p, *wk) + 17 + shard, p.reduce);
+  const bool reduce = p.reduce.any();
   const bool staged = p.async;
   const IoBuffers& bufs = staged ? wk->staging : wk->ring;
   const uint64_t blocks = blocks_of(shard_bytes, p.block_size);
@@ -90,9 +93,14 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
           req.buf = wk->staging.at(first_block + block);
           req.buf_index = -1;
         } else if (tensors != nullptr) {
-          fill_from_records(*tensors, p.seed, step, offset, static_cast<unsigned char*>(req.buf), req.len);
+          fill_from_records(*tensors, p.seed, step, offset, static_cast<unsigned char*>(req.buf), req.len,
+                            p.reduce);
         }
-        if (tensors == nullptr) stamper.stamp(req.buf, req.len, (step << 32) | block);
+        if (tensors == nullptr && reduce) {
+          reducible.fill(req.buf, req.len, step, block);
+        } else if (tensors == nullptr) {
+          stamper.stamp(req.buf, req.len, (step << 32) | block);
+        }
         hash.update(req.buf, req.len);
         offset += req.len;
         ++block;
@@ -177,7 +185,7 @@ void snapshot_shard(const CheckpointParams& p, const ShardLayout& l, uint64_t st
         std::memcpy(dst, wk->source.at(b % wk->source.count()), len);
       } else {
         // The tensors' own bytes, made at memcpy speed (tensor_content.h): the copy off the accelerator.
-        fill_from_records(l.files[shard], p.seed, step, off, dst, len);
+        fill_from_records(l.files[shard], p.seed, step, off, dst, len, p.reduce);
       }
     }
   }

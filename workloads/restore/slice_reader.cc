@@ -14,6 +14,7 @@ namespace {
 struct SlotRead {
   uint64_t key = 0;
   uint64_t tensor_offset = 0;
+  uint64_t file_phase = 0;  // the record's file offset - its tensor offset (tensor_content.h)
   uint32_t skip = 0;
   uint32_t want = 0;
 };
@@ -57,8 +58,8 @@ Status read_file_slices(const RestoreParams& p, const PhaseContext& ctx, const S
           piece = std::min<uint64_t>(piece, p.block_size - (pos - begin));
         }
         const uint64_t stop = p.direct ? (pos + piece + kShardAlign - 1) / kShardAlign * kShardAlign : pos + piece;
-        slots[slot] = {sr.key, sr.tensor_offset + (pos - sr.file_offset), static_cast<uint32_t>(pos - begin),
-                       static_cast<uint32_t>(piece)};
+        slots[slot] = {sr.key, sr.tensor_offset + (pos - sr.file_offset), sr.file_offset - sr.tensor_offset,
+                       static_cast<uint32_t>(pos - begin), static_cast<uint32_t>(piece)};
         req.file = handle;
         req.op = IoOp::kRead;
         req.offset = begin;
@@ -72,7 +73,8 @@ Status read_file_slices(const RestoreParams& p, const PhaseContext& ctx, const S
         const uint64_t h0 = now_ns();
         uint64_t bad = 0;
         if (!check_tensor_bytes(m.seed, m.step, sr.key, sr.tensor_offset,
-                                static_cast<const unsigned char*>(req.buf) + sr.skip, sr.want, &bad)) {
+                                static_cast<const unsigned char*>(req.buf) + sr.skip, sr.want, &bad, m.reduce,
+                                sr.file_phase)) {
           corrupt = "corrupt: file bytes from " + std::to_string(req.offset + sr.skip) + " do not hold tensor " +
                     "bytes " + std::to_string(sr.tensor_offset) + " on (first wrong tensor byte " +
                     std::to_string(bad) + ")";
