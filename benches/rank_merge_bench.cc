@@ -311,6 +311,7 @@ int run(int argc, char** argv) {
     }
   }
   if (sizes.empty()) sizes = {1024, 4096, 16384};
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row as it is measured: 16,384 ranks take a while
   std::printf("%-7s %-12s %9s %9s %10s %14s\n", "ranks", "phase", "merge_s", "cpu_s", "json_MiB",
               "peak_heap_MiB");
   for (int ranks : sizes) {
