@@ -134,6 +134,7 @@ Measured measure(const std::string& phase, ReplayComm& comm, const std::function
   m.phase = phase;
   m.seconds = std::chrono::duration<double>(end - comm.gathered_at()).count();
   m.cpu_seconds = thread_cpu_seconds() - comm.gathered_cpu();
+  m.wire_bytes = comm.received_bytes() / comm.size();
   m.peak_bytes = static_cast<double>(g_peak.load() - before);
   m.report.name = phase;
   m.report.kind = phase;
@@ -283,6 +284,7 @@ Measured header(int ranks, Report* report) {
   m.phase = "header";
   m.seconds = std::chrono::duration<double>(Clock::now() - comm.gathered_at()).count();
   m.cpu_seconds = thread_cpu_seconds() - comm.gathered_cpu();
+  m.wire_bytes = comm.received_bytes() / comm.size();
   m.peak_bytes = static_cast<double>(g_peak.load() - before);
   report->cluster = {{"ranks", ranks}, {"comm", "mpi"}, {"hosts", cluster.hosts}, {"rank_hosts", cluster.rank_hosts}};
   return m;
@@ -312,8 +314,8 @@ int run(int argc, char** argv) {
   }
   if (sizes.empty()) sizes = {1024, 4096, 16384};
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row as it is measured: 16,384 ranks take a while
-  std::printf("%-7s %-12s %9s %9s %10s %14s\n", "ranks", "phase", "merge_s", "cpu_s", "json_MiB",
-              "peak_heap_MiB");
+  std::printf("%-7s %-12s %9s %9s %10s %14s %13s\n", "ranks", "phase", "merge_s", "cpu_s", "json_MiB",
+              "peak_heap_MiB", "rank_sent_KiB");
   for (int ranks : sizes) {
     Report report;
     std::vector<Measured> all;
@@ -326,8 +328,8 @@ int run(int argc, char** argv) {
                                                                           .at("phases")
                                                                           .dump()
                                                                           .size());
-      std::printf("%-7d %-12s %9.3f %9.3f %10.2f %14.1f\n", ranks, m.phase.c_str(), m.seconds, m.cpu_seconds,
-                  mib(bytes), mib(m.peak_bytes));
+      std::printf("%-7d %-12s %9.3f %9.3f %10.2f %14.1f %13.1f\n", ranks, m.phase.c_str(), m.seconds,
+                  m.cpu_seconds, mib(bytes), mib(m.peak_bytes), m.wire_bytes / 1024);
       seconds += m.seconds;
       cpu += m.cpu_seconds;
       peak = std::max(peak, m.peak_bytes);

@@ -47,6 +47,8 @@ class ReplayComm final : public Comm {
     all->assign(1, mine);
     all->reserve(static_cast<size_t>(ranks_));
     for (int r = 1; r < ranks_; ++r) all->push_back(make_(r, mine));
+    received_bytes_ = 0;
+    for (const auto& t : *all) received_bytes_ += static_cast<double>(t.size());
     gathered_at_ = Clock::now();
     gathered_cpu_ = thread_cpu_seconds();
     return Status::Ok();
@@ -58,18 +60,22 @@ class ReplayComm final : public Comm {
   void abort(int) override {}
   Clock::time_point gathered_at() const { return gathered_at_; }
   double gathered_cpu() const { return gathered_cpu_; }
+  // The last gather's texts, every rank's, in bytes.
+  double received_bytes() const { return received_bytes_; }
 
  private:
   int ranks_;
   Maker make_;
   Clock::time_point gathered_at_ = Clock::now();
   double gathered_cpu_ = thread_cpu_seconds();
+  double received_bytes_ = 0;
 };
 
 struct Measured {
   std::string phase;
   double seconds = 0;      // from the gather's texts to the merged PhaseResult, wall clock
   double cpu_seconds = 0;  // the same span in this thread's CPU time
+  double wire_bytes = 0;   // what one rank sent rank 0 (the mean over ranks)
   double peak_bytes = 0;  // the heap's peak above its level before the gather, received texts included
   PhaseReport report;
 };
