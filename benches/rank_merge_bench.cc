@@ -14,6 +14,8 @@
 // The other ranks' answers are made from rank 0's own (ReplayComm): the same wire form with a
 // different tally (a histogram over ~300 buckets, a 600-interval series: a one-minute phase at the
 // default 100 ms) and host, so the merge decodes and folds what a real run sends.
+#include "benches/rank_merge_bench.h"
+
 #include <malloc.h>
 
 #include <algorithm>
@@ -30,7 +32,6 @@
 #include <string>
 #include <vector>
 
-#include "benches/rank_merge_bench.h"
 #include "harness/comm/comm.h"
 #include "harness/comm/rank_gather.h"
 #include "harness/core/json_text.h"
@@ -158,8 +159,7 @@ std::string with_rank_tally(int rank, const std::string& mine) {
 
 // The context a phase's merge reads: this comm, a memory store, no stop.
 struct Context {
-  explicit Context(Comm& comm, const std::string& name)
-      : ctx{comm, run_dir, target, stop, progress, name} {
+  explicit Context(Comm& comm, const std::string& name) : ctx{comm, run_dir, target, stop, progress, name} {
     ctx.store = &store;
   }
   std::string run_dir = "/bench/iofab-run";
@@ -173,13 +173,14 @@ struct Context {
 Measured ingest(int ranks) {
   ReplayComm comm(ranks, with_rank_tally);
   Context c(comm, "ingest");
-  const json obj = {{"kind", "ingest"}, {"engine", "null"}, {"direct", false}, {"workers", 1},
-                    {"file_size", "4KiB"}, {"files_per_worker", 1}};
+  const json obj = {{"kind", "ingest"}, {"engine", "null"},    {"direct", false},
+                    {"workers", 1},     {"file_size", "4KiB"}, {"files_per_worker", 1}};
   ParamReader r(obj, "phases[0]");
   std::unique_ptr<Phase> phase = find_phase_kind("ingest")->parse(r);
   return measure("ingest", comm, [&] {
     PhaseResult result;
-    if (Status s = phase->run(c.ctx, &result); !s.ok()) std::fprintf(stderr, "ingest: %s\n", s.message().c_str());
+    if (Status s = phase->run(c.ctx, &result); !s.ok())
+      std::fprintf(stderr, "ingest: %s\n", s.message().c_str());
     return result;
   });
 }
@@ -227,7 +228,8 @@ Measured restore(int ranks) {
   const std::vector<RestorePass> passes = {{3, 60.0, static_cast<uint64_t>(ranks) << 30}};
   return measure("restore", comm, [&] {
     PhaseResult result;
-    report_restore(c.ctx, p, cp, static_cast<uint64_t>(ranks), readers, nullptr, passes, std::nullopt, Status::Ok(),
+    report_restore(c.ctx, p, cp, static_cast<uint64_t>(ranks), readers, nullptr, passes, std::nullopt,
+                   Status::Ok(),
                    &result)
         .ignore_error();  // figures only, as for the checkpoint
     return result;
@@ -257,7 +259,8 @@ Measured collectives(int ranks) {
   return measure("collectives", comm, [&] {
     PhaseResult result;
     std::vector<std::vector<SizeSample>> all;
-    if (Status g = gather_to_root(comm, mine, &all); !g.ok()) std::fprintf(stderr, "collectives: %s\n", g.message().c_str());
+    if (Status g = gather_to_root(comm, mine, &all); !g.ok())
+      std::fprintf(stderr, "collectives: %s\n", g.message().c_str());
     if (!add_sweep_results(all, spec, &result)) std::fprintf(stderr, "collectives: samples disagree\n");
     return result;
   });
@@ -265,10 +268,11 @@ Measured collectives(int ranks) {
 
 // The report's header: every rank's host description (kRanksPerHost ranks a host).
 Measured header(int ranks, Report* report) {
-  json host = {{"hostname", host_name(0)}, {"cpus", 128}, {"memory_bytes", 2ULL << 40},
-               {"kernel", "6.8.0"}, {"gpus", json::array()}, {"rdma_devices", json::array()}};
+  json host = {{"hostname", host_name(0)}, {"cpus", 128},           {"memory_bytes", 2ULL << 40},
+               {"kernel", "6.8.0"},        {"gpus", json::array()}, {"rdma_devices", json::array()}};
   for (int g = 0; g < 8; ++g) {
-    host["gpus"].push_back({{"index", g}, {"name", "NVIDIA H100 80GB HBM3"}, {"memory_bytes", 85899345920ULL}});
+    host["gpus"].push_back(
+        {{"index", g}, {"name", "NVIDIA H100 80GB HBM3"}, {"memory_bytes", 85899345920ULL}});
   }
   ReplayComm comm(ranks, [&](int rank, const std::string&) {
     json h = host;
@@ -286,7 +290,8 @@ Measured header(int ranks, Report* report) {
   m.cpu_seconds = thread_cpu_seconds() - comm.gathered_cpu();
   m.wire_bytes = comm.received_bytes() / comm.size();
   m.peak_bytes = static_cast<double>(g_peak.load() - before);
-  report->cluster = {{"ranks", ranks}, {"comm", "mpi"}, {"hosts", cluster.hosts}, {"rank_hosts", cluster.rank_hosts}};
+  report->cluster = {
+      {"ranks", ranks}, {"comm", "mpi"}, {"hosts", cluster.hosts}, {"rank_hosts", cluster.rank_hosts}};
   return m;
 }
 
@@ -323,11 +328,10 @@ int run(int argc, char** argv) {
     for (Measured (*f)(int) : {ingest, checkpoint, restore, train_read, collectives}) all.push_back(f(ranks));
     double seconds = 0, cpu = 0, peak = 0;
     for (Measured& m : all) {
-      const double bytes = m.phase == "header" ? static_cast<double>(report.cluster.dump().size())
-                                               : static_cast<double>(report_to_json(one_phase(m.report))
-                                                                          .at("phases")
-                                                                          .dump()
-                                                                          .size());
+      const double bytes =
+          m.phase == "header"
+              ? static_cast<double>(report.cluster.dump().size())
+              : static_cast<double>(report_to_json(one_phase(m.report)).at("phases").dump().size());
       std::printf("%-7d %-12s %9.3f %9.3f %10.2f %14.1f %13.1f\n", ranks, m.phase.c_str(), m.seconds,
                   m.cpu_seconds, mib(bytes), mib(m.peak_bytes), m.wire_bytes / 1024);
       seconds += m.seconds;
@@ -340,8 +344,8 @@ int run(int argc, char** argv) {
     const std::string text = render_json_report(report);
     const double render_s = std::chrono::duration<double>(Clock::now() - t0).count();
     const double render_cpu = thread_cpu_seconds() - cpu0;
-    std::printf("%-7d %-12s %9.3f %9.3f %10.2f %14.1f\n", ranks, "report", seconds + render_s, cpu + render_cpu,
-                mib(static_cast<double>(text.size())), mib(peak));
+    std::printf("%-7d %-12s %9.3f %9.3f %10.2f %14.1f\n", ranks, "report", seconds + render_s,
+                cpu + render_cpu, mib(static_cast<double>(text.size())), mib(peak));
     if (!report_out.empty() && ranks == sizes.back()) {
       FILE* f = std::fopen(report_out.c_str(), "w");
       if (f == nullptr || std::fwrite(text.data(), 1, text.size(), f) != text.size()) {

@@ -76,7 +76,7 @@ struct Measured {
   double seconds = 0;      // from the gather's texts to the merged PhaseResult, wall clock
   double cpu_seconds = 0;  // the same span in this thread's CPU time
   double wire_bytes = 0;   // what one rank sent rank 0 (the mean over ranks)
-  double peak_bytes = 0;  // the heap's peak above its level before the gather, received texts included
+  double peak_bytes = 0;   // the heap's peak above its level before the gather, received texts included
   PhaseReport report;
 };
 

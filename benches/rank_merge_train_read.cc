@@ -47,7 +47,8 @@ Measured train_read(int ranks) {
   return measure("train_read", comm, [&] {
     PhaseResult result;
     std::vector<RankReport> all;
-    if (Status g = gather_to_root(comm, mine, &all); !g.ok()) std::fprintf(stderr, "train_read: %s\n", g.message().c_str());
+    if (Status g = gather_to_root(comm, mine, &all); !g.ok())
+      std::fprintf(stderr, "train_read: %s\n", g.message().c_str());
     Status worst;
     summarize_train_read(p, all, layout, &result, &worst);
     return result;

@@ -193,27 +193,27 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
   json per_rank = json::array();
   std::vector<json> rank_requests;
   Status worst = st;
-  Status g = gather_fold_to_root(
-      ctx.comm, RankTally{std::move(mine), fsync_ns, st, std::move(requests)}, [&](size_t r, RankTally&& one) {
-        const IoTally& t = one.tally;
-        const Status& rs = one.status;
-        total.merge(t);
-        fsync_max = std::max(fsync_max, one.fsync_ns);
-        const double bps = t.bytes_per_s();
-        rank_min = r == 0 ? bps : std::min(rank_min, bps);
-        rank_max = r == 0 ? bps : std::max(rank_max, bps);
-        per_rank.push_back({{"rank", r},
-                            {"bytes", t.bytes},
-                            {"seconds", t.seconds()},
-                            {"bytes_per_s", bps},
-                            {"error", rs.ok() ? "" : rs.message()}});
-        if (worst.ok() && !rs.ok() && !rs.message().empty()) {
-          worst = rs.code() == Status::Code::kInterrupted
-                      ? Status::Interrupted(rs.message())
-                      : Status::IoError("rank " + std::to_string(r) + ": " + rs.message());
-        }
-        rank_requests.push_back(std::move(one.requests));
-      });
+  RankTally sent{std::move(mine), fsync_ns, st, std::move(requests)};
+  Status g = gather_fold_to_root(ctx.comm, sent, [&](size_t r, RankTally&& one) {
+    const IoTally& t = one.tally;
+    const Status& rs = one.status;
+    total.merge(t);
+    fsync_max = std::max(fsync_max, one.fsync_ns);
+    const double bps = t.bytes_per_s();
+    rank_min = r == 0 ? bps : std::min(rank_min, bps);
+    rank_max = r == 0 ? bps : std::max(rank_max, bps);
+    per_rank.push_back({{"rank", r},
+                        {"bytes", t.bytes},
+                        {"seconds", t.seconds()},
+                        {"bytes_per_s", bps},
+                        {"error", rs.ok() ? "" : rs.message()}});
+    if (worst.ok() && !rs.ok() && !rs.message().empty()) {
+      worst = rs.code() == Status::Code::kInterrupted
+                  ? Status::Interrupted(rs.message())
+                  : Status::IoError("rank " + std::to_string(r) + ": " + rs.message());
+    }
+    rank_requests.push_back(std::move(one.requests));
+  });
   if (!g.ok()) return g;
   if (rank != 0) return st;
 

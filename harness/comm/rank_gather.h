@@ -66,7 +66,8 @@ Status gather_fold_to_root(Comm& comm, const T& mine, Fold&& fold, int root = 0)
     s = parse_rank_text(r, texts[r], "result", &j);
     if (!s.ok()) return s;
     std::string().swap(texts[r]);
-    T v = T();  // value-initialized, as decode_ranks' vector is (a member's default constructor may be explicit)
+    // Value-initialized, as decode_ranks' vector is (a member's default constructor may be explicit).
+    T v = T();
     s = from_wire(j, &v);
     if (!s.ok()) return bad_rank_answer(r, "result", s);
     j = nullptr;

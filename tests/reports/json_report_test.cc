@@ -15,7 +15,8 @@ using nlohmann::json;
 
 Report report_with_ranks(int ranks) {
   Report r;
-  r.cluster = {{"ranks", ranks}, {"rank_hosts", json::array()}, {"hosts", json::array({{{"hostname", "n0"}}})}};
+  r.cluster = {
+      {"ranks", ranks}, {"rank_hosts", json::array()}, {"hosts", json::array({{{"hostname", "n0"}}})}};
   PhaseReport p;
   p.name = p.kind = "ingest";
   p.metrics = {{"write_bytes", 4096 * ranks}, {"write_bytes_per_s", 1.5e9}};

@@ -96,8 +96,8 @@ void merge_rank(size_t r, int ranks, RankResult&& rr, AllRanks* all, Status* wor
   all->per_rank.push_back({{"rank", r}, {"bytes", rr.tally.bytes}, {"error", rr.status.message()}});
   all->requests.push_back(std::move(rr.requests));
   if (!rr.status.ok()) {
-    keep_worst(worst, Status::FromCode(rr.status.code(),
-                                       (ranks > 1 ? "rank " + std::to_string(r) + ": " : "") + rr.status.message()));
+    const std::string who = ranks > 1 ? "rank " + std::to_string(r) + ": " : "";
+    keep_worst(worst, Status::FromCode(rr.status.code(), who + rr.status.message()));
   }
 }
 
@@ -106,7 +106,8 @@ struct Judged {
   json per_cp = json::array();
   double stall_max = 0, stall_sum = 0, drain_max = 0, drain_sum = 0, commit_max = 0, delete_max = 0;
   double write_bytes_sum = 0, write_seconds_sum = 0, bytes_per_cp = 0;
-  double mlperf_seconds_sum = 0;  // per checkpoint: the slowest rank's save (write + fsync), from the common start
+  double mlperf_seconds_sum =
+      0;  // per checkpoint: the slowest rank's save (write + fsync), from the common start
   double worst_projected = 0;
   uint64_t committed = 0;
 };
