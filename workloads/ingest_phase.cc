@@ -195,21 +195,19 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
     if (st.ok() && !rm.ok()) st = rm;
   }
 
-  std::vector<RankTally> all;
-  Status g = gather_to_root(ctx.comm, RankTally{std::move(mine), fsync_ns, st, std::move(requests)}, &all);
-  if (!g.ok()) return g;
-  if (rank != 0) return st;
-
+  // Rank 0 folds each rank's tally in as it reads it (docs/scale.md): it never holds every rank's.
   IoTally total(p_.series_interval_ns);
   double rank_min = 0, rank_max = 0;
   uint64_t fsync_max = 0;
   json per_rank = json::array();
+  std::vector<json> rank_requests;
   Status worst = st;
-  for (size_t r = 0; r < all.size(); ++r) {
-    const IoTally& t = all[r].tally;
-    const Status& rs = all[r].status;
+  RankTally sent{std::move(mine), fsync_ns, st, std::move(requests)};
+  Status g = gather_fold_to_root(ctx.comm, sent, [&](size_t r, RankTally&& one) {
+    const IoTally& t = one.tally;
+    const Status& rs = one.status;
     total.merge(t);
-    fsync_max = std::max(fsync_max, all[r].fsync_ns);
+    fsync_max = std::max(fsync_max, one.fsync_ns);
     const double bps = t.bytes_per_s();
     rank_min = r == 0 ? bps : std::min(rank_min, bps);
     rank_max = r == 0 ? bps : std::max(rank_max, bps);
@@ -223,7 +221,11 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
                   ? Status::Interrupted(rs.message())
                   : Status::IoError("rank " + std::to_string(r) + ": " + rs.message());
     }
-  }
+    rank_requests.push_back(std::move(one.requests));
+  });
+  if (!g.ok()) return g;
+  if (rank != 0) return st;
+
   auto& m = result->metrics;
   m["write_bytes"] = static_cast<double>(total.bytes);
   m["write_seconds"] = total.seconds();
@@ -239,8 +241,6 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
   m["rank_bytes_per_s_max"] = rank_max;
   put_io_details(total, per_rank, p_.engine, result);
   result->details["data_reducibility"] = reducibility_details(p_.reduce, p_.block_size);
-  std::vector<json> rank_requests;
-  for (const auto& r : all) rank_requests.push_back(r.requests);
   if (S3Stats req; merge_request_stats(rank_requests, &req)) {
     put_request_metrics(req, total.seconds(), result);
   } else if (!p_.direct) {

@@ -39,6 +39,21 @@ Status agree(Comm& comm, const Status& mine) {
   return s.ok() ? verdict.status : s;
 }
 
+Status agree_all_ok(Comm& comm, const Status& mine, bool* all_ok) {
+  Ballot verdict;
+  Status s = agree(comm, Ballot{mine}, first_failure, &verdict);
+  if (s.ok()) *all_ok = verdict.status.ok();
+  return s;
+}
+
+Status agree_all_true(Comm& comm, bool mine, bool* all_true) {
+  // The verdict's figure is the largest brought: 1 when any rank said no.
+  Ballot verdict;
+  Status s = agree(comm, Ballot{Status::Ok(), mine ? 0.0 : 1.0}, first_failure, &verdict);
+  if (s.ok()) *all_true = verdict.status.ok() && verdict.figure == 0;
+  return s;
+}
+
 Status agree(Comm& comm, const Ballot& mine, const AgreeRule& rule, Ballot* verdict) {
   std::vector<std::string> texts;
   Status s = comm.gather(wire_text(to_wire(mine)), &texts, 0);

@@ -31,6 +31,13 @@ Status first_failure(const std::vector<Status>& by_rank);
 // or the Comm's failure.
 Status agree(Comm& comm, const Status& mine);
 
+// Yes-or-no questions to every rank, answered by one verdict (not a table of every rank's answer sent
+// to every rank: docs/scale.md). Each returns Ok with *answer the same on every rank, or the Comm's
+// failure. all_ok: every rank's Status is Ok (a ballot that arrives malformed counts as not Ok).
+Status agree_all_ok(Comm& comm, const Status& mine, bool* all_ok);
+// all_true: every rank brought true.
+Status agree_all_true(Comm& comm, bool mine, bool* all_true);
+
 // What one rank brings to an agreement, and what every rank leaves with.
 struct Ballot {
   Status status;

@@ -24,6 +24,7 @@
 #include "harness/runner/s3_run.h"
 #include "harness/fs/target.h"
 #include "harness/fs/target_counters.h"
+#include "harness/runner/cluster_hosts.h"
 #include "harness/runner/concurrent_group.h"
 #include "harness/runner/host_info.h"
 #include "harness/runner/phase_telemetry.h"
@@ -367,27 +368,9 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
                {"compiler", bi.compiler},
                {"build_type", bi.build_type},
                {"backends", bi.backends}};
-    json host_list = json::array();
-    json seen = json::object();
-    json rank_hosts = json::array();
-    for (const auto& h : hosts) {
-      // Another rank's description: read with checks, a malformed one is left out.
-      json j = json::parse(h, nullptr, false);
-      if (!j.is_object()) continue;
-      std::string name;
-      WireReader(j).optional("hostname", &name);
-      rank_hosts.push_back(name);
-      if (!seen.contains(name)) {
-        seen[name] = true;
-        j["ranks"] = 0;
-        host_list.push_back(j);
-      }
-      for (auto& hl : host_list) {
-        if (hl["hostname"] == name) hl["ranks"] = hl["ranks"].get<int>() + 1;
-      }
-    }
+    const ClusterHosts cluster = cluster_hosts(hosts);
     r->cluster = {{"ranks", comm.size()}, {"comm", comm.name()}, {"comm_reason", opts.comm_reason},
-                  {"hosts", host_list},  {"rank_hosts", rank_hosts}, {"lost_ranks", lost},
+                  {"hosts", cluster.hosts},  {"rank_hosts", cluster.rank_hosts}, {"lost_ranks", lost},
                   {"report_rank", comm.rank()}};
     r->target = to_json(target);
     r->target["run_folder"] = run_location;

@@ -127,6 +127,42 @@ TEST(Agree, ALostRankIsTheCommsFailureAndLeavesTheVerdictAlone) {
   EXPECT_EQ(verdict.figure, 7);
 }
 
+TEST(AgreeAllOk, EveryRankLearnsWhetherEveryStatusWasOk) {
+  for (const auto& [by_rank, expected] :
+       {std::pair{std::vector<Status>{Status::Ok(), Status::Ok(), Status::Ok()}, true},
+        std::pair{std::vector<Status>{Status::Ok(), Status::Ok(), Status::IoError("disk")}, false},
+        std::pair{std::vector<Status>{Status::Interrupted("stop"), Status::Ok(), Status::Ok()}, false}}) {
+    std::vector<int> got(by_rank.size(), -1);
+    testing::run_ranks(static_cast<int>(by_rank.size()), [&](Comm& comm) {
+      bool all_ok = !expected;
+      const Status s = agree_all_ok(comm, by_rank[static_cast<size_t>(comm.rank())], &all_ok);
+      EXPECT_TRUE(s.ok()) << s.message();
+      got[static_cast<size_t>(comm.rank())] = all_ok ? 1 : 0;
+    });
+    for (int g : got) EXPECT_EQ(g, expected ? 1 : 0);
+  }
+}
+
+TEST(AgreeAllTrue, OneRankSayingNoMakesItFalseOnEveryRank) {
+  for (int no : {-1, 0, 2}) {
+    std::vector<int> got(3, -1);
+    testing::run_ranks(3, [&](Comm& comm) {
+      bool all_true = no >= 0;
+      const Status s = agree_all_true(comm, comm.rank() != no, &all_true);
+      EXPECT_TRUE(s.ok()) << s.message();
+      got[static_cast<size_t>(comm.rank())] = all_true ? 1 : 0;
+    });
+    for (int g : got) EXPECT_EQ(g, no < 0 ? 1 : 0) << "rank " << no << " said no";
+  }
+}
+
+TEST(AgreeAllOk, ALostRankIsTheCommsFailureAndLeavesTheAnswerAlone) {
+  testing::LostPeerComm comm;
+  bool all_ok = true;
+  EXPECT_EQ(agree_all_ok(comm, Status::Ok(), &all_ok).message(), testing::LostPeerComm::kFailure);
+  EXPECT_TRUE(all_ok);
+}
+
 TEST(AgreeFirstFailure, PicksTheFirstRealErrorThenTheFirstInterruption) {
   EXPECT_TRUE(first_failure({}).ok());
   EXPECT_TRUE(first_failure({Status::Ok(), Status::Ok()}).ok());

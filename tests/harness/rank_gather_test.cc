@@ -99,6 +99,39 @@ TEST(GatherToRoot, ALostRankIsTheCommsFailure) {
   EXPECT_TRUE(all.empty());
 }
 
+TEST(GatherFoldToRoot, RootFoldsEveryRanksValueInRankOrderTheOthersNone) {
+  std::vector<std::vector<std::pair<size_t, uint64_t>>> folded(3);
+  std::vector<Status> st(3);
+  testing::run_ranks(3, [&](Comm& comm) {
+    const auto r = static_cast<size_t>(comm.rank());
+    st[r] = gather_fold_to_root(comm, answer_of(comm.rank()), [&](size_t from, Answer&& a) {
+      EXPECT_EQ(a.notes, answer_of(static_cast<int>(from)).notes);
+      folded[r].emplace_back(from, a.bytes);
+    });
+  });
+  for (const Status& s : st) EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(folded[0], (std::vector<std::pair<size_t, uint64_t>>{{0, 1000}, {1, 1001}, {2, 1002}}));
+  EXPECT_TRUE(folded[1].empty());
+  EXPECT_TRUE(folded[2].empty());
+}
+
+TEST(GatherFoldToRoot, AMalformedAnswerStopsTheFoldNamingItsRank) {
+  std::vector<size_t> folded;
+  Status root;
+  testing::run_ranks(3, [&](Comm& comm) {
+    if (comm.rank() == 1) {
+      testing::ForgingComm bad(comm, R"({"bytes": 1, "notes": []})");
+      gather_fold_to_root(bad, answer_of(1), [](size_t, Answer&&) {}).ignore_error();  // not root
+    } else {
+      Status s = gather_fold_to_root(comm, answer_of(comm.rank()),
+                                     [&](size_t from, Answer&&) { folded.push_back(from); });
+      if (comm.rank() == 0) root = s;
+    }
+  });
+  EXPECT_EQ(root.message(), "rank 1 sent a bad result: status: missing");
+  EXPECT_EQ(folded, std::vector<size_t>{0});
+}
+
 TEST(AllGather, EveryRankGetsEveryRanksValue) {
   std::vector<std::vector<std::string>> got(3);
   testing::run_ranks(3, [&](Comm& comm) {

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <thread>
 
-#include "harness/comm/rank_gather.h"
+#include "harness/comm/agree.h"
 #include "harness/engines/io_pump.h"
 #include "harness/phase/worker_group.h"
 
@@ -19,10 +19,6 @@ void idle_for(double seconds, const std::atomic<bool>& stop) {
     if (now >= until) break;
     std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(until - now, 20'000'000)));
   }
-}
-
-bool all_ok(const std::vector<Status>& v) {
-  return std::all_of(v.begin(), v.end(), [](const Status& s) { return s.ok(); });
 }
 
 }  // namespace
@@ -102,9 +98,9 @@ bool CheckpointBursts::commit_now(uint64_t step, uint64_t t0, const Status& mine
 bool CheckpointBursts::start_drains(uint64_t step, uint64_t t0, const Status& mine, LocalCheckpoint cp) {
   // Async: the stall ends when every writer's copy is in host memory.
   cp.stall_ns = cp.write_end_ns == 0 ? now_ns() - t0 : cp.write_end_ns;
-  std::vector<Status> all;
-  Status a = all_gather(ctx_.comm, mine, &all);
-  if (!a.ok() || !all_ok(all)) {
+  bool all_ok = false;
+  Status a = agree_all_ok(ctx_.comm, mine, &all_ok);
+  if (!a.ok() || !all_ok) {
     keep_worst(worst_, mine.ok() ? (a.ok() ? Status::IoError("another rank's snapshot failed") : a) : mine);
     return false;
   }
@@ -121,12 +117,10 @@ bool CheckpointBursts::commit_due() {
   // A new checkpoint is due: the previous one must have drained by now.
   bool drained = drain_.done();
   for (const auto& wk : writers_) drained = drained && wk.drained.load();
-  // An int per rank: a std::vector<bool> has no bool* for the wire to read into.
-  std::vector<int> all;
-  Status a = all_gather(ctx_.comm, drained ? 1 : 0, &all);
+  bool all_drained = false;
+  Status a = agree_all_true(ctx_.comm, drained, &all_drained);
   // A drain cut short by Ctrl-C is an interruption, not storage falling behind.
-  const bool overran =
-      !ctx_.stop.load() && a.ok() && !std::all_of(all.begin(), all.end(), [](int d) { return d == 1; });
+  const bool overran = !ctx_.stop.load() && a.ok() && !all_drained;
   if (overran) ++overruns_;
   Status c = a.ok() ? finish_pending(overran) : a;
   if (!c.ok()) {

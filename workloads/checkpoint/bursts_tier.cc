@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "harness/comm/rank_gather.h"
+#include "harness/comm/agree.h"
 #include "harness/engines/io_driver.h"
 #include "workloads/checkpoint/bursts.h"
 
@@ -29,9 +29,8 @@ bool CheckpointBursts::commit_local_and_drain(uint64_t step, uint64_t t0, const 
   Status local = mine.ok() ? tier_->commit(p_, wc_.layout, step, writers_) : mine;
   // The stall: every shard written and fsynced into the local tier, and the step committed there.
   cp.stall_ns = now_ns() - t0;
-  std::vector<Status> all;
-  Status a = all_gather(ctx_.comm, local, &all);
-  const bool all_ok = std::all_of(all.begin(), all.end(), [](const Status& s) { return s.ok(); });
+  bool all_ok = false;
+  Status a = agree_all_ok(ctx_.comm, local, &all_ok);
   if (!a.ok() || !all_ok) {
     keep_worst(worst_, !local.ok() ? local
                        : !a.ok()   ? a
@@ -62,13 +61,13 @@ bool CheckpointBursts::idle_and_commit_drained(bool last) {
   idle_until(gap_end, ctx_.stop, &drain_);
   // ...then every rank says whether its part is: one collective per checkpoint, on this thread, so
   // no collective ever runs beside the drains.
-  std::vector<int> all;
-  Status a = all_gather(ctx_.comm, drain_.done() ? 1 : 0, &all);
+  bool all_drained = false;
+  Status a = agree_all_true(ctx_.comm, drain_.done(), &all_drained);
   if (!a.ok()) {
     keep_worst(worst_, a);
     return false;
   }
-  if (std::all_of(all.begin(), all.end(), [](int d) { return d == 1; })) {
+  if (all_drained) {
     // Every part is durable: rank 0 commits on the target now, during the gap, as training goes on.
     Status c = finish_pending(false);
     if (!c.ok()) {

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 
+#include "harness/comm/agree.h"
 #include "harness/comm/rank_gather.h"
 #include "harness/core/checked_math.h"
 #include "harness/phase/io_params.h"
@@ -105,9 +106,9 @@ bool CheckpointPhase::setup_writers(PhaseContext& ctx, const ShardLayout& l, std
       [](unsigned, uint64_t) { return Status::Ok(); }, &setup_run);
   *phase_t0 = setup_run.t0_ns;
   Status local = comm.ok() ? (sb.ok() ? setup_run.first_error() : sb) : comm;
-  std::vector<Status> all;
-  Status ag = all_gather(ctx.comm, local, &all);
-  bool go = ag.ok() && std::all_of(all.begin(), all.end(), [](const Status& s) { return s.ok(); });
+  bool all_ok = false;
+  Status ag = agree_all_ok(ctx.comm, local, &all_ok);
+  bool go = ag.ok() && all_ok;
   *worst = local;
   if (!go && worst->ok()) *worst = ag.ok() ? Status::IoError("another rank failed to set up") : ag;
   return go;

@@ -87,19 +87,19 @@ struct AllRanks {
   IoTally total;
   json per_rank = json::array();
   std::vector<std::vector<LocalCheckpoint>> checkpoints;  // per rank, as it sent them
+  std::vector<json> requests;                              // per rank (null on files)
 };
 
-void merge_ranks(const std::vector<RankResult>& gathered, AllRanks* all, Status* worst) {
-  for (size_t r = 0; r < gathered.size(); ++r) {
-    const RankResult& rr = gathered[r];
-    all->total.merge(rr.tally);
-    all->checkpoints.push_back(rr.checkpoints);
-    all->per_rank.push_back({{"rank", r}, {"bytes", rr.tally.bytes}, {"error", rr.status.message()}});
-    if (!rr.status.ok()) {
-      keep_worst(worst, Status::FromCode(rr.status.code(),
-                                         (gathered.size() > 1 ? "rank " + std::to_string(r) + ": " : "") +
-                                             rr.status.message()));
-    }
+// Rank r's results into all, as rank 0 reads them (one at a time: gather_fold_to_root); ranks: how
+// many there are (a lone rank's error is not prefixed with its rank).
+void merge_rank(size_t r, int ranks, RankResult&& rr, AllRanks* all, Status* worst) {
+  all->total.merge(rr.tally);
+  all->checkpoints.push_back(std::move(rr.checkpoints));
+  all->per_rank.push_back({{"rank", r}, {"bytes", rr.tally.bytes}, {"error", rr.status.message()}});
+  all->requests.push_back(std::move(rr.requests));
+  if (!rr.status.ok()) {
+    const std::string who = ranks > 1 ? "rank " + std::to_string(r) + ": " : "";
+    keep_worst(worst, Status::FromCode(rr.status.code(), who + rr.status.message()));
   }
 }
 
@@ -108,7 +108,8 @@ struct Judged {
   json per_cp = json::array();
   double stall_max = 0, stall_sum = 0, drain_max = 0, drain_sum = 0, commit_max = 0, delete_max = 0;
   double write_bytes_sum = 0, write_seconds_sum = 0, bytes_per_cp = 0;
-  double mlperf_seconds_sum = 0;  // per checkpoint: the slowest rank's save (write + fsync), from the common start
+  double mlperf_seconds_sum =
+      0;  // per checkpoint: the slowest rank's save (write + fsync), from the common start
   double worst_projected = 0;
   uint64_t committed = 0;
 };
@@ -288,26 +289,25 @@ double rank_skew(const std::vector<uint64_t>& rank_bytes) {
 
 Status report_checkpoints(PhaseContext& ctx, const CheckpointParams& p, const ShardLayout& l,
                           const CheckpointRun& mine, PhaseResult* result) {
-  std::vector<RankResult> gathered;
-  // Every engine of this rank is gone by now, and rank 0's commits are done: the figures are whole.
-  Status g = gather_to_root(
-      ctx.comm, RankResult{mine.tally, mine.done, mine.worst, take_request_stats_json(*ctx.store)}, &gathered);
-  if (!g.ok()) return g;
+  AllRanks all(p.series_interval_ns);
   Status worst = mine.worst;
+  const int ranks = ctx.comm.size();
+  // Every engine of this rank is gone by now, and rank 0's commits are done: the figures are whole.
+  // Rank 0 folds each rank in as it reads it (docs/scale.md): it never holds every rank's tally.
+  Status g = gather_fold_to_root(
+      ctx.comm, RankResult{mine.tally, mine.done, mine.worst, take_request_stats_json(*ctx.store)},
+      [&](size_t r, RankResult&& one) { merge_rank(r, ranks, std::move(one), &all, &worst); });
+  if (!g.ok()) return g;
   if (ctx.comm.rank() != 0) return worst;
 
-  AllRanks all(p.series_interval_ns);
-  merge_ranks(gathered, &all, &worst);
   const double allowed = allowed_stall_seconds(p.interval_s, p.budget_fraction);
   const Judged jd = judge_checkpoints(p, mine, all, allowed);
   // The overall verdict is the worst checkpoint's: every checkpoint must fit the budget.
   const BudgetVerdict overall = evaluate_budget(allowed, jd.stall_max, jd.bytes_per_cp, p.full_bytes);
   fill_metrics(p, l, mine, all, jd, allowed, overall, result);
   fill_details(ctx, p, l, mine, all, jd, overall, result);
-  std::vector<json> rank_requests;
-  for (const auto& r : gathered) rank_requests.push_back(r.requests);
   S3Stats requests;
-  const bool on_objects = merge_request_stats(rank_requests, &requests);
+  const bool on_objects = merge_request_stats(all.requests, &requests);
   if (on_objects) put_request_metrics(requests, all.total.seconds(), result);
   if (!p.direct && !on_objects) {
     result->warnings.push_back(

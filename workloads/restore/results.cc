@@ -111,12 +111,13 @@ struct AllRanks {
   bool have_device = false;
   uint64_t verify_ns = 0, verified = 0, checked = 0, resident = 0;
   std::string drop_problem;
+  std::set<std::string> hosts_counted;  // hosts whose disk counters are in device_bytes
+  std::vector<json> requests;           // each rank's request figures (null on files)
 };
 
-void merge_ranks(const std::vector<RankRestore>& gathered, AllRanks* all, Status* worst) {
-  std::set<std::string> hosts_counted;
-  for (size_t r = 0; r < gathered.size(); ++r) {
-    const RankRestore& g = gathered[r];
+// Rank r's results into all, as rank 0 reads them (one at a time: gather_fold_to_root).
+void merge_rank(size_t r, RankRestore&& g, AllRanks* all, Status* worst) {
+  {
     const IoTally& t = g.tally;
     all->total.merge(t);
     all->verify_ns += g.verify_ns;
@@ -138,10 +139,11 @@ void merge_ranks(const std::vector<RankRestore>& gathered, AllRanks* all, Status
       all->unreadable = all->unreadable || b.io;
     }
     // One figure per host: ranks on one host share its disk counters.
-    if (g.device_read_bytes && hosts_counted.insert(g.host).second) {
+    if (g.device_read_bytes && all->hosts_counted.insert(g.host).second) {
       all->device_bytes += static_cast<double>(*g.device_read_bytes);
       all->have_device = true;
     }
+    all->requests.push_back(std::move(g.requests));
   }
 }
 
@@ -316,24 +318,23 @@ Status report_restore(PhaseContext& ctx, const RestoreParams& p, const LocatedCh
                       uint64_t readers, const std::vector<Reader>& rds, const TensorRestore* tensors,
                       const std::vector<RestorePass>& passes, std::optional<uint64_t> device_read_bytes,
                       const Status& local, PhaseResult* result) {
-  std::vector<RankRestore> gathered;
   RankRestore mine = local_result(p, rds, device_read_bytes, local);
   mine.requests = take_request_stats_json(*ctx.store);  // the readers' engines are gone: the figures are whole
-  Status g = gather_to_root(ctx.comm, mine, &gathered);
+  AllRanks all(p.series_interval_ns);
+  Status worst = local;
+  // Rank 0 folds each rank in as it reads it (docs/scale.md): it never holds every rank's tally.
+  Status g = gather_fold_to_root(ctx.comm, mine, [&](size_t r, RankRestore&& one) {
+    merge_rank(r, std::move(one), &all, &worst);
+  });
   if (!g.ok()) return g;
   if (ctx.comm.rank() != 0) return local;
 
-  AllRanks all(p.series_interval_ns);
-  Status worst = local;
-  merge_ranks(gathered, &all, &worst);
   fill_metrics(p, cp.manifest, all, tensors, result);
   put_passes(passes, all.total.bytes, result);
   fill_details(ctx, p, cp, readers, all, result);
   if (tensors != nullptr) put_tensor_details(cp.manifest, *tensors, p.weights_only, result);
-  std::vector<json> rank_requests;
-  for (const auto& r : gathered) rank_requests.push_back(r.requests);
   S3Stats requests;
-  const bool on_objects = merge_request_stats(rank_requests, &requests);
+  const bool on_objects = merge_request_stats(all.requests, &requests);
   if (on_objects) put_request_metrics(requests, all.total.seconds(), result);
   add_warnings(p, all, on_objects, result);
   judge_shards(cp.manifest, all, &worst, result);
