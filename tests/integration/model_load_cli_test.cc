@@ -69,7 +69,8 @@ TEST(ModelLoadCli, TheShippedSuiteRunsThreeEnginesOnOneSetOfFilesAndCleansUp) {
   // The shipped suite at 1/2000 of Llama 3 8B (about 8 MB), 2 replicas.
   CommandResult r = run_iofab({"run", std::string(IOFAB_SOURCE_DIR) + "/workloads/suites/model-load.json",
                                "--target", dir.path() + "/t", "--out", report, "--quiet", "--set",
-                               "defaults.workers=2", "--set", "phases.load-mmap.scale=2000"});
+                               "defaults.workers=2", "--set", "phases.load-mmap.scale=2000", "--set",
+                               "defaults.ready_budget=1h"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json j = json::parse(read_file(report));
   ASSERT_GE(j["phases"].size(), 3u);
