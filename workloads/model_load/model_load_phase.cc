@@ -116,7 +116,10 @@ std::unique_ptr<Phase> parse_model_load(ParamReader& r) {
     return std::make_unique<ModelLoadPhase>(std::move(p));
   }
   bool valid = true;
-  if (!read_model_param(r, &p.model, &valid)) p.model = find_model_preset("llama3-8b")->spec;
+  if (!read_model_param(r, &p.model, &valid)) {
+    p.model = find_model_preset("llama3-8b")->spec;
+    valid = true;
+  }
   if (valid && p.model.formula != ModelFormula::kExact) {
     r.fail(r.raw("model") != nullptr ? "model" : "preset", "model_load lays out the architecture's tensors: use model.formula \"exact\" (a preset "
                     "without mlperf-)");
