@@ -36,11 +36,16 @@ constexpr std::array<std::string_view, 5> kAdviceNames = {"none", "sequential", 
 
 int advice_flag(MapAdvice advice) {
   switch (advice) {
-    case MapAdvice::kSequential: return MADV_SEQUENTIAL;
-    case MapAdvice::kRandom: return MADV_RANDOM;
-    case MapAdvice::kWillNeed: return MADV_WILLNEED;
-    case MapAdvice::kHugePage: return MADV_HUGEPAGE;
-    case MapAdvice::kNone: break;
+    case MapAdvice::kSequential:
+      return MADV_SEQUENTIAL;
+    case MapAdvice::kRandom:
+      return MADV_RANDOM;
+    case MapAdvice::kWillNeed:
+      return MADV_WILLNEED;
+    case MapAdvice::kHugePage:
+      return MADV_HUGEPAGE;
+    case MapAdvice::kNone:
+      break;
   }
   return MADV_NORMAL;
 }
@@ -118,7 +123,8 @@ class MmapEngine final : public Engine {
   };
 
   Mapping* slot(int index) {
-    if (index < 0 || static_cast<size_t>(index) >= files_.size() || files_[static_cast<size_t>(index)].fd < 0) {
+    if (index < 0 || static_cast<size_t>(index) >= files_.size() ||
+        files_[static_cast<size_t>(index)].fd < 0) {
       return nullptr;
     }
     return &files_[static_cast<size_t>(index)];

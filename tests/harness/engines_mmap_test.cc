@@ -7,10 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine_conformance.h"
 #include "harness/engines/engine.h"
@@ -176,9 +175,10 @@ TEST(MmapParams, AnUnknownHintIsRefusedListingTheHints) {
   ParamReader r(obj, "phases[3]");
   (void)read_io_params(r, {.reads = true});
   ASSERT_EQ(r.errors().size(), 1u);
-  EXPECT_EQ(r.errors()[0],
-            "phases[3].madvise: expected one of \"none\" \"sequential\" \"random\" \"willneed\" \"hugepage\", got "
-            "\"dontneed\"");
+  EXPECT_EQ(
+      r.errors()[0],
+      "phases[3].madvise: expected one of \"none\" \"sequential\" \"random\" \"willneed\" \"hugepage\", got "
+      "\"dontneed\"");
 }
 
 TEST(MmapParams, AHintWithAnEngineThatMapsNothingIsRefused) {

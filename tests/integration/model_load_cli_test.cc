@@ -48,13 +48,15 @@ TEST(ModelLoadCli, WeightsFromMustNameAnEarlierPhaseThatWroteWeights) {
     std::string says;
   };
   for (const Case& k : {
-           Case{b + ", " + a, "phases[0].weights_from: phase \"a\" runs after b, so it has written nothing yet"},
+           Case{b + ", " + a,
+                "phases[0].weights_from: phase \"a\" runs after b, so it has written nothing yet"},
            Case{a + ", " + R"({"kind": "model_load", "weights_from": "z"})",
                 "phases[1].weights_from: no phase named \"z\"; expected the name of a model_load phase that "
                 "runs before model_load (earlier model_load phases: a)"},
            Case{ing + ", " + R"({"kind": "model_load", "weights_from": "i"})",
                 "phases[1].weights_from: phase \"i\" is a ingest phase, not a model_load"},
-           Case{a + ", " + b + ", " + c, "phases[2].weights_from: phase \"b\" writes no files: it reads \"a\"'s"},
+           Case{a + ", " + b + ", " + c,
+                "phases[2].weights_from: phase \"b\" writes no files: it reads \"a\"'s"},
        }) {
     write_file(dir.path() + "/s.json", R"({"phases": [)" + k.phases + "]}");
     CommandResult r = run_iofab({"validate", dir.path() + "/s.json"});
@@ -67,10 +69,10 @@ TEST(ModelLoadCli, TheShippedSuiteRunsThreeEnginesOnOneSetOfFilesAndCleansUp) {
   TempDir dir("/var/tmp");
   const std::string report = dir.path() + "/r.json";
   // The shipped suite at 1/2000 of Llama 3 8B (about 8 MB), 2 replicas.
-  CommandResult r = run_iofab({"run", std::string(IOFAB_SOURCE_DIR) + "/workloads/suites/model-load.json",
-                               "--target", dir.path() + "/t", "--out", report, "--quiet", "--set",
-                               "defaults.workers=2", "--set", "phases.load-mmap.scale=2000", "--set",
-                               "defaults.ready_budget=1h"});
+  CommandResult r =
+      run_iofab({"run", std::string(IOFAB_SOURCE_DIR) + "/workloads/suites/model-load.json", "--target",
+                 dir.path() + "/t", "--out", report, "--quiet", "--set", "defaults.workers=2", "--set",
+                 "phases.load-mmap.scale=2000", "--set", "defaults.ready_budget=1h"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json j = json::parse(read_file(report));
   ASSERT_GE(j["phases"].size(), 3u);
@@ -79,7 +81,8 @@ TEST(ModelLoadCli, TheShippedSuiteRunsThreeEnginesOnOneSetOfFilesAndCleansUp) {
   std::set<std::string> engines;
   for (const json& ph : j["phases"]) {
     EXPECT_EQ(ph["kind"], "model_load");
-    if (ph["status"] == "skipped" || ph["status"] == "error") continue;  // io_uring where the kernel refuses it
+    if (ph["status"] == "skipped" || ph["status"] == "error")
+      continue;  // io_uring where the kernel refuses it
     EXPECT_EQ(ph["status"], "passed") << ph["name"] << ": " << ph["reason"];
     const json& m = ph["result"]["metrics"];
     EXPECT_EQ(m["model_bytes"], written["metrics"]["model_bytes"]) << ph["name"];

@@ -42,7 +42,8 @@ TEST(MpiModelLoad, TwoRanksOfTwoReplicasEachLoadEveryByte) {
       ASSERT_EQ(pr["ready_seconds"].size(), 2u);
     }
   }
-  EXPECT_EQ(j["phases"][1]["result"]["metrics"]["verified_bytes"], j["phases"][0]["result"]["metrics"]["verified_bytes"]);
+  EXPECT_EQ(j["phases"][1]["result"]["metrics"]["verified_bytes"],
+            j["phases"][0]["result"]["metrics"]["verified_bytes"]);
   EXPECT_TRUE(std::filesystem::is_empty(dir.path() + "/t"));
 }
 

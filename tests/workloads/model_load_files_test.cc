@@ -1,8 +1,6 @@
 // The safetensors files model_load writes and reads: the split, the names, the header (JSON a parser
 // reads, offsets that tile the data), the index, and the loader's check of a file's bytes (a corrupted
 // byte anywhere is caught and named).
-#include "workloads/model_load/model_files.h"
-
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -12,6 +10,7 @@
 
 #include "workloads/checkpoint/presets.h"
 #include "workloads/model_load/file_check.h"
+#include "workloads/model_load/model_files.h"
 
 namespace iofab::testing {
 namespace {
@@ -140,15 +139,16 @@ TEST(ModelFiles, ParsingRefusesHeadersThatDoNotTileTheData) {
   EXPECT_TRUE(parse_safetensors_header("{" + t("a", 0, 8, 4) + ", " + t("b", 8, 12, 2) + "}", 12, &h).ok());
   ASSERT_EQ(h.tensors.size(), 2u);
   EXPECT_EQ(h.tensors[1].name, "b");
-  const std::string gap = parse_safetensors_header("{" + t("a", 0, 8, 4) + ", " + t("b", 10, 14, 2) + "}", 14, &h)
-                              .message();
+  const std::string gap =
+      parse_safetensors_header("{" + t("a", 0, 8, 4) + ", " + t("b", 10, 14, 2) + "}", 14, &h).message();
   EXPECT_NE(gap.find("\"b\" starts at 10"), std::string::npos) << gap;
   EXPECT_NE(parse_safetensors_header("{" + t("a", 0, 8, 4) + ", " + t("b", 6, 10, 2) + "}", 10, &h)
                 .message()
                 .find("overlap"),
             std::string::npos);
-  EXPECT_NE(parse_safetensors_header("{" + t("a", 0, 8, 3) + "}", 8, &h).message().find("shape and dtype make 6"),
-            std::string::npos);
+  EXPECT_NE(
+      parse_safetensors_header("{" + t("a", 0, 8, 3) + "}", 8, &h).message().find("shape and dtype make 6"),
+      std::string::npos);
   EXPECT_NE(parse_safetensors_header("{" + t("a", 0, 8, 4) + "}", 9, &h).message().find("file holds 9"),
             std::string::npos);
   EXPECT_NE(parse_safetensors_header(R"({"a": {"dtype": "Q4", "shape": [1], "data_offsets": [0, 1]}})", 1, &h)

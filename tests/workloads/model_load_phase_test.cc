@@ -18,7 +18,8 @@ using nlohmann::json;
 
 // A 2-layer model split into a few files of a few hundred KiB.
 json load(json extra = json::object()) {
-  json p = {{"model", {{"layers", 2}, {"hidden", 256}, {"ffn", 512}, {"vocab", 1000}, {"heads", 4}, {"kv_heads", 2}}},
+  json p = {{"model",
+             {{"layers", 2}, {"hidden", 256}, {"ffn", 512}, {"vocab", 1000}, {"heads", 4}, {"kv_heads", 2}}},
             {"max_shard_size", "1MB"},
             {"workers", 2},
             {"block_size", "64KiB"},
@@ -76,7 +77,7 @@ TEST_F(ModelLoadPhaseTest, EveryReplicaReadsAndVerifiesEveryByteOfEveryFile) {
   EXPECT_EQ(m["read_bytes"], 2 * m["model_bytes"]);
   EXPECT_EQ(m["corrupt_files"], 0);
   EXPECT_GT(m["verified_bytes"], 0);
-  EXPECT_LT(m["verified_bytes"], m["read_bytes"]);  // the headers are parsed, not compared
+  EXPECT_LT(m["verified_bytes"], m["read_bytes"]);     // the headers are parsed, not compared
   EXPECT_EQ(m["full_model_bytes"], m["model_bytes"]);  // scale 1
   EXPECT_GT(m["ready_seconds_min"], 0);
   EXPECT_LE(m["ready_seconds_min"], m["ready_seconds_mean"]);
@@ -120,8 +121,8 @@ TEST_F(ModelLoadPhaseTest, MmapTakesEveryHint) {
 }
 
 TEST_F(ModelLoadPhaseTest, ACorruptedTensorByteFailsThePhaseNamingFileAndTensor) {
-  flip_byte(folder() + "/model-00001-of-0000" + std::to_string(static_cast<int>(first.metrics["shard_files"])) +
-                ".safetensors",
+  flip_byte(folder() + "/model-00001-of-0000" +
+                std::to_string(static_cast<int>(first.metrics["shard_files"])) + ".safetensors",
             50000);
   for (const std::string engine : {"mmap", "psync"}) {
     PhaseResult r;
@@ -129,7 +130,8 @@ TEST_F(ModelLoadPhaseTest, ACorruptedTensorByteFailsThePhaseNamingFileAndTensor)
     // Wrong bytes are the storage failing the phase (exit 1), with its figures; not an error (exit 3).
     ASSERT_TRUE(s.ok()) << s.message();
     EXPECT_NE(r.failure.find("model-00001-of-"), std::string::npos) << r.failure;
-    EXPECT_NE(r.failure.find("corrupt: tensor model.embed_tokens.weight differs at its byte"), std::string::npos)
+    EXPECT_NE(r.failure.find("corrupt: tensor model.embed_tokens.weight differs at its byte"),
+              std::string::npos)
         << r.failure;
     EXPECT_EQ(r.metrics["corrupt_files"], 1);
     EXPECT_FALSE(r.metrics.contains("ready_seconds_max")) << "no replica got ready";
@@ -138,8 +140,8 @@ TEST_F(ModelLoadPhaseTest, ACorruptedTensorByteFailsThePhaseNamingFileAndTensor)
 }
 
 TEST_F(ModelLoadPhaseTest, AMissingFileIsAnErrorNamingIt) {
-  fs::remove(folder() + "/model-00002-of-0000" + std::to_string(static_cast<int>(first.metrics["shard_files"])) +
-             ".safetensors");
+  fs::remove(folder() + "/model-00002-of-0000" +
+             std::to_string(static_cast<int>(first.metrics["shard_files"])) + ".safetensors");
   PhaseResult r;
   const Status s = h.run("model_load", "again", reuse("psync"), &r);
   EXPECT_EQ(s.code(), Status::Code::kIoError);
@@ -169,9 +171,9 @@ TEST_F(ModelLoadPhaseTest, TheBudgetIsJudgedAtFullSize) {
 TEST(ModelLoadScaled, AScaledPresetProjectsToTheFullModel) {
   PhaseHarness h;
   PhaseResult r;
-  const Status s = h.run("model_load", "load",
-                         {{"preset", "llama3-8b"}, {"scale", 2000}, {"engine", "mmap"}, {"ready_budget", "1min"}},
-                         &r);
+  const Status s =
+      h.run("model_load", "load",
+            {{"preset", "llama3-8b"}, {"scale", 2000}, {"engine", "mmap"}, {"ready_budget", "1min"}}, &r);
   ASSERT_TRUE(s.ok()) << s.message();
   auto& m = r.metrics;
   EXPECT_EQ(m["parameters"], 8030261248.0);
@@ -199,7 +201,8 @@ TEST(ModelLoadParams, ErrorsNameTheJsonPath) {
             std::string::npos);
   EXPECT_NE(errors_of({{"engine", "mmap"}, {"direct", true}}).find("phases[0].direct: engine mmap"),
             std::string::npos);
-  EXPECT_NE(errors_of({{"engine", "psync"}, {"madvise", "random"}}).find("phases[0].madvise:"), std::string::npos);
+  EXPECT_NE(errors_of({{"engine", "psync"}, {"madvise", "random"}}).find("phases[0].madvise:"),
+            std::string::npos);
   EXPECT_NE(errors_of({{"madvise", "often"}}).find("phases[0].madvise: expected one of"), std::string::npos);
   EXPECT_NE(errors_of({{"weights_from", "a/b"}}).find("phases[0].weights_from: expected the name"),
             std::string::npos);
@@ -209,9 +212,11 @@ TEST(ModelLoadParams, ErrorsNameTheJsonPath) {
             std::string::npos);
   EXPECT_NE(errors_of({{"preset", "mlperf-llama3-8b"}}).find("phases[0].preset: model_load lays out"),
             std::string::npos);
-  EXPECT_NE(errors_of({{"preset", "llama3-9b"}}).find("phases[0].preset: expected one of"), std::string::npos);
-  EXPECT_NE(errors_of({{"model", {{"tensor", 8}}}}).find("phases[0].model: every replica loads the whole model"),
+  EXPECT_NE(errors_of({{"preset", "llama3-9b"}}).find("phases[0].preset: expected one of"),
             std::string::npos);
+  EXPECT_NE(
+      errors_of({{"model", {{"tensor", 8}}}}).find("phases[0].model: every replica loads the whole model"),
+      std::string::npos);
   EXPECT_NE(errors_of({{"model", {{"layers", "many"}}}}).find("phases[0].model.layers"), std::string::npos);
   EXPECT_NE(errors_of({{"scale", 0.5}}).find("phases[0].scale"), std::string::npos);
   EXPECT_NE(errors_of({{"ready_budget", "soon"}}).find("phases[0].ready_budget"), std::string::npos);

@@ -34,10 +34,12 @@ void SafetensorsCheck::take_header(const unsigned char* data, size_t len, size_t
                                    " (the file's bytes after it)");
       }
     } else if (header_len_ > 0 && head_.size() == 8 + header_len_) {
-      problem_ = parse_safetensors_header(std::string_view(head_).substr(8), file_bytes_ - head_.size(), &header_);
+      problem_ =
+          parse_safetensors_header(std::string_view(head_).substr(8), file_bytes_ - head_.size(), &header_);
       if (problem_.ok() && !metadata_seed(header_.metadata, &seed_)) {
-        problem_ = Status::Invalid("header: __metadata__ has no iofab_seed: not a file iofab wrote, so its "
-                                   "bytes cannot be checked");
+        problem_ = Status::Invalid(
+            "header: __metadata__ has no iofab_seed: not a file iofab wrote, so its "
+            "bytes cannot be checked");
       }
       parsed_ = true;
     }
@@ -73,7 +75,8 @@ void SafetensorsCheck::check_data(const unsigned char* data, size_t len, uint64_
 Status SafetensorsCheck::finish() const {
   if (!problem_.ok()) return problem_;
   if (fed_ != file_bytes_) {
-    return Status::Invalid("read " + std::to_string(fed_) + " of its " + std::to_string(file_bytes_) + " bytes");
+    return Status::Invalid("read " + std::to_string(fed_) + " of its " + std::to_string(file_bytes_) +
+                           " bytes");
   }
   if (!parsed_) return Status::Invalid("ends inside its header");
   return Status::Ok();

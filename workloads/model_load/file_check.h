@@ -37,13 +37,13 @@ class SafetensorsCheck {
   void check_data(const unsigned char* data, size_t len, uint64_t offset);
 
   uint64_t file_bytes_;
-  uint64_t fed_ = 0;          // bytes seen so far
-  std::string head_;          // the length and the JSON, until parsed
-  uint64_t header_len_ = 0;   // the JSON's bytes, once the length is read
+  uint64_t fed_ = 0;         // bytes seen so far
+  std::string head_;         // the length and the JSON, until parsed
+  uint64_t header_len_ = 0;  // the JSON's bytes, once the length is read
   bool parsed_ = false;
   ParsedHeader header_;
   uint64_t seed_ = 0;
-  size_t tensor_ = 0;         // the tensor the next data byte belongs to
+  size_t tensor_ = 0;  // the tensor the next data byte belongs to
   Status problem_;
   uint64_t header_ns_ = 0;
   uint64_t verify_ns_ = 0;

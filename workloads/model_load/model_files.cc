@@ -5,9 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "harness/core/checked_math.h"
 #include "harness/core/json_input.h"
@@ -44,11 +43,16 @@ constexpr std::array<DtypeRow, 15> kDtypes = {{{"BOOL", 1},
 
 std::string_view safetensors_dtype(Dtype d) {
   switch (d) {
-    case Dtype::kFp8: return "F8_E4M3";
-    case Dtype::kBf16: return "BF16";
-    case Dtype::kFp16: return "F16";
-    case Dtype::kFp32: return "F32";
-    case Dtype::kNone: break;
+    case Dtype::kFp8:
+      return "F8_E4M3";
+    case Dtype::kBf16:
+      return "BF16";
+    case Dtype::kFp16:
+      return "F16";
+    case Dtype::kFp32:
+      return "F32";
+    case Dtype::kNone:
+      break;
   }
   return "BF16";
 }
@@ -66,19 +70,45 @@ Named hf_name(const TransformerSpec& s, const RankTensor& t) {
   const uint64_t kv = s.kv_heads * s.head_dim();
   Named n;
   switch (t.part) {
-    case TensorPart::kEmbedding: n = {"model.embed_tokens.weight", {s.vocab, s.hidden}}; break;
-    case TensorPart::kAttnNorm: n = {layer + "input_layernorm.weight", {s.hidden}}; break;
-    case TensorPart::kQ: n = {layer + "self_attn.q_proj.weight", {q, s.hidden}}; break;
-    case TensorPart::kK: n = {layer + "self_attn.k_proj.weight", {kv, s.hidden}}; break;
-    case TensorPart::kV: n = {layer + "self_attn.v_proj.weight", {kv, s.hidden}}; break;
-    case TensorPart::kO: n = {layer + "self_attn.o_proj.weight", {s.hidden, q}}; break;
-    case TensorPart::kMlpNorm: n = {layer + "post_attention_layernorm.weight", {s.hidden}}; break;
-    case TensorPart::kGate: n = {layer + "mlp.gate_proj.weight", {s.ffn, s.hidden}}; break;
-    case TensorPart::kUp: n = {layer + "mlp.up_proj.weight", {s.ffn, s.hidden}}; break;
-    case TensorPart::kDown: n = {layer + "mlp.down_proj.weight", {s.hidden, s.ffn}}; break;
-    case TensorPart::kFinalNorm: n = {"model.norm.weight", {s.hidden}}; break;
-    case TensorPart::kOutput: n = {"lm_head.weight", {s.vocab, s.hidden}}; break;
-    default: n = {tensor_name(t), {t.elements}}; break;
+    case TensorPart::kEmbedding:
+      n = {"model.embed_tokens.weight", {s.vocab, s.hidden}};
+      break;
+    case TensorPart::kAttnNorm:
+      n = {layer + "input_layernorm.weight", {s.hidden}};
+      break;
+    case TensorPart::kQ:
+      n = {layer + "self_attn.q_proj.weight", {q, s.hidden}};
+      break;
+    case TensorPart::kK:
+      n = {layer + "self_attn.k_proj.weight", {kv, s.hidden}};
+      break;
+    case TensorPart::kV:
+      n = {layer + "self_attn.v_proj.weight", {kv, s.hidden}};
+      break;
+    case TensorPart::kO:
+      n = {layer + "self_attn.o_proj.weight", {s.hidden, q}};
+      break;
+    case TensorPart::kMlpNorm:
+      n = {layer + "post_attention_layernorm.weight", {s.hidden}};
+      break;
+    case TensorPart::kGate:
+      n = {layer + "mlp.gate_proj.weight", {s.ffn, s.hidden}};
+      break;
+    case TensorPart::kUp:
+      n = {layer + "mlp.up_proj.weight", {s.ffn, s.hidden}};
+      break;
+    case TensorPart::kDown:
+      n = {layer + "mlp.down_proj.weight", {s.hidden, s.ffn}};
+      break;
+    case TensorPart::kFinalNorm:
+      n = {"model.norm.weight", {s.hidden}};
+      break;
+    case TensorPart::kOutput:
+      n = {"lm_head.weight", {s.vocab, s.hidden}};
+      break;
+    default:
+      n = {tensor_name(t), {t.elements}};
+      break;
   }
   uint64_t elements = 1;
   for (uint64_t d : n.shape) elements *= d;
@@ -89,7 +119,8 @@ Named hf_name(const TransformerSpec& s, const RankTensor& t) {
 // 1/scale of the rows (the first dimension), at least one; the rest as they are.
 std::vector<uint64_t> scaled_shape(std::vector<uint64_t> shape, double scale) {
   if (scale > 1 && !shape.empty()) {
-    shape[0] = std::max<uint64_t>(1, static_cast<uint64_t>(std::floor(static_cast<double>(shape[0]) / scale)));
+    shape[0] =
+        std::max<uint64_t>(1, static_cast<uint64_t>(std::floor(static_cast<double>(shape[0]) / scale)));
   }
   return shape;
 }
@@ -148,7 +179,8 @@ std::string safetensors_header(const std::vector<SafetensorsTensor>& tensors,
   return out + text;
 }
 
-ModelFiles plan_model_files(const TransformerSpec& spec, double scale, uint64_t max_shard_bytes, uint64_t seed) {
+ModelFiles plan_model_files(const TransformerSpec& spec, double scale, uint64_t max_shard_bytes,
+                            uint64_t seed) {
   TransformerSpec whole = spec;
   whole.tensor = whole.pipeline = whole.data = 1;
   whole.zero = 0;
@@ -175,9 +207,8 @@ ModelFiles plan_model_files(const TransformerSpec& spec, double scale, uint64_t 
     st.shape = scaled_shape(n.shape, scale);
     shards.back().push_back(std::move(st));
   }
-  const std::map<std::string, std::string> metadata = {{"format", "pt"},
-                                                       {"iofab_seed", std::to_string(seed)},
-                                                       {"iofab_model", whole.name}};
+  const std::map<std::string, std::string> metadata = {
+      {"format", "pt"}, {"iofab_seed", std::to_string(seed)}, {"iofab_model", whole.name}};
   for (size_t k = 0; k < shards.size(); ++k) {
     ModelFile f;
     f.name = shard_name(k + 1, shards.size());
@@ -205,7 +236,8 @@ Status parse_safetensors_header(std::string_view json_text, uint64_t data_bytes,
     return Status::Invalid("header: does not start with '{' (not a safetensors header)");
   }
   json j;
-  if (Status s = parse_json_input(json_text, {}, &j); !s.ok()) return Status::Invalid("header: " + s.message());
+  if (Status s = parse_json_input(json_text, {}, &j); !s.ok())
+    return Status::Invalid("header: " + s.message());
   if (!j.is_object()) return Status::Invalid("header: expected a JSON object");
   for (const auto& [name, v] : j.items()) {
     if (name == "__metadata__") {
@@ -231,18 +263,21 @@ Status parse_safetensors_header(std::string_view json_text, uint64_t data_bytes,
     std::optional<uint64_t> span = dbytes;
     for (const json& d : shape) {
       uint64_t n = 0;
-      if (!json_u64(d, &n)) return Status::Invalid(where + "shape: expected an array of sizes, got " + shape.dump());
+      if (!json_u64(d, &n))
+        return Status::Invalid(where + "shape: expected an array of sizes, got " + shape.dump());
       t.shape.push_back(n);
       span = checked_mul(span, n);
     }
     const json& offs = v["data_offsets"];
     if (!offs.is_array() || offs.size() != 2 || !json_u64(offs[0], &t.begin) || !json_u64(offs[1], &t.end) ||
         t.end < t.begin) {
-      return Status::Invalid(where + "data_offsets: expected [begin, end] with begin <= end, got " + offs.dump());
+      return Status::Invalid(where + "data_offsets: expected [begin, end] with begin <= end, got " +
+                             offs.dump());
     }
     if (!span || *span != t.end - t.begin) {
       return Status::Invalid(where + "data_offsets span " + std::to_string(t.end - t.begin) +
-                             " bytes, but its shape and dtype make " + (span ? std::to_string(*span) : "more"));
+                             " bytes, but its shape and dtype make " +
+                             (span ? std::to_string(*span) : "more"));
     }
     out->tensors.push_back(std::move(t));
   }
@@ -306,9 +341,9 @@ Status parse_model_index(std::string_view text, ModelIndex* out) {
   }
   if (j.contains("metadata") && j["metadata"].is_object()) {
     const json& m = j["metadata"];
-    for (const auto& [key, field] : {std::pair{"total_size", &out->total_size},
-                                     std::pair{"iofab_full_size", &out->full_size},
-                                     std::pair{"iofab_parameters", &out->parameters}}) {
+    for (const auto& [key, field] :
+         {std::pair{"total_size", &out->total_size}, std::pair{"iofab_full_size", &out->full_size},
+          std::pair{"iofab_parameters", &out->parameters}}) {
       if (m.contains(key) && !json_u64(m[key], field)) {
         return Status::Invalid(std::string("metadata.") + key + ": expected a count, got " + m[key].dump());
       }
@@ -318,8 +353,8 @@ Status parse_model_index(std::string_view text, ModelIndex* out) {
   std::set<std::string> names;
   for (const auto& [tensor, file] : j["weight_map"].items()) {
     const bool ok = file.is_string() && !file.get<std::string>().empty() &&
-                    file.get<std::string>().find('/') == std::string::npos && file.get<std::string>() != "." &&
-                    file.get<std::string>() != "..";
+                    file.get<std::string>().find('/') == std::string::npos &&
+                    file.get<std::string>() != "." && file.get<std::string>() != "..";
     if (!ok) {
       return Status::Invalid("weight_map.\"" + tensor + "\": expected a file name in the same folder, got " +
                              file.dump());

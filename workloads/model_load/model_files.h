@@ -58,7 +58,8 @@ struct ModelFiles {
 
 // The files of spec's weights (its parallelism is not used: every replica loads the whole model). scale
 // >= 1. The formula must be kExact (the architecture's tensors).
-ModelFiles plan_model_files(const TransformerSpec& spec, double scale, uint64_t max_shard_bytes, uint64_t seed);
+ModelFiles plan_model_files(const TransformerSpec& spec, double scale, uint64_t max_shard_bytes,
+                            uint64_t seed);
 
 // The header bytes (8-byte length + JSON padded to 8) for tensors (data_offsets as they hold) and metadata.
 std::string safetensors_header(const std::vector<SafetensorsTensor>& tensors,

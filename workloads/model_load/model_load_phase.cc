@@ -72,7 +72,9 @@ Status ModelLoadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   WorkerRun run;
   const Status barrier = run_workers(
       ctx.comm, p_.workers, [&](unsigned w) { return setup_replica(ctx, p_, setup.engine, &replicas[w]); },
-      [&](unsigned w, uint64_t t0) { return load_replica(ctx, p_, setup.folder, setup.files, t0, &replicas[w]); },
+      [&](unsigned w, uint64_t t0) {
+        return load_replica(ctx, p_, setup.folder, setup.files, t0, &replicas[w]);
+      },
       &run);
   Status local = barrier.ok() ? run.first_error() : barrier;
   // The phase ends when the slowest rank's replicas are ready.
@@ -95,8 +97,9 @@ std::unique_ptr<Phase> parse_model_load(ParamReader& r) {
   ModelLoadParams p;
   static_cast<IoParams&>(p) = read_io_params(r, {.queue_depth = 8, .reads = true});
   if (p.direct) {
-    r.fail("direct", "model_load reads through the page cache, as loaders of safetensors do (the files' sizes "
-                     "are not multiples of 4KiB): set direct: false");
+    r.fail("direct",
+           "model_load reads through the page cache, as loaders of safetensors do (the files' sizes "
+           "are not multiples of 4KiB): set direct: false");
   }
   p.weights_from = r.string("weights_from", "");
   const bool from = r.raw("weights_from") != nullptr;
@@ -109,8 +112,9 @@ std::unique_ptr<Phase> parse_model_load(ParamReader& r) {
     // The files are the earlier phase's: what shapes them belongs there.
     for (const char* key : {"preset", "model", "scale", "max_shard_size", "seed"}) {
       if (r.raw(key) != nullptr) {
-        r.fail(key, "shapes the files this phase writes; with weights_from it reads an earlier phase's: set it "
-                    "there");
+        r.fail(key,
+               "shapes the files this phase writes; with weights_from it reads an earlier phase's: set it "
+               "there");
       }
     }
     return std::make_unique<ModelLoadPhase>(std::move(p));
@@ -121,8 +125,9 @@ std::unique_ptr<Phase> parse_model_load(ParamReader& r) {
     valid = true;
   }
   if (valid && p.model.formula != ModelFormula::kExact) {
-    r.fail(r.raw("model") != nullptr ? "model" : "preset", "model_load lays out the architecture's tensors: use model.formula \"exact\" (a preset "
-                    "without mlperf-)");
+    r.fail(r.raw("model") != nullptr ? "model" : "preset",
+           "model_load lays out the architecture's tensors: use model.formula \"exact\" (a preset "
+           "without mlperf-)");
     valid = false;
   }
   if (const nlohmann::json* m = r.raw("model"); m != nullptr && m->is_object()) {
@@ -144,7 +149,8 @@ std::unique_ptr<Phase> parse_model_load(ParamReader& r) {
       r.fail("max_shard_size", "makes " + std::to_string(p.files.files.size()) +
                                    " files, more than 99999 (model-NNNNN-of-NNNNN): raise it");
     } else if (p.files.file_bytes > (1ULL << 50)) {
-      r.fail("scale", "leaves " + std::to_string(p.files.file_bytes) + " bytes to write, above 1 PiB: raise it");
+      r.fail("scale",
+             "leaves " + std::to_string(p.files.file_bytes) + " bytes to write, above 1 PiB: raise it");
     }
   }
   return std::make_unique<ModelLoadPhase>(std::move(p));
@@ -159,13 +165,15 @@ const std::vector<MetricInfo>& model_load_metrics() {
       {"read_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
        "aggregate: bytes every replica read / (last end - first start)"},
       {"read_bytes", Unit::kBytes, Better::kNeither, "bytes read by every replica (replicas x model_bytes)"},
-      {"model_bytes", Unit::kBytes, Better::kNeither, "one copy of the weights' files as written (headers too)"},
+      {"model_bytes", Unit::kBytes, Better::kNeither,
+       "one copy of the weights' files as written (headers too)"},
       {"full_model_bytes", Unit::kBytes, Better::kNeither, "model_bytes at full size (scale 1)"},
       {"parameters", Unit::kCount, Better::kNeither, "the full model's parameters"},
       {"shard_files", Unit::kCount, Better::kNeither, "safetensors files (model-0000k-of-0000n)"},
       {"replicas", Unit::kCount, Better::kNeither, "ranks x workers, each loading the whole model"},
       {"projected_ready_seconds", Unit::kSeconds, Better::kLower,
-       "the slowest replica's time-to-ready at full size: full_model_bytes / (model_bytes / ready_seconds_max)"},
+       "the slowest replica's time-to-ready at full size: full_model_bytes / (model_bytes / "
+       "ready_seconds_max)"},
       {"allowed_ready_seconds", Unit::kSeconds, Better::kNeither, "ready_budget (when set)"},
       {"required_read_bytes_per_s", Unit::kBytesPerSecond, Better::kNeither,
        "per replica: full_model_bytes / ready_budget (when set)"},
@@ -181,7 +189,8 @@ const std::vector<MetricInfo>& model_load_metrics() {
        "of the files, the fraction in the page cache after dropping it, before loading"},
       {"write_seconds", Unit::kSeconds, Better::kNeither,
        "setup: writing the files (the slowest rank's share), not part of time-to-ready"},
-      {"latency_p50_s", Unit::kSeconds, Better::kLower, "per-block read (mmap: copy out of the mapping), median"},
+      {"latency_p50_s", Unit::kSeconds, Better::kLower,
+       "per-block read (mmap: copy out of the mapping), median"},
       {"latency_p99_s", Unit::kSeconds, Better::kLower, "per-block read, 99th percentile"},
       {"latency_max_s", Unit::kSeconds, Better::kLower, "per-block read, max"},
   };

@@ -15,8 +15,8 @@ namespace iofab {
 struct ModelLoadParams : IoParams {
   ModelLoadParams() : IoParams{.block_size = 1ULL << 20, .queue_depth = 8} {}
 
-  TransformerSpec model;  // preset and model: the weights' architecture and dtype
-  double scale = 1;       // each tensor keeps 1/scale of its rows
+  TransformerSpec model;                             // preset and model: the weights' architecture and dtype
+  double scale = 1;                                  // each tensor keeps 1/scale of its rows
   uint64_t max_shard_bytes = kDefaultMaxShardBytes;  // at full size, as save_pretrained splits
   uint64_t seed = 1;
   // An earlier model_load phase of this run whose files this one reads instead of writing its own (so

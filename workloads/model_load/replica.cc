@@ -5,7 +5,8 @@
 
 namespace iofab {
 
-Status setup_replica(const PhaseContext& ctx, const ModelLoadParams& p, const std::string& engine, Replica* r) {
+Status setup_replica(const PhaseContext& ctx, const ModelLoadParams& p, const std::string& engine,
+                     Replica* r) {
   EngineOptions eo;
   eo.queue_depth = p.queue_depth;
   eo.map_advice = p.madvise;

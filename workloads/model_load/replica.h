@@ -43,7 +43,8 @@ struct Replica {
 };
 
 // Untimed: the engine named engine (already resolved) and the ring.
-Status setup_replica(const PhaseContext& ctx, const ModelLoadParams& p, const std::string& engine, Replica* r);
+Status setup_replica(const PhaseContext& ctx, const ModelLoadParams& p, const std::string& engine,
+                     Replica* r);
 // Timed from t0: loads every file of folder. Returns an error only when loading cannot go on (stopped:
 // Interrupted); a bad file goes to r->bad.
 Status load_replica(const PhaseContext& ctx, const ModelLoadParams& p, const std::string& folder,

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "harness/comm/rank_gather.h"
@@ -65,7 +64,8 @@ Status from_wire(const json& j, RankLoad* out) {
     BadWeightFile b;
     WireReader br(bad[i]);
     br.field("name", &b.name).field("reason", &b.reason).field("io", &b.io);
-    if (!br.status().ok()) return Status::Internal("bad[" + std::to_string(i) + "]: " + br.status().message());
+    if (!br.status().ok())
+      return Status::Internal("bad[" + std::to_string(i) + "]: " + br.status().message());
     out->bad.push_back(std::move(b));
   }
   return Status::Ok();
@@ -136,18 +136,21 @@ void merge_ranks(const std::vector<RankLoad>& gathered, AllRanks* all, Status* w
                              {"ready_seconds", ready},
                              {"error", g.status.message()}});
     if (!g.status.ok() && r != 0) {
-      keep_worst(worst, Status::FromCode(g.status.code(), "rank " + std::to_string(r) + ": " + g.status.message()));
+      keep_worst(worst,
+                 Status::FromCode(g.status.code(), "rank " + std::to_string(r) + ": " + g.status.message()));
     }
   }
 }
 
-void fill_metrics(const ModelLoadParams& p, const LoadSetup& setup, const AllRanks& all, PhaseResult* result) {
+void fill_metrics(const ModelLoadParams& p, const LoadSetup& setup, const AllRanks& all,
+                  PhaseResult* result) {
   auto& mt = result->metrics;
   uint64_t file_bytes = 0;
   for (const WeightFile& f : setup.files) file_bytes += f.bytes;
   const ModelIndex& ix = setup.index;
   // A replica loads the files; at full size the tensors grow by full / written.
-  const double grow = ix.total_size > 0 ? static_cast<double>(ix.full_size) / static_cast<double>(ix.total_size) : 1;
+  const double grow =
+      ix.total_size > 0 ? static_cast<double>(ix.full_size) / static_cast<double>(ix.total_size) : 1;
   const double full_load = static_cast<double>(file_bytes) * grow;
   const bool all_ready = !all.ready_s.empty() && all.ready_s.size() == all.replicas;
   double sum = 0;
@@ -169,7 +172,8 @@ void fill_metrics(const ModelLoadParams& p, const LoadSetup& setup, const AllRan
   mt["shard_files"] = static_cast<double>(setup.files.size());
   mt["corrupt_files"] = static_cast<double>(all.bad.size());
   mt["verified_bytes"] = static_cast<double>(all.verified);
-  mt["verify_bytes_per_s"] = all.verify_ns > 0 ? static_cast<double>(all.verified) / (all.verify_ns * 1e-9) : 0.0;
+  mt["verify_bytes_per_s"] =
+      all.verify_ns > 0 ? static_cast<double>(all.verified) / (all.verify_ns * 1e-9) : 0.0;
   mt["header_seconds_max"] = all.header_ns_max * 1e-9;
   mt["latency_p50_s"] = all.total.latency.percentile(0.50) * 1e-9;
   mt["latency_p99_s"] = all.total.latency.percentile(0.99) * 1e-9;
@@ -178,7 +182,8 @@ void fill_metrics(const ModelLoadParams& p, const LoadSetup& setup, const AllRan
       all.checked > 0 ? static_cast<double>(all.resident) / static_cast<double>(all.checked) : 0.0;
   if (setup.wrote) mt["write_seconds"] = all.write_seconds;
   if (p.ready_budget_s > 0 && all_ready) {
-    const BudgetVerdict v = evaluate_budget(p.ready_budget_s, ready_max, static_cast<double>(file_bytes), full_load);
+    const BudgetVerdict v =
+        evaluate_budget(p.ready_budget_s, ready_max, static_cast<double>(file_bytes), full_load);
     mt["allowed_ready_seconds"] = v.allowed_seconds;
     mt["required_read_bytes_per_s"] = finite_or_zero(v.required_bytes_per_s);
     mt["ready_budget_margin"] = finite_or_zero(v.margin);
@@ -188,8 +193,8 @@ void fill_metrics(const ModelLoadParams& p, const LoadSetup& setup, const AllRan
   }
 }
 
-void fill_details(const PhaseContext& ctx, const ModelLoadParams& p, const LoadSetup& setup, const AllRanks& all,
-                  PhaseResult* result) {
+void fill_details(const PhaseContext& ctx, const ModelLoadParams& p, const LoadSetup& setup,
+                  const AllRanks& all, PhaseResult* result) {
   json files = json::array();
   for (const WeightFile& f : setup.files) files.push_back({{"name", f.name}, {"bytes", f.bytes}});
   result->details["weights"] = {{"folder", ctx.run_dir_path + "/" + setup.folder},
@@ -216,9 +221,11 @@ void add_warnings(const ModelLoadParams& p, const AllRanks& all, PhaseResult* re
         "others read it from memory (as inference servers on one node do)");
   }
   if (!p.drop_cache) {
-    result->warnings.push_back("drop_cache: false: cached pages of the weights were kept; the load may be warm");
+    result->warnings.push_back(
+        "drop_cache: false: cached pages of the weights were kept; the load may be warm");
   } else if (!all.drop_problem.empty()) {
-    result->warnings.push_back("could not drop cached pages (" + all.drop_problem + "): the load may be partly warm");
+    result->warnings.push_back("could not drop cached pages (" + all.drop_problem +
+                               "): the load may be partly warm");
   }
   if (p.drop_cache && all.checked > 0 && all.resident > all.checked / 100) {
     result->warnings.push_back(units::format_bytes(static_cast<double>(all.resident)) + " of " +

@@ -17,13 +17,13 @@ namespace iofab {
 
 // What the whole phase knows beside its replicas: the files, and how they got there.
 struct LoadSetup {
-  std::string folder;             // in the run's store
-  std::string engine;             // resolved
+  std::string folder;  // in the run's store
+  std::string engine;  // resolved
   ModelIndex index;
   std::vector<WeightFile> files;
-  bool wrote = false;             // this phase wrote them (else weights_from's)
-  double write_seconds = 0;       // this rank's, writing its share
-  DropOutcome drop;               // this rank's
+  bool wrote = false;        // this phase wrote them (else weights_from's)
+  double write_seconds = 0;  // this rank's, writing its share
+  DropOutcome drop;          // this rank's
 };
 
 // Collective. local: this rank's outcome. Returns local on ranks other than 0; on rank 0 the phase's.

@@ -59,7 +59,8 @@ Status write_weights(PhaseContext& ctx, const ModelLoadParams& p, const std::str
   Status st = rank == 0 ? ctx.store->make_folder(folder) : Status::Ok();
   st = agree(ctx.comm, st);
   const uint64_t t0 = now_ns();
-  for (size_t i = static_cast<size_t>(rank); st.ok() && i < p.files.files.size(); i += static_cast<size_t>(ranks)) {
+  for (size_t i = static_cast<size_t>(rank); st.ok() && i < p.files.files.size();
+       i += static_cast<size_t>(ranks)) {
     st = write_one(ctx, p, engine, folder, p.files.files[i]);
   }
   *seconds = (now_ns() - t0) * 1e-9;
@@ -75,7 +76,8 @@ Status write_weights(PhaseContext& ctx, const ModelLoadParams& p, const std::str
   return agree(ctx.comm, st);
 }
 
-Status find_weights(Store& store, const std::string& folder, ModelIndex* index, std::vector<WeightFile>* files) {
+Status find_weights(Store& store, const std::string& folder, ModelIndex* index,
+                    std::vector<WeightFile>* files) {
   files->clear();
   const std::string index_path = join_store_path(folder, kModelIndexName);
   StoreFile index_file;
@@ -90,9 +92,9 @@ Status find_weights(Store& store, const std::string& folder, ModelIndex* index, 
     s = store.stat(join_store_path(folder, name), &info);
     if (s.ok() && info.kind != EntryKind::kFile) {
       s = Status::IoError(store.location() + "/" + join_store_path(folder, name) +
-                          (info.kind == EntryKind::kMissing ? ": missing, though " + std::string(kModelIndexName) +
-                                                                  " names it"
-                                                            : ": not a regular file"));
+                          (info.kind == EntryKind::kMissing
+                               ? ": missing, though " + std::string(kModelIndexName) + " names it"
+                               : ": not a regular file"));
     }
     if (!s.ok()) return s;
     files->push_back({name, info.size});

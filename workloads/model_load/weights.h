@@ -25,7 +25,8 @@ Status write_weights(PhaseContext& ctx, const ModelLoadParams& p, const std::str
                      const std::string& folder, double* seconds);
 
 // Reads folder's model.safetensors.index.json and the size of every file it names, in its order.
-Status find_weights(Store& store, const std::string& folder, ModelIndex* index, std::vector<WeightFile>* files);
+Status find_weights(Store& store, const std::string& folder, ModelIndex* index,
+                    std::vector<WeightFile>* files);
 
 // What dropping the pages left: bytes measured, of them still cached, and the first problem.
 struct DropOutcome {
