@@ -3,6 +3,7 @@
 #include "workloads/checkpoint/checkpoint_phase.h"
 #include "workloads/collectives_phase.h"
 #include "workloads/ingest_phase.h"
+#include "workloads/model_load/model_load_phase.h"
 #include "workloads/prepare_phase.h"
 #include "workloads/rdma/fabric_ceiling.h"
 #include "workloads/rdma_phase.h"
@@ -25,6 +26,8 @@ const std::vector<PhaseKind>& phase_table() {
        checkpoint_solo_metrics()},
       {"restore", "every rank reads the checkpoint back (fanout), cold, verified", &parse_restore,
        &restore_metrics, nullptr, "read_bytes", "", true},
+      {"model_load", "inference cold start: replicas load safetensors weights, cold, verified; time-to-ready",
+       &parse_model_load, &model_load_metrics, nullptr, "read_bytes", ""},
       {"collectives", "nccl-tests-style sweeps; a DDP step vs an FSDP step, over MPI or NCCL", &parse_collectives,
        &collectives_metrics, nullptr, "", "", true},
       {"rdma", "verbs RDMA write/read/send between rank pairs: bytes/s, message rate, latency percentiles",

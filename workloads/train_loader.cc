@@ -243,6 +243,7 @@ Status TrainLoader::create(const LoaderConfig& config, const DatasetLayout& layo
     EngineOptions eo;
     eo.queue_depth = config.queue_depth;
     eo.direct = config.direct;
+    eo.map_advice = config.map_advice;
     // Sample files come and go with every read: registering each would cost a syscall per sample.
     eo.fixed_files = shards;
     // A cache hit opens a file of its own for each sample in flight, beside the shards.

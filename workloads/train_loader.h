@@ -76,6 +76,7 @@ struct LoaderConfig {
   unsigned prefetch = 2;    // batches ahead of the one being computed on
   uint64_t compute_ns = 0;  // emulated compute per batch
   bool direct = false;
+  MapAdvice map_advice = MapAdvice::kNone;  // engine mmap: madvise on each mapping
   uint64_t series_interval_ns = 100'000'000;
   // Bytes per read request, a multiple of kRecordAlignment up to kMaxRequestBytes (tests use small ones
   // to split small samples).

@@ -270,6 +270,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
     lc.prefetch = p_.prefetch;
     lc.compute_ns = static_cast<uint64_t>(std::llround(p_.compute_per_batch * 1e9));
     lc.direct = p_.direct;
+    lc.map_advice = p_.madvise;
     lc.series_interval_ns = p_.series_interval_ns;
     lc.cache_tier = !p_.cache_dir.empty();
     st = agree(comm, engine.ok() ? TrainLoader::create(lc, layout, *store, data, make, copier.get(), &loader)
@@ -488,9 +489,10 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
                  "parents)");
     }
   }
-  const IoParams io = read_io_params(r, {.queue_depth = 8, .has_block_size = false});
+  const IoParams io = read_io_params(r, {.queue_depth = 8, .has_block_size = false, .reads = true});
   p.engine = io.engine;
   p.direct = io.direct;
+  p.madvise = io.madvise;
   p.read_threads = static_cast<unsigned>(r.integer("read_threads", io.workers, 1, 1024));
   p.queue_depth = io.queue_depth;
   p.series_interval_ns = io.series_interval_ns;

@@ -35,6 +35,7 @@ struct TrainReadParams {
   std::string dataset_dir;  // empty: <run folder>/<phase name>/
   std::string engine = "auto";
   bool direct = false;
+  MapAdvice madvise = MapAdvice::kNone;  // engine mmap: the hint on each mapped sample file or shard
   unsigned read_threads = 1;
   unsigned queue_depth = 8;
   unsigned prefetch = 2;

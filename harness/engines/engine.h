@@ -52,12 +52,21 @@ struct EngineCaps {
   bool moves_data = true;              // false for the null engine
 };
 
+// mmap: the madvise hint each mapping gets before its first page is touched (a suite's `madvise`).
+enum class MapAdvice : uint8_t { kNone, kSequential, kRandom, kWillNeed, kHugePage };
+// "none", "sequential", "random", "willneed", "hugepage": the suite's names, in that order.
+std::span<const std::string_view> map_advice_names();
+std::string_view map_advice_name(MapAdvice advice);
+// False when name is none of map_advice_names(); out may be null (only asks).
+bool parse_map_advice(std::string_view name, MapAdvice* out);
+
 struct EngineOptions {
   unsigned queue_depth = 1;
   bool direct = false;          // files were opened with O_DIRECT
   bool fixed_buffers = true;    // io_uring: use registered buffers when given
   bool fixed_files = true;      // io_uring: register files
   unsigned max_files = 64;      // io_uring: size of the fixed file table
+  MapAdvice map_advice = MapAdvice::kNone;  // mmap: the madvise hint on each mapping
 };
 
 class Engine {
@@ -108,6 +117,10 @@ struct EngineInfo {
 // The engine table: the one place that lists engines.
 std::vector<EngineInfo> list_engines();
 bool is_engine_name(std::string_view name);
+// What a suite may ask of the engine named name (a table name, or "auto": io_uring or psync), checked when
+// the suite is read: O_DIRECT (`direct: true`), and a madvise hint (`madvise`, engines that map files).
+bool engine_takes_direct(std::string_view name);
+bool engine_takes_map_advice(std::string_view name);
 // Creates an engine by name; a missing or unusable engine answers an
 // Unavailable status that says why.
 Status make_engine(std::string_view name, const EngineOptions& opts, std::unique_ptr<Engine>* out);

@@ -14,6 +14,7 @@ namespace iofab {
 // Defined in psync_engine.cc and null_engine.cc; this table is their only caller.
 Status make_psync_engine(const EngineOptions& opts, std::unique_ptr<Engine>* out);
 Status make_null_engine(const EngineOptions& opts, std::unique_ptr<Engine>* out);
+Status make_mmap_engine(const EngineOptions& opts, std::unique_ptr<Engine>* out);
 #ifdef IOFAB_HAVE_CURL
 Status make_s3_engine(const EngineOptions& opts, std::unique_ptr<Engine>* out);  // s3_engine_curl.cc
 #endif
@@ -32,6 +33,8 @@ namespace {
 struct EngineRow {
   const char* name;
   const char* description;
+  bool direct = true;       // takes O_DIRECT files (direct: true)
+  bool map_advice = false;  // maps files: takes a madvise hint (madvise)
 };
 
 constexpr EngineRow kEngines[] = {
@@ -39,6 +42,10 @@ constexpr EngineRow kEngines[] = {
     {"io_uring", "Linux io_uring via liburing: queue depth, registered files and buffers"},
     {"cufile", "GPUDirect Storage via cuFile (loaded at run time): device buffers, a host copy per I/O"},
     {"s3", "S3 objects over HTTP (libcurl): ranged GETs, multipart uploads; the engine of an s3:// target"},
+    {"mmap",
+     "page-fault reads from a shared mapping, copied out (safetensors, torch.load(mmap=True)); madvise "
+     "hints; writes are pwrite",
+     false, true},
     {"null", "moves no data: queued I/Os complete at once, in full (tests the harness, not the storage)"},
 };
 
@@ -85,6 +92,13 @@ EngineInfo probe(const EngineRow& row) {
   return info;
 }
 
+const EngineRow* find_row(std::string_view name) {
+  for (const EngineRow& row : kEngines) {
+    if (name == row.name) return &row;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::vector<EngineInfo> list_engines() {
@@ -94,11 +108,17 @@ std::vector<EngineInfo> list_engines() {
   return out;
 }
 
-bool is_engine_name(std::string_view name) {
-  for (const EngineRow& row : kEngines) {
-    if (name == row.name) return true;
-  }
-  return false;
+bool is_engine_name(std::string_view name) { return find_row(name) != nullptr; }
+
+// "auto" is io_uring or psync, both of which take O_DIRECT and neither of which maps.
+bool engine_takes_direct(std::string_view name) {
+  const EngineRow* row = find_row(name);
+  return row == nullptr || row->direct;
+}
+
+bool engine_takes_map_advice(std::string_view name) {
+  const EngineRow* row = find_row(name);
+  return row != nullptr && row->map_advice;
 }
 
 Status make_engine(std::string_view name, const EngineOptions& opts, std::unique_ptr<Engine>* out) {
@@ -121,6 +141,7 @@ Status make_engine(std::string_view name, const EngineOptions& opts, std::unique
 
   if (name == "psync") return make_psync_engine(opts, out);
   if (name == "null") return make_null_engine(opts, out);
+  if (name == "mmap") return make_mmap_engine(opts, out);
   if (name == "cufile") return make_cufile_engine(opts, out);
 #ifdef IOFAB_HAVE_URING
   if (name == "io_uring") return make_io_uring_engine(opts, out);

@@ -35,6 +35,22 @@ IoParams read_io_params(ParamReader& r, const IoParamsForm& form) {
   if (p.direct && p.block_size % kDirectAlignment != 0) {
     r.fail("block_size", "must be a multiple of 4KiB when direct is true (O_DIRECT alignment)");
   }
+  if (p.direct && !engine_takes_direct(p.engine)) {
+    r.fail("direct", "engine " + p.engine +
+                         " reads by page faults through the page cache, which O_DIRECT bypasses: set direct: "
+                         "false, or engine psync or io_uring");
+  }
+  if (form.reads) {
+    const std::string advice = r.choice(
+        "madvise", "none", [](std::string_view name) { return parse_map_advice(name, nullptr); },
+        [] { return std::vector<std::string>(map_advice_names().begin(), map_advice_names().end()); });
+    MapAdvice parsed = MapAdvice::kNone;
+    if (parse_map_advice(advice, &parsed)) p.madvise = parsed;
+    if (p.madvise != MapAdvice::kNone && !engine_takes_map_advice(p.engine)) {
+      r.fail("madvise", "is the hint for an engine that maps files (engine: mmap); engine " + p.engine +
+                            " maps nothing: leave madvise out or set it to \"none\"");
+    }
+  }
   return p;
 }
 

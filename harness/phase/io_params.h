@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/engines/engine.h"
+
 namespace iofab {
 
 class ParamReader;
@@ -22,17 +24,20 @@ struct IoParams {
   uint64_t block_size = 0;  // 0 for a phase without block_size
   unsigned queue_depth = 1;
   uint64_t series_interval_ns = 100'000'000;
+  MapAdvice madvise = MapAdvice::kNone;  // read phases only: the hint engine mmap gives each mapping
 };
 
 // Where storage phases differ.
 struct IoParamsForm {
   unsigned queue_depth = 1;    // the default
   bool has_block_size = true;  // a reader of whole samples has none
+  bool reads = false;          // a phase that only reads: it takes `madvise` (for engine mmap)
 };
 
-// Reads engine, direct, workers, block_size (when the form has it), queue_depth and series_interval with r,
-// in that order; errors go to r like any param's. With direct, block_size must be a multiple of
-// kDirectAlignment.
+// Reads engine, direct, workers, block_size (when the form has it), queue_depth, series_interval and, for a
+// phase that reads, madvise with r, in that order; errors go to r like any param's. With direct,
+// block_size must be a multiple of kDirectAlignment, and the engine must take O_DIRECT (mmap does not);
+// madvise other than "none" needs an engine that maps files (engine_takes_map_advice).
 IoParams read_io_params(ParamReader& r, const IoParamsForm& form);
 
 // A storage phase's params derive from IoParams (struct CheckpointParams : IoParams), so the fields are

@@ -1,5 +1,9 @@
 #include "harness/suite/phase_links.h"
 
+#include <optional>
+#include <string>
+#include <string_view>
+
 namespace iofab {
 
 namespace {
@@ -9,13 +13,73 @@ std::string string_param(const PhaseSpec& p, const char* key) {
   return it != p.params.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-// "a, b" or "none": the checkpoint phases that run before position `before`.
-std::string earlier_checkpoints(const std::vector<PhaseSpec>& phases, size_t before) {
+// "a, b" or "none": the phases of kind that run before position `before`.
+std::string earlier_of(const std::vector<PhaseSpec>& phases, size_t before, std::string_view kind) {
   std::string out;
   for (size_t k = 0; k < before; ++k) {
-    if (phases[k].kind->name == "checkpoint") out += (out.empty() ? "" : ", ") + phases[k].name;
+    if (phases[k].kind->name == kind) out += (out.empty() ? "" : ", ") + phases[k].name;
   }
   return out.empty() ? "none" : out;
+}
+
+// Phase i's param `key` names phase `named`, which must be of `kind`, run before it and not beside it in
+// its concurrent group; `what` is what it leaves for phase i ("its checkpoint"). Returns the named phase's
+// position when it is such a phase.
+std::optional<size_t> check_link(const std::vector<PhaseSpec>& phases, size_t i, const std::string& path,
+                                 const char* key, std::string_view kind, const std::string& named,
+                                 std::string_view what, std::vector<std::string>* errors) {
+  const PhaseSpec& p = phases[i];
+  const std::string k_name(kind);
+  const std::string expected = "expected the name of a " + k_name + " phase that runs before " + p.name +
+                               " (earlier " + k_name + " phases: " + earlier_of(phases, i, kind) + ")";
+  const std::string at = path + "." + key + ": ";
+  size_t k = 0;
+  while (k < phases.size() && phases[k].name != named) ++k;
+  if (k == phases.size()) {
+    errors->push_back(at + "no phase named \"" + named + "\"; " + expected);
+  } else if (phases[k].kind->name != kind) {
+    errors->push_back(at + "phase \"" + named + "\" is a " + std::string(phases[k].kind->name) + " phase, not a " +
+                      k_name + "; " + expected);
+  } else if (k > i) {
+    errors->push_back(at + "phase \"" + named + "\" runs after " + p.name + ", so it has written nothing yet; " +
+                      expected);
+  } else if (p.group >= 0 && phases[k].group == p.group) {
+    errors->push_back(at + "phase \"" + named + "\" runs at the same time as " + p.name +
+                      " (the same concurrent group), so " + std::string(what) + " is not there to read; " + expected);
+  } else {
+    return k;
+  }
+  return std::nullopt;
+}
+
+void check_restore(const std::vector<PhaseSpec>& phases, size_t i, const std::string& path,
+                   std::vector<std::string>* errors) {
+  const PhaseSpec& p = phases[i];
+  if (!string_param(p, "from").empty()) return;  // a folder elsewhere: read at run time
+  const std::string named = string_param(p, "checkpoint");
+  if (named.empty()) {
+    if (earlier_of(phases, i, "checkpoint") == "none") {
+      errors->push_back(path + ": nothing to restore: no checkpoint phase runs before " + p.name +
+                        "; put one before it, or give `from` (a checkpoint folder of another run)");
+    }
+    return;
+  }
+  (void)check_link(phases, i, path, "checkpoint", "checkpoint", named, "its checkpoint", errors);
+}
+
+// weights_from: an earlier model_load phase that wrote its own files.
+void check_model_load(const std::vector<PhaseSpec>& phases, size_t i, const std::string& path,
+                      std::vector<std::string>* errors) {
+  const std::string named = string_param(phases[i], "weights_from");
+  if (named.empty()) return;
+  const std::optional<size_t> k =
+      check_link(phases, i, path, "weights_from", "model_load", named, "its files", errors);
+  if (!k) return;
+  const std::string theirs = string_param(phases[*k], "weights_from");
+  if (!theirs.empty()) {
+    errors->push_back(path + ".weights_from: phase \"" + named + "\" writes no files: it reads \"" + theirs +
+                      "\"'s (its weights_from); name \"" + theirs + "\"");
+  }
 }
 
 }  // namespace
@@ -23,35 +87,8 @@ std::string earlier_checkpoints(const std::vector<PhaseSpec>& phases, size_t bef
 void check_phase_links(const std::vector<PhaseSpec>& phases, const std::vector<std::string>& paths,
                        std::vector<std::string>* errors) {
   for (size_t i = 0; i < phases.size(); ++i) {
-    const PhaseSpec& p = phases[i];
-    if (p.kind->name != "restore") continue;
-    const std::string& path = paths[i];
-    if (!string_param(p, "from").empty()) continue;  // a folder elsewhere: read at run time
-    const std::string named = string_param(p, "checkpoint");
-    const std::string expected =
-        "expected the name of a checkpoint phase that runs before " + p.name +
-        " (earlier checkpoint phases: " + earlier_checkpoints(phases, i) + ")";
-    if (named.empty()) {
-      if (earlier_checkpoints(phases, i) == "none") {
-        errors->push_back(path + ": nothing to restore: no checkpoint phase runs before " + p.name +
-                          "; put one before it, or give `from` (a checkpoint folder of another run)");
-      }
-      continue;
-    }
-    size_t k = 0;
-    while (k < phases.size() && phases[k].name != named) ++k;
-    if (k == phases.size()) {
-      errors->push_back(path + ".checkpoint: no phase named \"" + named + "\"; " + expected);
-    } else if (phases[k].kind->name != "checkpoint") {
-      errors->push_back(path + ".checkpoint: phase \"" + named + "\" is a " + std::string(phases[k].kind->name) +
-                        " phase, not a checkpoint; " + expected);
-    } else if (k > i) {
-      errors->push_back(path + ".checkpoint: phase \"" + named + "\" runs after " + p.name +
-                        ", so it has written nothing yet; " + expected);
-    } else if (p.group >= 0 && phases[k].group == p.group) {
-      errors->push_back(path + ".checkpoint: phase \"" + named + "\" runs at the same time as " + p.name +
-                        " (the same concurrent group), so its checkpoint is not there to read; " + expected);
-    }
+    if (phases[i].kind->name == "restore") check_restore(phases, i, paths[i], errors);
+    if (phases[i].kind->name == "model_load") check_model_load(phases, i, paths[i], errors);
   }
 }
 

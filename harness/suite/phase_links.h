@@ -1,6 +1,7 @@
 // Checks between phases of one suite, made when the suite is loaded: a
 // mistake that can only show at run time (a restore of a checkpoint phase
-// that runs later) would otherwise fail after earlier phases have written
+// that runs later, a model_load whose weights_from names no earlier phase
+// that wrote weights) would otherwise fail after earlier phases have written
 // for minutes. `validate` and `run` both refuse such a suite, exit 2.
 #pragma once
 

@@ -113,7 +113,7 @@ TEST(IoParams, IngestAndTrainReadRefuseAnUnknownEngineInTheSuite) {
     EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << kind;
     EXPECT_NE(
         st.message().find(
-            R"(phases[0].engine: expected one of "auto" "psync" "io_uring" "cufile" "s3" "null", got "xfs")"),
+            R"(phases[0].engine: expected one of "auto" "psync" "io_uring" "cufile" "s3" "mmap" "null", got "xfs")"),
         std::string::npos)
         << kind << ": " << st.message();
   }

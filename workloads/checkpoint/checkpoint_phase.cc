@@ -14,6 +14,7 @@
 #include "harness/phase/worker_group.h"
 #include "workloads/checkpoint/bursts.h"
 #include "workloads/checkpoint/folder_layout.h"
+#include "workloads/checkpoint/model_param.h"
 #include "workloads/checkpoint/params.h"
 #include "workloads/checkpoint/phase_folder.h"
 #include "workloads/checkpoint/placement.h"
@@ -165,39 +166,9 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
 // `preset` and `model` (its fields over the preset's): the model, its plan's per-rank bytes and the
 // full size they add up to. False when neither is given; errors go to r, naming each field.
 bool read_model(ParamReader& r, CheckpointParams* p) {
-  const bool has_preset = r.raw("preset") != nullptr;
-  const nlohmann::json* model = r.raw("model");
-  if (!has_preset && model == nullptr) return false;
   TransformerSpec spec;
   bool ok = true;
-  if (has_preset) {
-    const std::string name = r.choice(
-        "preset", "", [](std::string_view n) { return find_model_preset(n) != nullptr; },
-        [] {
-          std::vector<std::string> names;
-          for (const auto& m : model_presets()) names.emplace_back(m.name);
-          return names;
-        });
-    const ModelPreset* preset = find_model_preset(name);
-    ok = preset != nullptr;
-    if (ok) spec = preset->spec;
-  }
-  if (ok && model != nullptr) {
-    const Status st = parse_model_spec(*model, r.path_of("model"), &spec);
-    if (!st.ok()) {
-      // One error a line, each naming its field.
-      std::string line;
-      for (char c : st.message() + "\n") {
-        if (c != '\n') {
-          line += c;
-        } else if (!line.empty()) {
-          r.fail_at_path(line);
-          line.clear();
-        }
-      }
-      ok = false;
-    }
-  }
+  if (!read_model_param(r, &spec, &ok)) return false;
   if (r.raw("writer_fraction") != nullptr) {
     r.fail("writer_fraction", "applies only without a model: the model's plan decides which ranks write");
   }

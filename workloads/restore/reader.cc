@@ -62,6 +62,7 @@ Status setup_reader(const RestoreParams& p, const StepFolder& step, const Manife
   EngineOptions eo;
   eo.queue_depth = p.queue_depth;
   eo.direct = p.direct;
+  eo.map_advice = p.madvise;
   eo.max_files = 2;  // one shard at a time
   std::string engine;
   Status s = engine_for_store(*step.store, p.engine, &engine);

@@ -140,7 +140,7 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
 
 std::unique_ptr<Phase> parse_restore(ParamReader& r) {
   RestoreParams p;
-  static_cast<IoParams&>(p) = read_io_params(r, {.queue_depth = 16});
+  static_cast<IoParams&>(p) = read_io_params(r, {.queue_depth = 16, .reads = true});
   p.fanout = static_cast<unsigned>(r.integer("fanout", kDefaultFanout, 1, kMaxFanout));
   p.checkpoint = r.string("checkpoint", "");
   p.from = r.string("from", "");
