@@ -8,6 +8,7 @@
 #include "harness/engines/io_driver.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
+#include "harness/phase/reducibility_params.h"
 #include "workloads/dataset.h"
 #include "workloads/dataset_params.h"
 #include "workloads/prepare_pipeline.h"
@@ -142,6 +143,7 @@ Status PreparePhase::run(PhaseContext& ctx, PhaseResult* result) {
       {"files", layout.num_files()},           {"bytes", layout.total_bytes()},
       {"sample_bytes", layout.sample_bytes()}, {"max_sample_size", layout.max_sample_size()},
       {"spec", layout.spec().to_json()},       {"kept", ctx.keep}};
+  result->details["data_reducibility"] = reducibility_details(p_.dataset.reduce, kRecordAlignment);
   result->details["pipeline"] = {{"readers", c.readers},
                                  {"transformers", c.transformers},
                                  {"writers", c.writers},
@@ -169,6 +171,8 @@ std::unique_ptr<Phase> parse_prepare(ParamReader& r) {
   DatasetSpec& ds = p.dataset;
   ds.layout = DatasetLayoutKind::kFiles;  // raw data: one file per sample
   read_sample_params(r, &ds);
+  // The raw files' reducibility: what the zstd transform finds to compress (compression_ratio).
+  ds.reduce = read_reducibility(r);
   ds.files_per_dir = static_cast<uint64_t>(r.integer("files_per_dir", 1024, 2, 10'000'000));
   const IoParams io = read_io_params(r, {.queue_depth = 16, .has_block_size = true});
   p.engine = io.engine;

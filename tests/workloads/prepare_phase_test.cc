@@ -127,6 +127,25 @@ TEST(PreparePhase, BusyShardsHoldEveryRawSampleExactlyOnceUnderDirectIo) {
   expect_every_sample_once(p, false, "/var/tmp");
 }
 
+// The raw files' compressibility is what zstd finds: incompressible by default, about half with 0.5.
+TEST(PreparePhase, ZstdCompressesTheRawFilesAsTheirCompressibilityAsks) {
+  PhaseResult plain, half;
+  {
+    PhaseHarness h("/dev/shm");
+    ASSERT_TRUE(h.run("prepare", "prep", small_prepare({{"num_samples", 60}}), &plain).ok());
+  }
+  {
+    PhaseHarness h("/dev/shm");
+    ASSERT_TRUE(h.run("prepare", "prep", small_prepare({{"num_samples", 60}, {"compressibility", 0.5}}), &half).ok());
+  }
+  EXPECT_LT(plain.metrics.at("compression_ratio"), 1.05);
+  EXPECT_GT(half.metrics.at("compression_ratio"), 1.6);
+  EXPECT_LT(half.metrics.at("compression_ratio"), 2.4);
+  EXPECT_EQ(half.metrics.at("corrupt_samples"), 0);
+  EXPECT_EQ(half.details["data_reducibility"]["compressibility"], 0.5);
+  EXPECT_FALSE(plain.details["data_reducibility"]["reducible"].get<bool>());
+}
+
 TEST(PreparePhase, RemovesItsFilesUnlessKept) {
   PhaseHarness h;
   PhaseResult r;
