@@ -31,7 +31,11 @@ constexpr const char* kEveryPhase = R"({"defaults": {"engine": "null", "direct":
      "samples_per_shard": 64, "batch_size": 2, "epochs": 1, "read_threads": 1, "drop_cache": "never"},
     {"kind": "collectives", "name": "collectives", "mode": "sweep", "min_bytes": "1KiB",
      "max_bytes": "4KiB", "factor": 4, "iters": 2, "warmup": 1, "ops": ["all_reduce", "all_gather"]},
-    {"kind": "rdma", "name": "rdma"}]})";
+    {"kind": "rdma", "name": "rdma"},
+    {"kind": "prepare", "name": "prepare", "engine": "psync", "num_samples": 128, "sample_size": "1KiB",
+     "readers": 1, "transformers": 1, "writers": 1, "queue_depth": 2, "shard_size": "4KiB", "level": 1},
+    {"kind": "model_load", "name": "model_load", "engine": "psync", "max_shard_size": "1MB",
+     "model": {"layers": 1, "hidden": 64, "ffn": 128, "vocab": 256, "heads": 2, "kv_heads": 1}}]})";
 
 // The ranks a per-rank list names ("rank" of each entry), failing the test on a duplicate.
 std::set<int> ranks_named(const json& per_rank, const std::string& where) {
@@ -69,7 +73,7 @@ TEST(ScaleMpi, SixtyFourRanksRunEveryPhaseAndTheReportNamesEachRank) {
   for (const auto& h : j["cluster"]["hosts"]) host_ranks += h["ranks"].get<int>();
   EXPECT_EQ(host_ranks, kRanks);
 
-  ASSERT_EQ(j["phases"].size(), 6u);
+  ASSERT_EQ(j["phases"].size(), 8u);
   std::set<std::string> with_per_rank;
   for (const auto& p : j["phases"]) {
     const std::string name = p["name"];
@@ -88,7 +92,7 @@ TEST(ScaleMpi, SixtyFourRanksRunEveryPhaseAndTheReportNamesEachRank) {
     }
   }
   // The storage phases each keep a per-rank list.
-  for (const char* name : {"ingest", "checkpoint", "restore", "train_read"}) {
+  for (const char* name : {"ingest", "checkpoint", "restore", "train_read", "prepare", "model_load"}) {
     EXPECT_TRUE(with_per_rank.count(name)) << name << " has no details.per_rank";
   }
   // ingest: 64 ranks x one 4 KiB file, counted by rank 0.
