@@ -19,6 +19,8 @@ HEADLINE = {
     "checkpoint": ("budget_margin", lambda v: f"margin {v:.2f}"),
     "restore": ("read_bytes_per_s", lambda v: f"{v / 1e6:.0f} MB/s"),
     "train_read": ("au", lambda v: f"AU {v:.2f}"),
+    "prepare": ("input_bytes_per_s", lambda v: f"{v / 1e6:.0f} MB/s in"),
+    "model_load": ("ready_seconds_max", lambda v: f"ready {v:.2f} s"),
     "collectives": ("busbw.all_reduce.max", lambda v: f"{v / 1e9:.2f} GB/s"),
 }
 SHORT_LEVEL = {"storage": "verified", "client": "client-verified", "unverified": "UNVERIFIED"}
