@@ -428,7 +428,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
         "this is the report as it stood then; later phases and other ranks' figures are missing"));
   };
   if (comm.size() > 1 && comm.rank() == 0 && opts.on_report_ready) {
-    watchdog = std::make_unique<StopWatchdog>(stop, kStopGraceSeconds + kEmergencyAfterGraceSeconds, [&] {
+    watchdog = std::make_unique<StopWatchdog>(stop, stop_wake_fd(), kStopGraceSeconds + kEmergencyAfterGraceSeconds, [&] {
       const std::vector<int> gone = comm.ranks_gone_here();
       std::string ranks;
       for (int g : gone) ranks += (ranks.empty() ? "" : ", ") + std::to_string(g);

@@ -11,5 +11,7 @@ void install_stop_handlers();
 std::atomic<bool>& stop_flag();
 // The signal that set the flag, or 0.
 int stop_signal();
+// Readable from the first stop signal on (an eventfd, never drained); -1 before install_stop_handlers.
+int stop_wake_fd();
 
 }  // namespace iofab
