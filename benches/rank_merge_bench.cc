@@ -151,10 +151,11 @@ using nlohmann::json;
 
 // Another rank's answer: rank 0's wire form with this rank's tally (and host, where it says one).
 std::string with_rank_tally(int rank, const std::string& mine) {
-  json j = json::parse(mine);
-  if (j.contains("tally")) j["tally"] = synthetic_tally(rank).to_json();
+  json j;
+  wire_decode(mine, &j);
+  if (j.contains("tally")) j["tally"] = synthetic_tally(rank).to_wire();
   if (j.contains("host")) j["host"] = host_name(rank);
-  return json_text(j);
+  return wire_bytes(j);
 }
 
 // The context a phase's merge reads: this comm, a memory store, no stop.

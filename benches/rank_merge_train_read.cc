@@ -16,10 +16,11 @@ using nlohmann::json;
 
 Measured train_read(int ranks) {
   ReplayComm comm(ranks, [](int rank, const std::string& mine) {
-    json j = json::parse(mine);
+    json j;
+    wire_decode(mine, &j);
     j["host"] = host_name(rank);
-    for (auto& e : j["epochs"]) e["stats"]["reads"] = synthetic_tally(rank).to_json();
-    return json_text(j);
+    for (auto& e : j["epochs"]) e["stats"]["reads"] = synthetic_tally(rank).to_wire();
+    return wire_bytes(j);
   });
   TrainReadParams p;
   p.dataset.num_samples = static_cast<uint64_t>(ranks) * 64;

@@ -7,13 +7,16 @@
 #include <vector>
 
 #include "harness/comm/comm.h"
+#include "harness/comm/wire.h"
 
 namespace iofab::testing {
 
-// Another Comm, except that this rank's gathers send `forged` instead of what the caller gave.
+// Another Comm, except that this rank's gathers send `forged` instead of what the caller gave:
+// written as JSON text for the reader, sent in the wire's form (wire_bytes) when it is JSON, and
+// as its raw bytes when not (a malformed answer).
 class ForgingComm final : public Comm {
  public:
-  ForgingComm(Comm& inner, std::string forged) : inner_(inner), forged_(std::move(forged)) {}
+  ForgingComm(Comm& inner, const std::string& forged) : inner_(inner), forged_(encode(forged)) {}
   std::string_view name() const override { return inner_.name(); }
   int rank() const override { return inner_.rank(); }
   int size() const override { return inner_.size(); }
@@ -26,6 +29,11 @@ class ForgingComm final : public Comm {
   void abort(int exit_code) override { inner_.abort(exit_code); }
 
  private:
+  static std::string encode(const std::string& text) {
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    return j.is_discarded() ? text : wire_bytes(j);
+  }
+
   Comm& inner_;
   std::string forged_;
 };

@@ -41,7 +41,7 @@ struct RankTally {
 };
 
 json to_wire(const RankTally& r) {
-  return {{"tally", r.tally.to_json()},
+  return {{"tally", r.tally.to_wire()},
           {"fsync_ns", r.fsync_ns},
           {"status", iofab::to_wire(r.status)},
           {"requests", r.requests}};

@@ -70,8 +70,8 @@ void EpochStats::merge(const EpochStats& o) {
   fill_ns += o.fill_ns;
 }
 
-json EpochStats::to_json() const {
-  return {{"reads", reads.to_json()},
+json EpochStats::to_wire() const {
+  return {{"reads", reads.to_wire()},
           {"io_bytes", io_bytes},
           {"batches", batches},
           {"compute_ns", compute_ns},
@@ -79,7 +79,7 @@ json EpochStats::to_json() const {
           {"first_wait_ns", first_wait_ns},
           {"wall_ns", wall_ns},
           {"end_ns", end_ns},
-          {"batch_wait", batch_wait.to_json()},
+          {"batch_wait", batch_wait.to_wire()},
           {"id_count", id_count},
           {"id_sum", id_sum},
           {"corrupt", corrupt},

@@ -117,7 +117,8 @@ struct EpochStats {
     return wall_ns > 0 ? static_cast<double>(compute_ns) / static_cast<double>(wall_ns) : 0.0;
   }
   void merge(const EpochStats& other);  // another rank's: sums; end_ns and spans widen
-  nlohmann::json to_json() const;
+  // Its wire form (packed histograms and series, packed_u64.h); from_json reads it.
+  nlohmann::json to_wire() const;
   bool from_json(const nlohmann::json& j);
 };
 

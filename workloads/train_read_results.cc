@@ -107,7 +107,7 @@ void summarize_mlperf(const TrainReadParams& p, const std::vector<RankReport>& r
 json to_wire(const EpochRecord& e) {
   return {{"epoch", e.epoch},
           {"ok", e.ok},
-          {"stats", e.stats.to_json()},
+          {"stats", e.stats.to_wire()},
           {"cache",
            {{"files", e.cache.files},
             {"bytes", e.cache.bytes},

@@ -56,7 +56,7 @@ Status agree_all_true(Comm& comm, bool mine, bool* all_true) {
 
 Status agree(Comm& comm, const Ballot& mine, const AgreeRule& rule, Ballot* verdict) {
   std::vector<std::string> texts;
-  Status s = comm.gather(wire_text(to_wire(mine)), &texts, 0);
+  Status s = comm.gather(wire_bytes(to_wire(mine)), &texts, 0);
   if (!s.ok()) return s;
   Ballot out;
   if (comm.rank() == 0) {

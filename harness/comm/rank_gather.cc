@@ -9,9 +9,8 @@ Status bad_rank_answer(size_t rank, std::string_view what, const Status& why) {
                           why.message());
 }
 
-Status parse_rank_text(size_t rank, const std::string& text, std::string_view what, json* out) {
-  *out = json::parse(text, nullptr, false);
-  if (out->is_discarded()) return bad_rank_answer(rank, what, Status::Internal("not JSON"));
+Status parse_rank_wire(size_t rank, const std::string& text, std::string_view what, json* out) {
+  if (!wire_decode(text, out)) return bad_rank_answer(rank, what, Status::Internal("not a wire value (MessagePack)"));
   return Status::Ok();
 }
 
@@ -22,16 +21,21 @@ Status all_gather_texts(Comm& comm, const std::string& mine, std::vector<std::st
   if (!s.ok()) return s;
   // The table goes out as a JSON array of the texts as they came, so a malformed one reaches every
   // rank as it is and is reported alike everywhere.
-  std::string table = comm.rank() == 0 ? wire_text(json(all)) : std::string();
+  // Each as binary: a rank's wire value is bytes, not text.
+  json entries = json::array();
+  if (comm.rank() == 0) {
+    for (std::string& a : all) entries.push_back(json::binary(json::binary_t::container_type(a.begin(), a.end())));
+  }
+  std::string table = comm.rank() == 0 ? wire_bytes(entries) : std::string();
   s = comm.broadcast(&table, 0);
   if (!s.ok()) return s;
-  const json t = json::parse(table, nullptr, false);
-  if (!t.is_array() || t.size() != static_cast<size_t>(comm.size())) {
+  json t;
+  if (!wire_decode(table, &t) || !t.is_array() || t.size() != static_cast<size_t>(comm.size())) {
     return Status::Internal("the table of every rank's answer arrived malformed");
   }
   for (const auto& x : t) {
-    if (!x.is_string()) return Status::Internal("the table of every rank's answer arrived malformed");
-    texts->push_back(x.get<std::string>());
+    if (!x.is_binary()) return Status::Internal("the table of every rank's answer arrived malformed");
+    texts->emplace_back(x.get_binary().begin(), x.get_binary().end());
   }
   return Status::Ok();
 }

@@ -14,8 +14,8 @@
 
 namespace iofab {
 
-// Reads the JSON text that `rank` sent; "rank N sent a bad <what>: why" when it is not JSON.
-Status parse_rank_text(size_t rank, const std::string& text, std::string_view what, nlohmann::json* out);
+// Reads the wire value that `rank` sent (wire_decode); "rank N sent a bad <what>: why" when it is not one.
+Status parse_rank_wire(size_t rank, const std::string& text, std::string_view what, nlohmann::json* out);
 // "rank N sent a bad <what>: <why>".
 Status bad_rank_answer(size_t rank, std::string_view what, const Status& why);
 
@@ -28,7 +28,7 @@ Status decode_ranks(const std::vector<std::string>& texts, std::vector<T>* all,
   std::vector<T> v(texts.size());
   for (size_t r = 0; r < texts.size(); ++r) {
     nlohmann::json j;
-    Status s = parse_rank_text(r, texts[r], what, &j);
+    Status s = parse_rank_wire(r, texts[r], what, &j);
     if (!s.ok()) return s;
     s = from_wire(j, &v[r]);
     if (!s.ok()) return bad_rank_answer(r, what, s);
@@ -45,7 +45,7 @@ template <typename T>
 Status gather_to_root(Comm& comm, const T& mine, std::vector<T>* all, int root = 0) {
   all->clear();
   std::vector<std::string> texts;
-  Status s = comm.gather(wire_text(to_wire(mine)), &texts, root);
+  Status s = comm.gather(wire_bytes(to_wire(mine)), &texts, root);
   if (!s.ok() || comm.rank() != root) return s;
   return decode_ranks(texts, all);
 }
@@ -59,11 +59,11 @@ Status gather_to_root(Comm& comm, const T& mine, std::vector<T>* all, int root =
 template <typename T, typename Fold>
 Status gather_fold_to_root(Comm& comm, const T& mine, Fold&& fold, int root = 0) {
   std::vector<std::string> texts;
-  Status s = comm.gather(wire_text(to_wire(mine)), &texts, root);
+  Status s = comm.gather(wire_bytes(to_wire(mine)), &texts, root);
   if (!s.ok() || comm.rank() != root) return s;
   for (size_t r = 0; r < texts.size(); ++r) {
     nlohmann::json j;
-    s = parse_rank_text(r, texts[r], "result", &j);
+    s = parse_rank_wire(r, texts[r], "result", &j);
     if (!s.ok()) return s;
     std::string().swap(texts[r]);
     // Value-initialized, as decode_ranks' vector is (a member's default constructor may be explicit).
@@ -86,7 +86,7 @@ template <typename T>
 Status all_gather(Comm& comm, const T& mine, std::vector<T>* all) {
   all->clear();
   std::vector<std::string> texts;
-  Status s = all_gather_texts(comm, wire_text(to_wire(mine)), &texts);
+  Status s = all_gather_texts(comm, wire_bytes(to_wire(mine)), &texts);
   if (!s.ok()) return s;
   return decode_ranks(texts, all);
 }
@@ -95,11 +95,11 @@ Status all_gather(Comm& comm, const T& mine, std::vector<T>* all) {
 // wire form, so every rank ends with the same value or the same error).
 template <typename T>
 Status broadcast_value(Comm& comm, T* value, int root = 0, std::string_view what = "result") {
-  std::string text = comm.rank() == root ? wire_text(to_wire(*value)) : std::string();
+  std::string text = comm.rank() == root ? wire_bytes(to_wire(*value)) : std::string();
   Status s = comm.broadcast(&text, root);
   if (!s.ok()) return s;
   nlohmann::json j;
-  s = parse_rank_text(static_cast<size_t>(root), text, what, &j);
+  s = parse_rank_wire(static_cast<size_t>(root), text, what, &j);
   if (!s.ok()) return s;
   T v{};
   s = from_wire(j, &v);

@@ -68,10 +68,11 @@ Status from_wire(const json& j, int* out) {
   return Status::Ok();
 }
 
-json to_wire(double v) { return v; }
+// null, as JSON text would carry it: MessagePack could carry NaN, but a rank's figures must be finite.
+json to_wire(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
 Status from_wire(const json& j, double* out) {
-  if (!j.is_number()) return wrong_type("a number", j);
+  if (!j.is_number() || !std::isfinite(j.get<double>())) return wrong_type("a finite number", j);
   *out = j.get<double>();
   return Status::Ok();
 }
@@ -99,6 +100,15 @@ void WireReader::check(const char* key, const Status& s) {
   if (status_.ok() && !s.ok()) status_ = Status::Internal(std::string(key) + ": " + s.message());
 }
 
-std::string wire_text(const json& j) { return json_text(j); }
+std::string wire_bytes(const json& j) {
+  std::string out;
+  json::to_msgpack(j, nlohmann::detail::output_adapter<char>(out));
+  return out;
+}
+
+bool wire_decode(const std::string& bytes, json* out) {
+  *out = json::from_msgpack(bytes, /*strict=*/true, /*allow_exceptions=*/false);
+  return !out->is_discarded();
+}
 
 }  // namespace iofab

@@ -62,12 +62,20 @@ Status from_wire(const nlohmann::json& j, std::vector<T>* out) {
 }
 
 // Types that write and read themselves travel as they are: a member
-// `to_json()`, and a member `bool from_json(const json&)` or a static
-// `bool from_json(const json&, T*)` (IoTally, EpochStats, SizeSample, ...).
+// `to_wire()` where the type has a wire form of its own (packed arrays:
+// IoTally, Histogram, TimeSeries), else `to_json()`; and a member
+// `bool from_json(const json&)` or a static `bool from_json(const json&, T*)`
+// (IoTally, EpochStats, SizeSample, ...) that reads it.
 template <typename T>
 requires requires(const T& t) {
-  { t.to_json() } -> std::convertible_to<nlohmann::json>;
+  { t.to_wire() } -> std::convertible_to<nlohmann::json>;
 }
+nlohmann::json to_wire(const T& v) { return v.to_wire(); }
+
+template <typename T>
+requires(requires(const T& t) {
+  { t.to_json() } -> std::convertible_to<nlohmann::json>;
+} && !requires(const T& t) { t.to_wire(); })
 nlohmann::json to_wire(const T& v) { return v.to_json(); }
 
 template <typename T>
@@ -120,7 +128,11 @@ class WireReader {
   Status status_;
 };
 
-// The text that carries a wire value: JSON that never throws on bytes that are not UTF-8.
-std::string wire_text(const nlohmann::json& j);
+// The bytes that carry a wire value: MessagePack (nlohmann's), which holds the packed arrays
+// (packed_u64.h) as binary and numbers without text, and passes strings that are not UTF-8 through
+// as they are. Rank 0 decodes one per rank: docs/scale.md measures what that costs.
+std::string wire_bytes(const nlohmann::json& j);
+// false (and *out discarded) when bytes are not one whole MessagePack value.
+bool wire_decode(const std::string& bytes, nlohmann::json* out);
 
 }  // namespace iofab

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/json_input.h"
+#include "harness/core/packed_u64.h"
 
 namespace iofab {
 namespace {
@@ -138,6 +139,28 @@ nlohmann::json Histogram::to_json() const {
   for (size_t i = 0; i < counts_.size(); ++i) {
     if (counts_[i] != 0) buckets.push_back(nlohmann::json::array({i, counts_[i]}));
   }
+  nlohmann::json j = fields_json();
+  j["buckets"] = std::move(buckets);
+  return j;
+}
+
+nlohmann::json Histogram::to_wire() const {
+  // (gap, count) pairs, the gap from the last non-empty bucket: one byte each as varints.
+  std::vector<uint64_t> pairs;
+  size_t last = 0;
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    if (counts_[i] != 0) {
+      pairs.push_back(i - last);
+      pairs.push_back(counts_[i]);
+      last = i;
+    }
+  }
+  nlohmann::json j = fields_json();
+  j["buckets"] = pack_u64(pairs);
+  return j;
+}
+
+nlohmann::json Histogram::fields_json() const {
   nlohmann::json j = {{"count", count_}, {"min", min()}, {"max", max()}, {"overflow", overflow_}};
   // JSON carries raw integers; only a sum past 2^64 (a merge of ~5,000 worker-hours of latency per rank
   // over thousands of ranks) falls back to a float.
@@ -146,7 +169,6 @@ nlohmann::json Histogram::to_json() const {
   } else {
     j["sum"] = static_cast<double>(to_long_double(sum_hi_, sum_lo_));
   }
-  j["buckets"] = std::move(buckets);
   return j;
 }
 
@@ -160,15 +182,28 @@ bool Histogram::from_json(const nlohmann::json& j) {
     return false;
   }
   auto buckets = j.find("buckets");
-  if (buckets == j.end() || !buckets->is_array()) return false;
+  if (buckets == j.end()) return false;
   uint64_t total = 0;
-  for (const nlohmann::json& b : *buckets) {
-    uint64_t index = 0;
-    uint64_t n = 0;
-    if (!b.is_array() || b.size() != 2 || !json_u64(b[0], &index) || !json_u64(b[1], &n)) return false;
-    if (index >= h.counts_.size()) return false;
-    if (__builtin_add_overflow(total, n, &total)) return false;
+  auto add = [&](uint64_t index, uint64_t n) {
+    if (index >= h.counts_.size() || __builtin_add_overflow(total, n, &total)) return false;
     h.counts_[index] += n;  // cannot wrap: bounded by total
+    return true;
+  };
+  if (buckets->is_binary()) {
+    std::vector<uint64_t> pairs;
+    if (!unpack_u64(*buckets, &pairs, 2 * kBuckets) || pairs.size() % 2 != 0) return false;
+    uint64_t index = 0;
+    for (size_t i = 0; i < pairs.size(); i += 2) {
+      if (__builtin_add_overflow(index, pairs[i], &index) || !add(index, pairs[i + 1])) return false;
+    }
+  } else {
+    if (!buckets->is_array()) return false;
+    for (const nlohmann::json& b : *buckets) {
+      uint64_t index = 0;
+      uint64_t n = 0;
+      if (!b.is_array() || b.size() != 2 || !json_u64(b[0], &index) || !json_u64(b[1], &n)) return false;
+      if (!add(index, n)) return false;
+    }
   }
   // Percentile walks trust these; a histogram that does not add up is corrupt, not approximately right.
   if (total != h.count_ || h.overflow_ > h.count_) return false;

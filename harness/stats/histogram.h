@@ -42,12 +42,18 @@ class Histogram {
   // with only the non-empty buckets listed. "sum" is an integer, or a
   // (rounded) float past 2^64; "min" and "max" are 0 when empty.
   nlohmann::json to_json() const;
-  // false when j is not of that form (any field missing, wrong type, a
+  // The same with "buckets" packed (packed_u64.h) as gap, count, gap, count..., each gap the
+  // index's distance from the previous non-empty bucket (the first's from 0): what a rank sends
+  // rank 0.
+  nlohmann::json to_wire() const;
+  // false when j is not of either form (any field missing, wrong type, a
   // negative number, bucket index out of range, bucket counts not adding up
   // to count, overflow > count, min > max); *this is left unchanged then.
   bool from_json(const nlohmann::json& j);
 
  private:
+  nlohmann::json fields_json() const;  // every field but the buckets
+
   std::vector<uint64_t> counts_;
   uint64_t count_ = 0;
   uint64_t min_ = UINT64_MAX;

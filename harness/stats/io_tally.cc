@@ -21,6 +21,15 @@ json IoTally::to_json() const {
           {"series", series.to_json()}};
 }
 
+json IoTally::to_wire() const {
+  return {{"bytes", bytes},
+          {"ios", ios},
+          {"start_ns", start_ns == UINT64_MAX ? json(nullptr) : json(start_ns)},
+          {"end_ns", end_ns},
+          {"latency", latency.to_wire()},
+          {"series", series.to_wire()}};
+}
+
 bool IoTally::from_json(const json& j) {
   if (!j.is_object()) return false;
   for (const char* k : {"bytes", "ios", "end_ns"}) {

@@ -34,6 +34,9 @@ struct IoTally {
   double bytes_per_s() const { return seconds() > 0 ? static_cast<double>(bytes) / seconds() : 0.0; }
 
   nlohmann::json to_json() const;
+  // The same with the histogram's buckets and the series packed: what a rank sends rank 0.
+  nlohmann::json to_wire() const;
+  // Reads either form.
   bool from_json(const nlohmann::json& j);
 };
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/core/json_input.h"
+#include "harness/core/packed_u64.h"
 
 namespace iofab {
 namespace {
@@ -45,17 +46,16 @@ std::vector<double> TimeSeries::rates() const {
 
 nlohmann::json TimeSeries::to_json() const { return {{"interval_ns", interval_ns_}, {"bytes", bytes_}}; }
 
+nlohmann::json TimeSeries::to_wire() const { return {{"interval_ns", interval_ns_}, {"bytes", pack_u64(bytes_)}}; }
+
 bool TimeSeries::from_json(const nlohmann::json& j) {
   if (!j.is_object()) return false;
   auto interval = j.find("interval_ns");
   auto bytes = j.find("bytes");
   uint64_t interval_ns = 0;
   if (interval == j.end() || !json_u64(*interval, &interval_ns) || interval_ns == 0) return false;
-  if (bytes == j.end() || !bytes->is_array() || bytes->size() > kMaxIntervals) return false;
-  std::vector<uint64_t> values(bytes->size());
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (!json_u64((*bytes)[i], &values[i])) return false;
-  }
+  std::vector<uint64_t> values;
+  if (bytes == j.end() || !unpack_u64(*bytes, &values, kMaxIntervals)) return false;
   interval_ns_ = interval_ns;
   bytes_ = std::move(values);
   return true;

@@ -34,7 +34,9 @@ class TimeSeries {
 
   // {"interval_ns":..,"bytes":[...]}
   nlohmann::json to_json() const;
-  // false when j is not of that form (field missing, wrong type, negative,
+  // The same with "bytes" packed (packed_u64.h): what a rank sends rank 0.
+  nlohmann::json to_wire() const;
+  // false when j is not of either form (field missing, wrong type, negative,
   // interval 0, more intervals than the cap); *this is left unchanged then.
   bool from_json(const nlohmann::json& j);
 

@@ -81,7 +81,7 @@ TEST(Agree, EveryRankLeavesWithTheRulesVerdictAndTheLargestFigure) {
   EXPECT_EQ(rule_ran_with, (std::vector<size_t>{3, 0, 0}));
 }
 
-TEST(Agree, ABallotThatIsNotJsonFailsEveryRankNamingItsSender) {
+TEST(Agree, ABallotThatIsNotAWireValueFailsEveryRankNamingItsSender) {
   std::vector<Status> got(3);
   testing::run_ranks(3, [&](Comm& comm) {
     const auto r = static_cast<size_t>(comm.rank());
@@ -94,7 +94,7 @@ TEST(Agree, ABallotThatIsNotJsonFailsEveryRankNamingItsSender) {
   });
   for (size_t r = 0; r < got.size(); ++r) {
     EXPECT_EQ(got[r].code(), Status::Code::kInternal) << r;
-    EXPECT_EQ(got[r].message(), "rank 2 sent a bad status: not JSON") << r;
+    EXPECT_EQ(got[r].message(), "rank 2 sent a bad status: not a wire value (MessagePack)") << r;
   }
 }
 

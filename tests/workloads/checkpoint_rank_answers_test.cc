@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "harness/comm/comm.h"
+#include "harness/comm/wire.h"
 #include "harness/fs/target.h"
 #include "harness/store/posix_store.h"
 #include "phase_harness.h"
@@ -38,10 +39,10 @@ class RewritingComm final : public Comm {
   Status barrier() override { return inner_.barrier(); }
   Status broadcast(std::string* s, int root) override { return inner_.broadcast(s, root); }
   Status gather(const std::string& mine, std::vector<std::string>* all, int root) override {
-    json j = json::parse(mine, nullptr, false);
-    if (!j.is_object() || !j.contains(key_)) return inner_.gather(mine, all, root);
+    json j;
+    if (!wire_decode(mine, &j) || !j.is_object() || !j.contains(key_)) return inner_.gather(mine, all, root);
     rewrite_(j);
-    return inner_.gather(j.dump(), all, root);
+    return inner_.gather(wire_bytes(j), all, root);
   }
   Status all_gather(double mine, std::vector<double>* all) override { return inner_.all_gather(mine, all); }
   void abort(int exit_code) override { inner_.abort(exit_code); }

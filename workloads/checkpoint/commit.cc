@@ -135,7 +135,7 @@ Status collect_and_commit(PhaseContext& ctx, const CheckpointParams& p, uint64_t
   // The texts, not gather_to_root: a malformed answer must still reach the broadcast below as the
   // step's outcome, or the other ranks would wait for it.
   std::vector<std::string> texts;
-  Status g = ctx.comm.gather(wire_text(to_wire(local_shards(writers, l, local))), &texts, 0);
+  Status g = ctx.comm.gather(wire_bytes(to_wire(local_shards(writers, l, local))), &texts, 0);
   if (!g.ok()) return g;
   Status outcome;
   if (ctx.comm.rank() == 0) outcome = commit_gathered(ctx, p, step, l, texts, rec);

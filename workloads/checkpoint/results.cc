@@ -59,7 +59,7 @@ Status checkpoint_from_wire(const json& j, LocalCheckpoint* out) {
 json to_wire(const RankResult& v) {
   json cps = json::array();
   for (const auto& c : v.checkpoints) cps.push_back(checkpoint_to_wire(c));
-  return {{"tally", v.tally.to_json()},
+  return {{"tally", v.tally.to_wire()},
           {"checkpoints", cps},
           {"status", iofab::to_wire(v.status)},
           {"requests", v.requests}};

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "harness/core/packed_u64.h"
 #include "harness/phase/params.h"
 #include "harness/phase/phase.h"
 #include "workloads/collectives/agreement.h"
@@ -28,23 +29,25 @@ std::vector<uint64_t> sweep_sizes(uint64_t min_bytes, uint64_t max_bytes, double
 }
 
 json SizeSample::to_json() const {
-  json iters = json::array();
-  // Whole nanoseconds keep the gathered text short; the clocks are no finer.
-  for (double s : iter_seconds) iters.push_back(std::llround(s * 1e9));
+  // Whole nanoseconds, packed (packed_u64.h): rank 0 reads every rank's; the clocks are no finer.
+  std::vector<uint64_t> iters;
+  iters.reserve(iter_seconds.size());
+  for (double s : iter_seconds) iters.push_back(static_cast<uint64_t>(std::llround(std::max(s, 0.0) * 1e9)));
   return {{"op", coll_op_name(op)},
           {"size", size},
           {"bytes", bytes},
           {"count", count},
           {"in_place", in_place},
-          {"iter_ns", iters},
+          {"iter_ns", pack_u64(iters)},
           {"total_ns", std::llround(total_seconds * 1e9)},
           {"checked", checked},
           {"wrong", wrong}};
 }
 
 bool SizeSample::from_json(const json& j, SizeSample* out) {
+  std::vector<uint64_t> iter_ns;
   if (!j.is_object() || !j.contains("op") || !j["op"].is_string() || !j.contains("iter_ns") ||
-      !j["iter_ns"].is_array()) {
+      !unpack_u64(j["iter_ns"], &iter_ns)) {
     return false;
   }
   auto op = parse_coll_op(j["op"].get<std::string>());
@@ -55,10 +58,8 @@ bool SizeSample::from_json(const json& j, SizeSample* out) {
   out->count = j.value("count", uint64_t{0});
   out->in_place = j.value("in_place", false);
   out->iter_seconds.clear();
-  for (const auto& v : j["iter_ns"]) {
-    if (!v.is_number()) return false;
-    out->iter_seconds.push_back(v.get<double>() * 1e-9);
-  }
+  out->iter_seconds.reserve(iter_ns.size());
+  for (uint64_t ns : iter_ns) out->iter_seconds.push_back(static_cast<double>(ns) * 1e-9);
   out->total_seconds = j.value("total_ns", 0.0) * 1e-9;
   out->checked = j.value("checked", false);
   out->wrong = j.value("wrong", uint64_t{0});

@@ -37,7 +37,7 @@ json to_wire(const RankLoad& v) {
   json bad = json::array();
   for (const auto& b : v.bad) bad.push_back({{"name", b.name}, {"reason", b.reason}, {"io", b.io}});
   return {{"host", v.host},
-          {"tally", v.tally.to_json()},
+          {"tally", v.tally.to_wire()},
           {"ready_ns", iofab::to_wire(v.ready_ns)},
           {"header_ns_max", v.header_ns_max},
           {"verify_ns", v.verify_ns},

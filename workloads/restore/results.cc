@@ -38,7 +38,7 @@ json to_wire(const RankRestore& v) {
   json bad = json::array();
   for (const auto& b : v.bad) bad.push_back({{"name", b.name}, {"reason", b.reason}, {"io", b.io}});
   return {{"host", v.host},
-          {"tally", v.tally.to_json()},
+          {"tally", v.tally.to_wire()},
           {"verify_ns", v.verify_ns},
           {"verified_bytes", v.verified},
           {"checked_bytes", v.checked},
