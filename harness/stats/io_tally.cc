@@ -12,23 +12,23 @@ void IoTally::merge(const IoTally& other) {
   series.merge(other.series);
 }
 
-json IoTally::to_json() const {
-  return {{"bytes", bytes},
-          {"ios", ios},
-          {"start_ns", start_ns == UINT64_MAX ? json(nullptr) : json(start_ns)},
-          {"end_ns", end_ns},
-          {"latency", latency.to_json()},
-          {"series", series.to_json()}};
+namespace {
+
+// The tally's fields around its histogram and series, in either form.
+json tally_json(const IoTally& t, json latency, json series) {
+  return {{"bytes", t.bytes},
+          {"ios", t.ios},
+          {"start_ns", t.start_ns == UINT64_MAX ? json(nullptr) : json(t.start_ns)},
+          {"end_ns", t.end_ns},
+          {"latency", std::move(latency)},
+          {"series", std::move(series)}};
 }
 
-json IoTally::to_wire() const {
-  return {{"bytes", bytes},
-          {"ios", ios},
-          {"start_ns", start_ns == UINT64_MAX ? json(nullptr) : json(start_ns)},
-          {"end_ns", end_ns},
-          {"latency", latency.to_wire()},
-          {"series", series.to_wire()}};
-}
+}  // namespace
+
+json IoTally::to_json() const { return tally_json(*this, latency.to_json(), series.to_json()); }
+
+json IoTally::to_wire() const { return tally_json(*this, latency.to_wire(), series.to_wire()); }
 
 bool IoTally::from_json(const json& j) {
   if (!j.is_object()) return false;
