@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "harness/comm/wire.h"
 #include "harness/core/packed_u64.h"
 #include "harness/phase/params.h"
 #include "harness/phase/phase.h"
@@ -52,17 +53,23 @@ bool SizeSample::from_json(const json& j, SizeSample* out) {
   }
   auto op = parse_coll_op(j["op"].get<std::string>());
   if (!op) return false;
-  out->op = *op;
-  out->size = j.value("size", uint64_t{0});
-  out->bytes = j.value("bytes", uint64_t{0});
-  out->count = j.value("count", uint64_t{0});
-  out->in_place = j.value("in_place", false);
-  out->iter_seconds.clear();
-  out->iter_seconds.reserve(iter_ns.size());
-  for (uint64_t ns : iter_ns) out->iter_seconds.push_back(static_cast<double>(ns) * 1e-9);
-  out->total_seconds = j.value("total_ns", 0.0) * 1e-9;
-  out->checked = j.value("checked", false);
-  out->wrong = j.value("wrong", uint64_t{0});
+  // Checked reads: a field of the wrong type from another rank is a refusal, never an exception.
+  SizeSample v;
+  v.op = *op;
+  double total_ns = 0;
+  WireReader r(j);
+  r.optional("size", &v.size)
+      .optional("bytes", &v.bytes)
+      .optional("count", &v.count)
+      .optional("in_place", &v.in_place)
+      .optional("total_ns", &total_ns)
+      .optional("checked", &v.checked)
+      .optional("wrong", &v.wrong);
+  if (!r.status().ok()) return false;
+  v.iter_seconds.reserve(iter_ns.size());
+  for (uint64_t ns : iter_ns) v.iter_seconds.push_back(static_cast<double>(ns) * 1e-9);
+  v.total_seconds = total_ns * 1e-9;
+  *out = std::move(v);
   return true;
 }
 
