@@ -10,7 +10,8 @@ Status bad_rank_answer(size_t rank, std::string_view what, const Status& why) {
 }
 
 Status parse_rank_wire(size_t rank, const std::string& text, std::string_view what, json* out) {
-  if (!wire_decode(text, out)) return bad_rank_answer(rank, what, Status::Internal("not a wire value (MessagePack)"));
+  if (!wire_decode(text, out))
+    return bad_rank_answer(rank, what, Status::Internal("not a wire value (MessagePack)"));
   return Status::Ok();
 }
 
@@ -24,7 +25,8 @@ Status all_gather_texts(Comm& comm, const std::string& mine, std::vector<std::st
   // Each as binary: a rank's wire value is bytes, not text.
   json entries = json::array();
   if (comm.rank() == 0) {
-    for (std::string& a : all) entries.push_back(json::binary(json::binary_t::container_type(a.begin(), a.end())));
+    for (std::string& a : all)
+      entries.push_back(json::binary(json::binary_t::container_type(a.begin(), a.end())));
   }
   std::string table = comm.rank() == 0 ? wire_bytes(entries) : std::string();
   s = comm.broadcast(&table, 0);

@@ -10,9 +10,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace iofab {
 

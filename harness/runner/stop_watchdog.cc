@@ -64,8 +64,8 @@ void StopWatchdog::loop() {
   using clock = std::chrono::steady_clock;
   wait_for_stop();
   std::unique_lock<std::mutex> lock(mu_);
-  const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(
-                                           std::chrono::duration<double>(patience_s_));
+  const auto deadline =
+      clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(patience_s_));
   while (armed_ && clock::now() < deadline) cv_.wait_until(lock, deadline);
   if (!armed_) return;
   fired_.store(true);

@@ -100,7 +100,8 @@ TEST(HistogramWire, APackedFormThatDoesNotAddUpIsRefused) {
   Histogram back = lognormal_histogram(9, 10);
   const json before = back.to_json();
   json odd = wire;
-  odd["buckets"] = pack_u64(std::vector<uint64_t>(pairs.begin(), pairs.end() - 1));  // an index without a count
+  odd["buckets"] =
+      pack_u64(std::vector<uint64_t>(pairs.begin(), pairs.end() - 1));  // an index without a count
   EXPECT_FALSE(back.from_json(odd));
   json extra = wire;
   pairs[1] += 1;  // one more sample than "count"

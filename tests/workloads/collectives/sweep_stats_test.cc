@@ -148,14 +148,16 @@ TEST(SweepStats, SampleJsonRoundTrip) {
 // Found by fuzz/wire_fuzz (its corpus keeps the input): a field of the wrong type from a rank threw
 // nlohmann's type_error out of the read and ended rank 0.
 TEST(SizeSampleWire, AFieldOfTheWrongTypeIsARefusalNotAnException) {
-  const nlohmann::json good = {{"op", "all_reduce"}, {"size", 65536}, {"bytes", 65536}, {"count", 16384},
-                               {"in_place", false}, {"iter_ns", nlohmann::json::array({1000, 2000})},
-                               {"total_ns", 3000}, {"checked", true}, {"wrong", 0}};
+  const nlohmann::json good = {
+      {"op", "all_reduce"}, {"size", 65536},     {"bytes", 65536},
+      {"count", 16384},     {"in_place", false}, {"iter_ns", nlohmann::json::array({1000, 2000})},
+      {"total_ns", 3000},   {"checked", true},   {"wrong", 0}};
   SizeSample back;
   ASSERT_TRUE(SizeSample::from_json(good, &back));
   for (const char* key : {"size", "bytes", "count", "in_place", "total_ns", "checked", "wrong"}) {
     nlohmann::json bad = good;
-    bad[key] = key == std::string("in_place") || key == std::string("checked") ? nlohmann::json(3) : nlohmann::json(true);
+    bad[key] = key == std::string("in_place") || key == std::string("checked") ? nlohmann::json(3)
+                                                                               : nlohmann::json(true);
     SizeSample untouched;
     untouched.size = 77;
     bool ok = true;
