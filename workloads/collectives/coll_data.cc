@@ -177,4 +177,9 @@ void fill_reduction(const OpArgs& a, void* send, void* recv) {
   fill_sentinel(a.dtype, recv, a.counts.recv);
 }
 
+void fill_own_block(const OpArgs& a, void* send, void* recv) {
+  for (size_t i = 0; i < a.counts.send; ++i) store_value(a.dtype, send, i, moved_value(a.rank, i));
+  fill_sentinel(a.dtype, recv, a.counts.recv);
+}
+
 }  // namespace iofab

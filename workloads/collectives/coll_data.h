@@ -67,4 +67,8 @@ double reduce_tolerance(DType t, RedOp op, int ranks);
 // (for a.redop) in send, the sentinel in recv.
 void fill_reduction(const OpArgs& a, void* send, void* recv);
 
+// The buffers of an op that moves each rank's own block (all_gather, gather): send holds this
+// rank's values, recv the sentinel.
+void fill_own_block(const OpArgs& a, void* send, void* recv);
+
 }  // namespace iofab

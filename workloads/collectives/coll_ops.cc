@@ -30,6 +30,18 @@ size_t block_per_rank(size_t elements, int ranks, size_t elt_size) {
   return (elements / static_cast<size_t>(ranks)) & ~(per_line - 1);
 }
 
+double split_bus_factor(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
+
+OpCounts gathered_counts(size_t elements, int ranks, size_t elt_size) {
+  const size_t per = block_per_rank(elements, ranks, elt_size);
+  return {per, per * ranks, per, per * ranks, per, 0};
+}
+
+OpCounts scattered_counts(size_t elements, int ranks, size_t elt_size) {
+  const size_t per = block_per_rank(elements, ranks, elt_size);
+  return {per * ranks, per, per, per * ranks, 0, per};
+}
+
 size_t in_place_extent(const OpCounts& c, int ranks) {
   const size_t last = static_cast<size_t>(std::max(ranks, 1) - 1);
   return std::max(c.send_in_place * last + c.send, c.recv_in_place * last + c.recv);

@@ -37,6 +37,15 @@ struct OpCounts {
 // 1008 bytes in all.
 size_t block_per_rank(size_t elements, int ranks, size_t elt_size);
 
+// The bus factor of those ops, (n-1)/n: S is the whole split buffer, and the block a rank keeps
+// (or the root keeps) never crosses a link.
+double split_bus_factor(int ranks);
+// Their counts, in blocks of block_per_rank: one block sent and n received, in place sending from
+// the rank's own block of recv (all_gather, gather); n blocks sent and one received, in place
+// leaving it in the rank's own block of send (reduce_scatter, scatter).
+OpCounts gathered_counts(size_t elements, int ranks, size_t elt_size);
+OpCounts scattered_counts(size_t elements, int ranks, size_t elt_size);
+
 // Elements of the recv buffer an in-place run spans on any rank: its send and its recv, at their
 // in-place offsets.
 size_t in_place_extent(const OpCounts& c, int ranks);

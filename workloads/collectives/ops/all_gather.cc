@@ -10,20 +10,8 @@
 namespace iofab {
 namespace {
 
-double bus_factor(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
-
-OpCounts counts(size_t elements, int ranks, size_t elt_size) {
-  const size_t per = block_per_rank(elements, ranks, elt_size);
-  return {per, per * ranks, per, per * ranks, per, 0};
-}
-
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
   return c.all_gather(send, recv, a.counts.param, a.dtype);
-}
-
-void fill(const OpArgs& a, void* send, void* recv) {
-  for (size_t i = 0; i < a.counts.send; ++i) store_value(a.dtype, send, i, moved_value(a.rank, i));
-  fill_sentinel(a.dtype, recv, a.counts.recv);
 }
 
 uint64_t check(const OpArgs& a, const void* recv) {
@@ -34,7 +22,7 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo all_gather_op() {
-  return {"all_gather", &bus_factor, &counts, &fill, &check, &run, true, true, true};
+  return {"all_gather", &split_bus_factor, &gathered_counts, &fill_own_block, &check, &run, true, true, true};
 }
 
 }  // namespace iofab

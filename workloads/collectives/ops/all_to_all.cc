@@ -11,8 +11,6 @@
 namespace iofab {
 namespace {
 
-double bus_factor(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
-
 OpCounts counts(size_t elements, int ranks, size_t elt_size) {
   const size_t per = block_per_rank(elements, ranks, elt_size);
   return {per * ranks, per * ranks, per, per * ranks, 0, 0};
@@ -44,7 +42,7 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo all_to_all_op() {
-  return {"all_to_all", &bus_factor, &counts, &fill, &check, &run, true, true, false};
+  return {"all_to_all", &split_bus_factor, &counts, &fill, &check, &run, true, true, false};
 }
 
 }  // namespace iofab

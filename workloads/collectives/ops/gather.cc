@@ -11,20 +11,8 @@
 namespace iofab {
 namespace {
 
-double bus_factor(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
-
-OpCounts counts(size_t elements, int ranks, size_t elt_size) {
-  const size_t per = block_per_rank(elements, ranks, elt_size);
-  return {per, per * ranks, per, per * ranks, per, 0};
-}
-
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
   return c.gather(send, recv, a.counts.param, a.dtype, a.root);
-}
-
-void fill(const OpArgs& a, void* send, void* recv) {
-  for (size_t i = 0; i < a.counts.send; ++i) store_value(a.dtype, send, i, moved_value(a.rank, i));
-  fill_sentinel(a.dtype, recv, a.counts.recv);
 }
 
 uint64_t check(const OpArgs& a, const void* recv) {
@@ -36,6 +24,8 @@ uint64_t check(const OpArgs& a, const void* recv) {
 
 }  // namespace
 
-CollOpInfo gather_op() { return {"gather", &bus_factor, &counts, &fill, &check, &run, false, true, false}; }
+CollOpInfo gather_op() {
+  return {"gather", &split_bus_factor, &gathered_counts, &fill_own_block, &check, &run, false, true, false};
+}
 
 }  // namespace iofab

@@ -10,13 +10,6 @@
 namespace iofab {
 namespace {
 
-double bus_factor(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
-
-OpCounts counts(size_t elements, int ranks, size_t elt_size) {
-  const size_t per = block_per_rank(elements, ranks, elt_size);
-  return {per * ranks, per, per, per * ranks, 0, per};
-}
-
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
   return c.reduce_scatter(send, recv, a.counts.param, a.dtype, a.redop);
 }
@@ -32,7 +25,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo reduce_scatter_op() {
-  return {"reduce_scatter", &bus_factor, &counts, &fill_reduction, &check, &run, true, true, true};
+  return {"reduce_scatter",
+          &split_bus_factor,
+          &scattered_counts,
+          &fill_reduction,
+          &check,
+          &run,
+          true,
+          true,
+          true};
 }
 
 }  // namespace iofab

@@ -10,13 +10,6 @@
 namespace iofab {
 namespace {
 
-double bus_factor(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
-
-OpCounts counts(size_t elements, int ranks, size_t elt_size) {
-  const size_t per = block_per_rank(elements, ranks, elt_size);
-  return {per * ranks, per, per, per * ranks, 0, per};
-}
-
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
   return c.scatter(send, recv, a.counts.param, a.dtype, a.root);
 }
@@ -36,6 +29,8 @@ uint64_t check(const OpArgs& a, const void* recv) {
 
 }  // namespace
 
-CollOpInfo scatter_op() { return {"scatter", &bus_factor, &counts, &fill, &check, &run, false, true, false}; }
+CollOpInfo scatter_op() {
+  return {"scatter", &split_bus_factor, &scattered_counts, &fill, &check, &run, false, true, false};
+}
 
 }  // namespace iofab
