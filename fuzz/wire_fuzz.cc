@@ -49,7 +49,7 @@ void read_as_everything(const json& j) {
     if (!iofab::unpack_u64(again(iofab::pack_u64(values)), &back) || back != values) __builtin_trap();
   }
   iofab::SizeSample sample;
-  if (iofab::SizeSample::from_json(j, &sample)) (void)again(sample.to_json());
+  if (iofab::SizeSample::from_json(j, &sample)) (void)again(sample.to_wire());
   iofab::RankReport report;
   if (iofab::from_wire(j, &report).ok()) (void)again(iofab::to_wire(report));
   iofab::Status status;

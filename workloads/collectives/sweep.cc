@@ -29,7 +29,7 @@ std::vector<uint64_t> sweep_sizes(uint64_t min_bytes, uint64_t max_bytes, double
   return out;
 }
 
-json SizeSample::to_json() const {
+json SizeSample::to_wire() const {
   // Whole nanoseconds, packed (packed_u64.h): rank 0 reads every rank's; the clocks are no finer.
   std::vector<uint64_t> iters;
   iters.reserve(iter_seconds.size());

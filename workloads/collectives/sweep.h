@@ -65,7 +65,8 @@ struct SizeSample {
   bool checked = false;
   uint64_t wrong = 0;
 
-  nlohmann::json to_json() const;
+  // Its wire form (per-call nanoseconds packed, packed_u64.h); from_json reads it.
+  nlohmann::json to_wire() const;
   static bool from_json(const nlohmann::json& j, SizeSample* out);
 };
 

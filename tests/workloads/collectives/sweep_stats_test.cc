@@ -134,7 +134,7 @@ TEST(SweepStats, SampleJsonRoundTrip) {
   SizeSample s = sample(coll_op("reduce_scatter"), 65536, {1.5e-6, 2.25e-6}, 7);
   s.in_place = true;
   SizeSample back;
-  ASSERT_TRUE(SizeSample::from_json(s.to_json(), &back));
+  ASSERT_TRUE(SizeSample::from_json(s.to_wire(), &back));
   EXPECT_EQ(back.op, coll_op("reduce_scatter"));
   EXPECT_EQ(back.bytes, 65536u);
   EXPECT_EQ(back.wrong, 7u);
