@@ -6,7 +6,9 @@
 // host for MPI, CUDA events for NCCL). The timed span holds the calls and
 // the marks only: agreement rounds, fills, barriers and checks all happen
 // outside it, and the warm-up calls after the agreement absorb the ranks'
-// skew in leaving it. With `check`, the buffers are then filled, one more
+// skew in leaving it. Long runs go in chunks of about 0.1 s with a stop
+// check between, and a chunk after one starts with an untimed call for the
+// same reason. With `check`, the buffers are then filled, one more
 // call runs, and its result is checked (nccl-tests' check run). Every rank
 // runs it; the ranks agree before each size whether to go on, so a stop
 // (SIGINT) or an error on one rank never leaves the others waiting in a
@@ -44,6 +46,9 @@ struct SweepSpec {
   TimeAcrossRanks across = TimeAcrossRanks::kAvg;
   bool out_of_place = true;  // run each op out of place (the ops that have it)
   bool in_place = true;      // and in place (the ops that have it), as nccl-tests' two column groups
+  // The timed calls run in chunks, with a stop check between: of about 0.1 s of calls (0), or of this
+  // many calls (tests, which need the chunks where they are).
+  int stop_check_calls = 0;
 };
 
 // min, min*factor, ... up to max (max itself included when min == max); each

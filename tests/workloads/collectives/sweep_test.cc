@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <map>
+#include <regex>
 
 #include "thread_collectives.h"
 #include "workloads/collectives/coll_ops.h"
@@ -147,6 +148,51 @@ TEST(SweepDriver, TimedSpansHoldOnlyTheCalls) {
     // The warm-up calls come right before each block, after the agreement: "A" then "C" then "M...".
     EXPECT_NE(run.log.find("ACM"), std::string::npos) << run.log;
   }
+}
+
+// A long run goes in chunks with a stop check (agreement rounds, "A") between them. A chunk after
+// one starts with an untimed call when it has 8 calls or more, so no rank's first timed call waits
+// out the others leaving the check; a shorter chunk does without, so big calls are not doubled.
+std::string timed_run_of(int iters, int stop_check_calls) {
+  SweepSpec spec = spec_of({"all_reduce"});
+  spec.min_bytes = spec.max_bytes = 1024;
+  spec.in_place = false;
+  spec.check = false;
+  spec.iters = iters;
+  spec.stop_check_calls = stop_check_calls;
+  const auto runs = sweep_on_threads(3, spec);
+  std::string out;
+  for (const RankRun& run : runs) {
+    EXPECT_TRUE(run.status.ok()) << run.status.message();
+    EXPECT_EQ(run.samples.size(), 1u);
+    if (!run.samples.empty()) {
+      EXPECT_EQ(run.samples[0].iter_seconds.size(), static_cast<size_t>(iters));
+    }
+    // One "A" per agreement, however many control-plane rounds it takes.
+    const std::string log = std::regex_replace(run.log, std::regex("A+"), "A");
+    const std::string timed = log.substr(std::min(log.size(), log.find('M')));
+    if (!out.empty()) {
+      EXPECT_EQ(timed, out) << "every rank cuts the same chunks";
+    }
+    out = timed;
+  }
+  return out;
+}
+
+std::string calls(int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) s += "CM";
+  return s;
+}
+
+TEST(SweepDriver, AChunkAfterAStopCheckStartsWithAnUntimedCall) {
+  // 20 calls in chunks of 8: 8, settle, 8, settle, 4; then the end of the sweep's agreement.
+  EXPECT_EQ(timed_run_of(20, 8),
+            "M" + calls(8) + "A" + "C" + "M" + calls(8) + "A" + "C" + "M" + calls(4) + "A");
+}
+
+TEST(SweepDriver, ShortChunksGoWithoutTheUntimedCall) {
+  EXPECT_EQ(timed_run_of(10, 4), "M" + calls(4) + "A" + "M" + calls(4) + "A" + "M" + calls(2) + "A");
 }
 
 TEST(SweepDriver, AFailedFillOnOneRankStopsEveryRankAtTheCheck) {
