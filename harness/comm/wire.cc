@@ -97,7 +97,9 @@ const json* WireReader::find(const char* key, bool required) {
 }
 
 void WireReader::check(const char* key, const Status& s) {
-  if (status_.ok() && !s.ok()) status_ = Status::Internal(std::string(key) + ": " + s.message());
+  // An array's item reads "[i]: ...", and joins its name as "key[i]: ...", as the suite's errors name fields.
+  if (status_.ok() && !s.ok())
+    status_ = Status::Internal(std::string(key) + (s.message().starts_with('[') ? "" : ": ") + s.message());
 }
 
 std::string wire_bytes(const json& j) {

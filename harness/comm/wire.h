@@ -55,7 +55,10 @@ Status from_wire(const nlohmann::json& j, std::vector<T>* out) {
   std::vector<T> v(j.size());
   for (size_t i = 0; i < v.size(); ++i) {
     Status s = from_wire(j[i], &v[i]);
-    if (!s.ok()) return Status::Internal("[" + std::to_string(i) + "]: " + s.message());
+    if (!s.ok()) {
+      return Status::Internal("[" + std::to_string(i) + "]" + (s.message().starts_with('[') ? "" : ": ") +
+                              s.message());
+    }
   }
   *out = std::move(v);
   return Status::Ok();
@@ -73,10 +76,13 @@ requires requires(const T& t) {
 nlohmann::json to_wire(const T& v) { return v.to_wire(); }
 
 template <typename T>
-requires(requires(const T& t) {
-  { t.to_json() } -> std::convertible_to<nlohmann::json>;
-} && !requires(const T& t) { t.to_wire(); })
-nlohmann::json to_wire(const T& v) { return v.to_json(); }
+requires(
+    requires(const T& t) {
+      { t.to_json() } -> std::convertible_to<nlohmann::json>;
+    } &&
+    !requires(const T& t) { t.to_wire(); }) nlohmann::json to_wire(const T& v) {
+  return v.to_json();
+}
 
 template <typename T>
 requires requires(T& t, const nlohmann::json& j) {

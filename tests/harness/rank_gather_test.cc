@@ -70,7 +70,7 @@ TEST(GatherToRoot, AMalformedAnswerIsAnErrorNamingItsRankOnRoot) {
         std::pair{R"({"bytes": -1, "notes": [], "status": {"code": 0, "message": ""}})",
                   "bytes: expected an integer >= 0, got number"},
         std::pair{R"({"bytes": 1, "notes": ["a", 2], "status": {"code": 0, "message": ""}})",
-                  "notes: [1]: expected a string, got number"},
+                  "notes[1]: expected a string, got number"},
         std::pair{R"({"bytes": 1, "notes": []})", "status: missing"}}) {
     std::vector<Status> st(3);
     std::vector<std::vector<Answer>> got(3);

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/phase/bad_file.h"
+
 namespace iofab {
 namespace {
 
@@ -87,6 +89,31 @@ TEST(WireReader, KeepsTheFirstProblemAndNamesItsField) {
   EXPECT_EQ(WireReader(json(3)).field("a", &a).status().message(), "expected an object, got number");
 }
 
+TEST(WireReader, AnItemOfAnArrayFieldIsNamedAsTheSuiteNamesIt) {
+  // field[i], and [i][j] for an array of arrays: the path a user reads in a suite error.
+  const json j = {{"bad", json::array({{{"name", "a"}, {"reason", "r"}, {"io", false}}, {{"name", 3}}})},
+                  {"grid", json::array({json::array({1}), json::array({2, -1})})}};
+  std::vector<BadFile> bad;
+  WireReader r(j);
+  r.field("bad", &bad);
+  EXPECT_EQ(r.status().message(), "bad[1]: name: expected a string, got number");
+  EXPECT_TRUE(bad.empty());
+  std::vector<std::vector<uint64_t>> grid;
+  WireReader g(j);
+  g.field("grid", &grid);
+  EXPECT_EQ(g.status().message(), "grid[1][1]: expected an integer >= 0, got number");
+}
+
+TEST(Wire, ABadFileComesBackAsItWent) {
+  const BadFile sent{"layer.3.safetensors", "xxh3 mismatch at 4096", true};
+  BadFile back;
+  ASSERT_TRUE(from_wire(decoded(wire_bytes(to_wire(sent))), &back).ok());
+  EXPECT_EQ(back.name, sent.name);
+  EXPECT_EQ(back.reason, sent.reason);
+  EXPECT_TRUE(back.io);
+  EXPECT_EQ(from_wire(json{{"name", "x"}, {"reason", "y"}}, &back).message(), "io: missing");
+}
+
 TEST(Wire, TextThatIsNotUtf8TravelsAsItIs) {
   const std::string bad = "rank 1: /data/\xff\xfe";
   std::string back;
@@ -99,7 +126,7 @@ TEST(Wire, BytesThatAreNotOneWholeValueAreRefused) {
   const std::string good = wire_bytes(json{{"a", 1}});
   EXPECT_TRUE(wire_decode(good, &j));
   EXPECT_FALSE(wire_decode(good.substr(0, good.size() - 1), &j));  // cut short
-  EXPECT_FALSE(wire_decode(good + good, &j));                       // something after it
+  EXPECT_FALSE(wire_decode(good + good, &j));                      // something after it
   EXPECT_FALSE(wire_decode("", &j));
 }
 

@@ -102,7 +102,7 @@ TEST_F(RankAnswers, AMalformedShardListFailsTheCommitOnEveryRank) {
   for (const Status& s : st) {
     EXPECT_EQ(s.code(), Status::Code::kInternal) << s.message();
     EXPECT_NE(
-        s.message().find("rank 1 sent a bad checkpoint result: shards: [0]: bytes: expected an integer >= 0"),
+        s.message().find("rank 1 sent a bad checkpoint result: shards[0]: bytes: expected an integer >= 0"),
         std::string::npos)
         << s.message();
   }

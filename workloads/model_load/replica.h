@@ -17,6 +17,7 @@
 #include "harness/core/status.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/io_buffers.h"
+#include "harness/phase/bad_file.h"
 #include "harness/phase/phase.h"
 #include "harness/stats/io_tally.h"
 #include "workloads/model_load/params.h"
@@ -24,11 +25,7 @@
 
 namespace iofab {
 
-struct BadWeightFile {
-  std::string name;
-  std::string reason;
-  bool io = false;  // could not be read (an error of the run), not wrong (a verdict on the storage)
-};
+using BadWeightFile = BadFile;
 
 struct Replica {
   std::unique_ptr<Engine> engine;

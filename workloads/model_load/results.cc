@@ -34,8 +34,6 @@ struct RankLoad {
 };
 
 json to_wire(const RankLoad& v) {
-  json bad = json::array();
-  for (const auto& b : v.bad) bad.push_back({{"name", b.name}, {"reason", b.reason}, {"io", b.io}});
   return {{"host", v.host},
           {"tally", v.tally.to_wire()},
           {"ready_ns", iofab::to_wire(v.ready_ns)},
@@ -46,29 +44,18 @@ json to_wire(const RankLoad& v) {
           {"resident", v.resident},
           {"drop_problem", v.drop_problem},
           {"write_seconds", v.write_seconds},
-          {"bad", bad},
+          {"bad", iofab::to_wire(v.bad)},
           {"status", iofab::to_wire(v.status)}};
 }
 
 Status from_wire(const json& j, RankLoad* out) {
-  json bad;
   WireReader r(j);
   r.field("host", &out->host).field("tally", &out->tally).field("ready_ns", &out->ready_ns);
   r.field("header_ns_max", &out->header_ns_max).field("verify_ns", &out->verify_ns);
   r.field("verified", &out->verified).field("checked", &out->checked).field("resident", &out->resident);
   r.field("drop_problem", &out->drop_problem).field("write_seconds", &out->write_seconds);
-  r.field("bad", &bad).field("status", &out->status);
-  if (!r.status().ok()) return r.status();
-  if (!bad.is_array()) return Status::Internal("bad: expected an array");
-  for (size_t i = 0; i < bad.size(); ++i) {
-    BadWeightFile b;
-    WireReader br(bad[i]);
-    br.field("name", &b.name).field("reason", &b.reason).field("io", &b.io);
-    if (!br.status().ok())
-      return Status::Internal("bad[" + std::to_string(i) + "]: " + br.status().message());
-    out->bad.push_back(std::move(b));
-  }
-  return Status::Ok();
+  r.field("bad", &out->bad).field("status", &out->status);
+  return r.status();
 }
 
 RankLoad local_result(const ModelLoadParams& p, const LoadSetup& setup, const std::vector<Replica>& replicas,

@@ -17,6 +17,7 @@
 #include "harness/core/status.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/io_buffers.h"
+#include "harness/phase/bad_file.h"
 #include "harness/phase/phase.h"
 #include "harness/stats/io_tally.h"
 #include "workloads/checkpoint/manifest.h"
@@ -27,19 +28,13 @@
 
 namespace iofab {
 
-struct BadShard {
-  std::string name;
-  std::string reason;
-  // The shard could not be read (EIO, EACCES): the run failed to measure, an error. Otherwise the
-  // checkpoint itself is wrong (missing, wrong size, corrupt): a verification failure, the phase `failed`.
-  bool io = false;
-};
+using BadShard = BadFile;
 
 struct Reader {
   std::unique_ptr<Engine> engine;
   IoBuffers ring;
-  std::vector<Task> tasks;        // read: files
-  std::vector<SliceRead> slices;  // read: tensors (slice_plan.h)
+  std::vector<Task> tasks;          // read: files
+  std::vector<SliceRead> slices;    // read: tensors (slice_plan.h)
   std::set<size_t> skipped_shards;  // of the slices' shards, those found bad before reading
   IoTally tally;
   uint64_t verify_ns = 0;

@@ -35,8 +35,6 @@ struct RankRestore {
 };
 
 json to_wire(const RankRestore& v) {
-  json bad = json::array();
-  for (const auto& b : v.bad) bad.push_back({{"name", b.name}, {"reason", b.reason}, {"io", b.io}});
   return {{"host", v.host},
           {"tally", v.tally.to_wire()},
           {"verify_ns", v.verify_ns},
@@ -44,21 +42,20 @@ json to_wire(const RankRestore& v) {
           {"checked_bytes", v.checked},
           {"resident_bytes", v.resident},
           {"drop_problem", v.drop_problem},
-          {"bad", bad},
+          {"bad", iofab::to_wire(v.bad)},
           {"device_read_bytes", v.device_read_bytes ? json(*v.device_read_bytes) : json(nullptr)},
           {"status", iofab::to_wire(v.status)},
           {"requests", v.requests}};
 }
 
 Status from_wire(const json& j, RankRestore* out) {
-  json bad;
   uint64_t device = 0;
   bool have_device = false;
   WireReader r(j);
   r.field("host", &out->host).field("tally", &out->tally).field("verify_ns", &out->verify_ns);
   r.field("verified_bytes", &out->verified).field("checked_bytes", &out->checked);
   r.field("resident_bytes", &out->resident).field("drop_problem", &out->drop_problem);
-  r.field("bad", &bad).field("status", &out->status);
+  r.field("bad", &out->bad).field("status", &out->status);
   r.optional("requests", &out->requests);
   if (r.status().ok() && j.contains("device_read_bytes") && !j["device_read_bytes"].is_null()) {
     have_device = true;
@@ -66,15 +63,6 @@ Status from_wire(const json& j, RankRestore* out) {
   }
   if (!r.status().ok()) return r.status();
   if (have_device) out->device_read_bytes = device;
-  if (!bad.is_array()) return Status::Internal("bad: expected an array, got " + std::string(bad.type_name()));
-  for (size_t i = 0; i < bad.size(); ++i) {
-    BadShard b;
-    WireReader br(bad[i]);
-    br.field("name", &b.name).field("reason", &b.reason).field("io", &b.io);
-    if (!br.status().ok())
-      return Status::Internal("bad[" + std::to_string(i) + "]: " + br.status().message());
-    out->bad.push_back(std::move(b));
-  }
   return Status::Ok();
 }
 
@@ -152,11 +140,12 @@ void put_tensor_details(const Manifest& m, const TensorRestore& t, bool weights_
   const double ckpt = static_cast<double>(m.total_bytes());
   result->details["read"] = "tensors";
   result->details["tensors"] = {
-      {"loaded_as", {{"tensor", t.target.tensor},
-                     {"pipeline", t.target.pipeline},
-                     {"data", t.target.data},
-                     {"zero", t.target.zero},
-                     {"ranks", t.target.ranks()}}},
+      {"loaded_as",
+       {{"tensor", t.target.tensor},
+        {"pipeline", t.target.pipeline},
+        {"data", t.target.data},
+        {"zero", t.target.zero},
+        {"ranks", t.target.ranks()}}},
       {"saved_as", m.model ? nlohmann::json{{"tensor", m.model->tensor},
                                             {"pipeline", m.model->pipeline},
                                             {"data", m.model->data},
@@ -197,8 +186,8 @@ void put_passes(const std::vector<RestorePass>& passes, uint64_t read_bytes, Pha
   result->details["passes"] = list;
 }
 
-void fill_metrics(const RestoreParams& p, const Manifest& m, const AllRanks& all, const TensorRestore* tensors,
-                  PhaseResult* result) {
+void fill_metrics(const RestoreParams& p, const Manifest& m, const AllRanks& all,
+                  const TensorRestore* tensors, PhaseResult* result) {
   const IoTally& total = all.total;
   const double ckpt_bytes = static_cast<double>(m.total_bytes());
   const double restore_s = total.seconds();
@@ -319,13 +308,13 @@ Status report_restore(PhaseContext& ctx, const RestoreParams& p, const LocatedCh
                       const std::vector<RestorePass>& passes, std::optional<uint64_t> device_read_bytes,
                       const Status& local, PhaseResult* result) {
   RankRestore mine = local_result(p, rds, device_read_bytes, local);
-  mine.requests = take_request_stats_json(*ctx.store);  // the readers' engines are gone: the figures are whole
+  mine.requests =
+      take_request_stats_json(*ctx.store);  // the readers' engines are gone: the figures are whole
   AllRanks all(p.series_interval_ns);
   Status worst = local;
   // Rank 0 folds each rank in as it reads it (docs/scale.md): it never holds every rank's tally.
-  Status g = gather_fold_to_root(ctx.comm, mine, [&](size_t r, RankRestore&& one) {
-    merge_rank(r, std::move(one), &all, &worst);
-  });
+  Status g = gather_fold_to_root(
+      ctx.comm, mine, [&](size_t r, RankRestore&& one) { merge_rank(r, std::move(one), &all, &worst); });
   if (!g.ok()) return g;
   if (ctx.comm.rank() != 0) return local;
 
