@@ -8,7 +8,8 @@
 // outside it, and the warm-up calls after the agreement absorb the ranks'
 // skew in leaving it. Long runs go in chunks of about 0.1 s with a stop
 // check between, and a chunk after one starts with an untimed call for the
-// same reason. With `check`, the buffers are then filled, one more
+// same reason. After the last timed call the ranks wait for each other
+// (a barrier) before any work of their own. With `check`, the buffers are then filled, one more
 // call runs, and its result is checked (nccl-tests' check run). Every rank
 // runs it; the ranks agree before each size whether to go on, so a stop
 // (SIGINT) or an error on one rank never leaves the others waiting in a

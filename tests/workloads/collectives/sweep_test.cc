@@ -142,6 +142,9 @@ TEST(SweepDriver, TimedSpansHoldOnlyTheCalls) {
     size_t blocks = 0;
     for (size_t at = run.log.find('M'); at != std::string::npos; at = run.log.find('M', at + block.size())) {
       EXPECT_EQ(run.log.substr(at, block.size()), block) << "at " << at << " in " << run.log;
+      // Then the ranks wait for each other before the check's fill and upload ("U"), so no rank's
+      // work after its last call takes a shared core from a rank still in that call.
+      EXPECT_EQ(run.log.substr(at + block.size(), 1), "A") << "at " << at << " in " << run.log;
       ++blocks;
     }
     EXPECT_EQ(blocks, 2u * 2 + 2u * 1);  // all_reduce: 2 sizes x 2 placements; gather: 2 sizes x 1
