@@ -212,8 +212,8 @@ class SweepRunner {
     }
     // A rank out of its last timed call would go straight on to the check's fill, work that never
     // yields: where ranks share cores it takes the core from a rank still inside that call, and the
-    // call's time grows (measured at 1 MiB, 4 ranks on 2 cores, 20 iterations: the last call 2 to 4x
-    // the others, on two ranks in four runs of five). In the barrier a rank waits as in a call, so the
+    // call's time grows (measured at 1 MiB, 4 ranks on 2 cores, 20 iterations: the last call 2.3 to 4.7x
+    // the others, on one or two ranks in each of five runs). In the barrier a rank waits as in a call, so the
     // last call ends as the others do. Every rank comes to it, one that failed too.
     const Status out_together = comm_.barrier();
     if (s.ok()) s = out_together;
