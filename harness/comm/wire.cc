@@ -96,10 +96,12 @@ const json* WireReader::find(const char* key, bool required) {
   return nullptr;
 }
 
+std::string wire_path(const std::string& where, const std::string& why) {
+  return where + (why.starts_with('[') ? "" : ": ") + why;
+}
+
 void WireReader::check(const char* key, const Status& s) {
-  // An array's item reads "[i]: ...", and joins its name as "key[i]: ...", as the suite's errors name fields.
-  if (status_.ok() && !s.ok())
-    status_ = Status::Internal(std::string(key) + (s.message().starts_with('[') ? "" : ": ") + s.message());
+  if (status_.ok() && !s.ok()) status_ = Status::Internal(wire_path(key, s.message()));
 }
 
 std::string wire_bytes(const json& j) {

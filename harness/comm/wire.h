@@ -49,16 +49,17 @@ nlohmann::json to_wire(const std::vector<T>& v) {
   return a;
 }
 
+// A problem `why` found under `where` (a field's name or an item's "[i]"), named as the suite's errors
+// name fields: "key: why", or "key[i]: ..." where why is an item's own.
+std::string wire_path(const std::string& where, const std::string& why);
+
 template <typename T>
 Status from_wire(const nlohmann::json& j, std::vector<T>* out) {
   if (!j.is_array()) return Status::Internal("expected an array, got " + std::string(j.type_name()));
   std::vector<T> v(j.size());
   for (size_t i = 0; i < v.size(); ++i) {
     Status s = from_wire(j[i], &v[i]);
-    if (!s.ok()) {
-      return Status::Internal("[" + std::to_string(i) + "]" + (s.message().starts_with('[') ? "" : ": ") +
-                              s.message());
-    }
+    if (!s.ok()) return Status::Internal(wire_path("[" + std::to_string(i) + "]", s.message()));
   }
   *out = std::move(v);
   return Status::Ok();
