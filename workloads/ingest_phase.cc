@@ -76,12 +76,23 @@ class IngestPhase final : public Phase {
 
   Status setup(unsigned w, Store& store, const std::string& folder, int rank, Worker* out) const;
   Status body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseContext& ctx) const;
+  Status remove_own_files(Store& store, const std::string& folder, int rank) const;
 
   IngestParams p_;
 };
 
 std::string file_name(int rank, unsigned worker, uint64_t file) {
   return "r" + std::to_string(rank) + "-w" + std::to_string(worker) + "-f" + std::to_string(file);
+}
+
+Status IngestPhase::remove_own_files(Store& store, const std::string& folder, int rank) const {
+  Status first;
+  for (unsigned w = 0; w < p_.workers; ++w) {
+    for (uint64_t f = 0; f < p_.files_per_worker; ++f) {
+      first.update(store.remove(join_store_path(folder, file_name(rank, w, f))));
+    }
+  }
+  return first;
 }
 
 Status IngestPhase::setup(unsigned w, Store& store, const std::string& folder, int rank, Worker* wk) const {
@@ -189,11 +200,14 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
   Status st = barrier.ok() ? run.first_error() : barrier;
   // After the engines went: each leaves its request figures with the store.
   json requests = take_request_stats_json(*ctx.store);
+  // On a shared target the ranks share the folder: each rank removes its own files, and rank 0 the
+  // folder once every rank is done with it (a rank that removed the folder took the files of a rank
+  // still writing, and two removals raced). On node-local targets each node's files still go now.
   // When stopping, the run folder's removal after the report takes the files: results go out first.
-  if (!ctx.keep && !ctx.stop.load()) {
-    Status rm = ctx.store->remove_tree(ctx.phase_name);
-    if (st.ok() && !rm.ok()) st = rm;
-  }
+  const bool clean = !ctx.keep && !ctx.stop.load();
+  if (clean) st.update(remove_own_files(*ctx.store, ctx.phase_name, rank));
+  st.update(ctx.comm.barrier());
+  if (clean && rank == 0) st.update(ctx.store->remove_tree(ctx.phase_name));
 
   // Rank 0 folds each rank's tally in as it reads it (docs/scale.md): it never holds every rank's.
   IoTally total(p_.series_interval_ns);

@@ -41,16 +41,17 @@ Status make_dir_at(int dirfd, std::string_view name, int* fd) {
 
 Status remove_tree_at(int parent, std::string_view name) {
   std::string n(name);
-  struct stat st {};
-  if (fstatat(parent, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    return errno == ENOENT ? Status::Ok() : Status::FromErrno("stat " + n, errno);
-  }
-  if (!S_ISDIR(st.st_mode)) {
+  // Opened first, never stat'ed then opened: ranks on a shared target remove the same folders, and
+  // one that went between a stat and an open was an error ("open folder X: No such file").
+  int sub = openat(parent, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (sub < 0) {
+    const int e = errno;
+    if (e == ENOENT) return Status::Ok();  // gone already: another remover got there first
+    // Not a folder (a link is never followed: ELOOP): the entry itself goes.
+    if (e != ENOTDIR && e != ELOOP) return Status::FromErrno("open folder " + n, e);
     if (unlinkat(parent, n.c_str(), 0) != 0 && errno != ENOENT) return Status::FromErrno("unlink " + n, errno);
     return Status::Ok();
   }
-  int sub = openat(parent, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (sub < 0) return Status::FromErrno("open folder " + n, errno);
   DIR* d = fdopendir(sub);
   if (d == nullptr) {
     int e = errno;

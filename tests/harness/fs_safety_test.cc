@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
+#include <thread>
 
 #include "harness/fs/run_dir.h"
 #include "harness/fs/target.h"
@@ -320,6 +321,31 @@ TEST(FsSafetyRunDir, RemoveTreeAtNeverFollowsALink) {
   close(fd);
   EXPECT_FALSE(exists_nofollow(dir.path() + "/link"));
   EXPECT_EQ(read_file(outside.path() + "/precious"), "keep");
+}
+
+// Ranks on a shared target remove the same folders at once (each rank's run folder removal, a
+// phase's): an entry the other remover took first is gone, never an error.
+TEST(FsSafetyRunDir, TwoRemoversOfOneTreeBothSucceed) {
+  TempDir dir("/dev/shm");
+  int fd = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(fd, 0);
+  for (int round = 0; round < 30; ++round) {
+    ASSERT_EQ(mkdir((dir.path() + "/tree").c_str(), 0755), 0);
+    for (int d = 0; d < 16; ++d) {
+      const std::string sub = dir.path() + "/tree/d" + std::to_string(d);
+      ASSERT_EQ(mkdir(sub.c_str(), 0755), 0);
+      for (int f = 0; f < 16; ++f) write_file(sub + "/f" + std::to_string(f), "x");
+      ASSERT_EQ(mkdir((sub + "/inner").c_str(), 0755), 0);
+    }
+    Status a, b;
+    std::thread other([&] { b = remove_tree_at(fd, "tree"); });
+    a = remove_tree_at(fd, "tree");
+    other.join();
+    ASSERT_TRUE(a.ok()) << "round " << round << ": " << a.message();
+    ASSERT_TRUE(b.ok()) << "round " << round << ": " << b.message();
+    ASSERT_FALSE(exists_nofollow(dir.path() + "/tree"));
+  }
+  close(fd);
 }
 
 TEST(FsSafetyRunDir, OpenFileAtDoesNotFollowASymlink) {
