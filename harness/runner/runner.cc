@@ -318,6 +318,9 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     if (!st.ok()) return st;
   }
 
+  // Before the run folder exists: a Ctrl-C from here on stops the run and removes what it made (the
+  // folder, its lock, the O_DIRECT probe) instead of killing the process with them left behind.
+  install_stop_handlers();
   std::string run_id = comm.rank() == 0 ? new_run_id() : "";
   if (Status b = comm.broadcast(&run_id, 0); !b.ok()) return b;
   RunDir run_dir;
@@ -354,7 +357,6 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   const bool samples_host =
       suite.telemetry_interval_s > 0 && (find_local_rank(comm, &local).ok() ? local.rank == 0 : comm.rank() == 0);
   std::vector<nlohmann::json> telemetry(suite.phases.size());
-  install_stop_handlers();
   std::atomic<bool>& stop = stop_flag();
   comm.set_stop_flag(&stop, kStopGraceSeconds);
   comm.set_rank_timeout(opts.rank_timeout_s);
