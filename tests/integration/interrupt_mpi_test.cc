@@ -48,9 +48,12 @@ TEST(MpiInterrupt, CtrlCOnMpirunMidSweepWritesAnInterruptedReport) {
 TEST(MpiInterrupt, RanksKilledMidPhaseLeaveTheCouriersFallbackReport) {
   const RunFiles f("/dev/shm");
   const std::string &target = f.target, &report = f.report, &log = f.log;
-  const pid_t launcher = start_long_sweep(f, 2, "16MiB", "sweep");
+  const pid_t launcher = start_long_sweep(f, 2, "64MiB", "sweep");
   ASSERT_GT(launcher, 0);
-  const bool running = wait_until_ranks_in_run({0, 1}, report, target);
+  // In the phase, not only in the run folder: the courier holds a fallback from the phase's start on.
+  // Killed before it (under load, the run folder came a while before the phase), nothing is to be
+  // written. Both ranks hold their 64 MiB send and receive buffers once the sweep runs.
+  const bool running = wait_until_ranks_in_run({0, 1}, report, target, 128ULL << 20);
   ASSERT_TRUE(running) << read_file(log);
   const pid_t r0 = find_rank_pid(0, report), r1 = find_rank_pid(1, report);
   ASSERT_GT(r0, 0);
