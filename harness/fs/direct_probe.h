@@ -9,6 +9,9 @@
 
 namespace iofab {
 
+// The run's probe file in its run folder: this prefix and the rank.
+constexpr const char* kDirectProbePrefix = ".iofab-direct-probe-";
+
 // Creates name in the folder dir_fd with O_DIRECT, then removes it. Sets *refused when the open
 // failed with EINVAL (the filesystem does not do O_DIRECT); any other failure is returned.
 Status probe_direct_io(int dir_fd, const std::string& name, bool* refused);

@@ -100,7 +100,7 @@ std::vector<std::string> direct_phase_names(const Suite& suite) {
 Status check_direct_io(const RunDir& run_dir, const TargetInfo& target,
                        const std::vector<std::string>& phases, int rank) {
   bool refused = false;
-  Status s = probe_direct_io(run_dir.fd(), ".iofab-direct-probe-" + std::to_string(rank), &refused);
+  Status s = probe_direct_io(run_dir.fd(), kDirectProbePrefix + std::to_string(rank), &refused);
   if (!s.ok()) return Status::Invalid("target " + target.path + ": O_DIRECT probe: " + s.message());
   if (!refused) return Status::Ok();
   std::string names, sets;

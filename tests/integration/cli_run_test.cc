@@ -1,6 +1,7 @@
 // End-to-end: the iofab binary as a user runs it, on the disk and on tmpfs.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "harness/fs/direct_probe.h"
 #include "harness/fs/run_dir.h"
 #include "test_util.h"
 
@@ -200,10 +202,12 @@ void interrupt_run_with(int sig, SignalWhen when = SignalWhen::kWriting) {
   // A phase long enough to interrupt: 8 GiB at a throttled queue depth of 1 with small blocks.
   const std::string out = dir.path() + "/out.txt";
   ASSERT_EQ(mkdir(target.c_str(), 0755), 0);
-  const int watch = inotify_init1(IN_CLOEXEC);
-  ASSERT_GE(watch, 0);
-  ASSERT_GE(inotify_add_watch(watch, target.c_str(), IN_CREATE), 0);
-  if (when != SignalWhen::kRunFolderMade) close(watch);
+  int watch = -1;
+  if (when == SignalWhen::kRunFolderMade) {
+    watch = inotify_init1(IN_CLOEXEC);
+    ASSERT_GE(watch, 0);
+    ASSERT_GE(inotify_add_watch(watch, target.c_str(), IN_CREATE), 0);
+  }
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
@@ -218,10 +222,12 @@ void interrupt_run_with(int sig, SignalWhen when = SignalWhen::kWriting) {
     _exit(127);
   }
   bool ready = false;
-  if (when == SignalWhen::kRunFolderMade) {
-    // Woken by the folder's creation itself, so the signal lands as close after it as it can.
+  if (watch >= 0) {
+    // Woken by the folder's creation itself, so the signal lands as close after it as it can; bounded,
+    // should the run end before it makes one.
+    pollfd p{watch, POLLIN, 0};
     char events[4096];
-    ready = read(watch, events, sizeof events) > 0;
+    ready = poll(&p, 1, 60'000) == 1 && read(watch, events, sizeof events) > 0;
     close(watch);
   }
   // Otherwise wait until the phase has written something, then interrupt.
@@ -231,7 +237,7 @@ void interrupt_run_with(int sig, SignalWhen when = SignalWhen::kWriting) {
     for (const auto& f : run_folders(target)) {
       // A data file, not the run's lock nor the O_DIRECT probe: the phase is under way.
       for (const auto& name : list_files(f)) {
-        ready = ready || (name != kRunLockName && !name.starts_with(".iofab-direct-probe"));
+        ready = ready || (name != kRunLockName && !name.starts_with(kDirectProbePrefix));
       }
     }
   }
