@@ -189,9 +189,12 @@ TEST(CliRun, PreflightRefusesWhenSpaceIsShortAndWritesNothing) {
   EXPECT_TRUE(list_files(dir.path()).empty());
 }
 
-// What the signal waits for: a data file (the phase is writing), or only the run folder (the run
-// has just made it, and probes the target or asks the host for its devices).
+// What the signal waits for: a data file from each worker (the phase is writing), or only the run
+// folder (the run has just made it, and probes the target or asks the host for its devices).
 enum class SignalWhen { kWriting, kRunFolderMade };
+
+// The suite's workers (ingest_suite): once each has a file, every thread of the phase has started.
+constexpr int kIngestSuiteWorkers = 2;
 
 // Starts a long ingest, sends sig once `when` holds, and checks the cleanup and the report.
 void interrupt_run_with(int sig, SignalWhen when = SignalWhen::kWriting) {
@@ -230,18 +233,21 @@ void interrupt_run_with(int sig, SignalWhen when = SignalWhen::kWriting) {
     ready = poll(&p, 1, 60'000) == 1 && read(watch, events, sizeof events) > 0;
     close(watch);
   }
-  // Otherwise wait until the phase has written something, then interrupt.
+  // Otherwise wait until every worker writes, then interrupt: the signal lands in a running phase,
+  // not while the runner starts a thread (see ASignalOnceTheRunFolderExists... for why that matters).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!ready && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
     for (const auto& f : run_folders(target)) {
-      // A data file, not the run's lock nor the O_DIRECT probe: the phase is under way.
+      // Data files, not the run's lock nor the O_DIRECT probe: the phase is under way.
+      int data_files = 0;
       for (const auto& name : list_files(f)) {
-        ready = ready || (name != kRunLockName && !name.starts_with(kDirectProbePrefix));
+        data_files += name != kRunLockName && !name.starts_with(kDirectProbePrefix) ? 1 : 0;
       }
+      ready = ready || data_files >= kIngestSuiteWorkers;
     }
   }
-  EXPECT_TRUE(ready) << (when == SignalWhen::kWriting ? "no file appeared under the run folder"
+  EXPECT_TRUE(ready) << (when == SignalWhen::kWriting ? "not every worker's file appeared under the run folder"
                                                       : "no run folder appeared");
   kill(pid, sig);
   int status = 0;
@@ -262,6 +268,13 @@ TEST(CliRun, SigtermRemovesFilesAndWritesAnInterruptedReport) { interrupt_run_wi
 // is short on an idle host: a signal sent at the folder's creation fell into it in 11 of 30 tries
 // when the handlers came after the folder, so five tries here.
 TEST(CliRun, ASignalOnceTheRunFolderExistsStillCleansUpAndReports) {
+#ifdef __SANITIZE_THREAD__
+  // ThreadSanitizer holds a signal that reaches a thread outside a blocking call until the thread's
+  // next intercepted call, and a thread it has not set up yet loses it (its state is rebuilt when it
+  // starts). This signal lands as the runner starts its first thread: under TSan the run went on as
+  // if never signalled, once in CI and once in about 800 tries here. The plain and ASan builds run it.
+  GTEST_SKIP() << "ThreadSanitizer can lose a signal that reaches a thread it has not set up yet";
+#endif
   for (int round = 0; round < 5 && !HasFatalFailure(); ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
     interrupt_run_with(SIGTERM, SignalWhen::kRunFolderMade);
