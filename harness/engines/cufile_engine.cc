@@ -18,63 +18,14 @@
 
 #include "harness/core/input_file.h"
 #include "harness/core/json_input.h"
+#include "harness/engines/cufile_abi.h"
+#include "harness/engines/cufile_handles.h"
 
 namespace iofab {
 
 namespace {
 
-// ---- cuFile's ABI, as its public cufile.h declares it. Only what the engine
-// calls; C enums are int-sized, so they are ints here.
-namespace abi {
-
-constexpr int kSuccess = 0;
-constexpr int kDriverAlreadyOpen = 5026;
-constexpr int kHandleTypeOpaqueFd = 1;       // CU_FILE_HANDLE_TYPE_OPAQUE_FD
-constexpr unsigned kAllowCompatModeBit = 1;  // CU_FILE_ALLOW_COMPAT_MODE in dcontrolflags
-
-struct Error {  // CUfileError_t
-  int err;      // CUfileOpError
-  int cu_err;   // CUresult, when err is a CUDA driver error
-};
-
-struct Descr {  // CUfileDescr_t
-  int type;
-  union {
-    int fd;
-    void* handle;
-  } handle;
-  const void* fs_ops;
-};
-
-using Handle = void*;  // CUfileHandle_t
-
-// CUfileDrvProps_t begins with these fields in every release; its tail has
-// grown over releases, so the library writes into a buffer far larger than
-// any version of the struct and only this head is read.
-struct DrvPropsHead {
-  unsigned major_version;
-  unsigned minor_version;
-  size_t poll_thresh_size;
-  size_t max_direct_io_size;
-  unsigned dstatusflags;
-  unsigned dcontrolflags;
-};
-union DrvPropsBuffer {
-  DrvPropsHead head;
-  unsigned char bytes[4096];
-};
-
-using DriverOpenFn = Error (*)();
-using DriverCloseFn = Error (*)();
-using DriverGetPropertiesFn = Error (*)(DrvPropsBuffer*);
-using HandleRegisterFn = Error (*)(Handle*, Descr*);
-using HandleDeregisterFn = void (*)(Handle);
-using BufRegisterFn = Error (*)(const void*, size_t, int);
-using BufDeregisterFn = Error (*)(const void*);
-using ReadFn = ssize_t (*)(Handle, void*, size_t, off_t, off_t);
-using WriteFn = ssize_t (*)(Handle, const void*, size_t, off_t, off_t);
-
-}  // namespace abi
+namespace abi = cufile_abi;
 
 constexpr const char* kLibraryNames[] = {"libcufile.so.0", "libcufile.so"};
 
@@ -213,6 +164,20 @@ DriverRefs& driver_refs() {
   return refs;
 }
 
+// The process's file registrations, shared by its engines (cufile_handles.h says why).
+CufileHandles& file_handles(const CufileApi& api) {
+  static CufileHandles handles(
+      [a = &api](int fd, abi::Handle* h) {
+        abi::Descr d{};
+        d.type = abi::kHandleTypeOpaqueFd;
+        d.handle.fd = fd;
+        d.fs_ops = nullptr;
+        return a->handle_register(h, &d);
+      },
+      [a = &api](abi::Handle h) { a->handle_deregister(h); });
+  return handles;
+}
+
 std::optional<bool> parse_flag(std::string_view v) {
   std::string s(v);
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -272,7 +237,7 @@ class CufileEngine final : public Engine {
 
   ~CufileEngine() override {
     for (File& f : files_) {
-      if (f.fd >= 0) api_.handle_deregister(f.handle);
+      if (f.fd >= 0) file_handles(api_).release(f.fd, f.handle);
     }
     if (bind_thread().ok()) {
       for (Slot& s : slots_) drop(s);
@@ -288,11 +253,8 @@ class CufileEngine final : public Engine {
 
   Status add_file(int fd, int* index) override {
     if (fd < 0) return Status::Invalid("cufile: add_file: bad fd " + std::to_string(fd));
-    abi::Descr d{};
-    d.type = abi::kHandleTypeOpaqueFd;
-    d.handle.fd = fd;
     abi::Handle h = nullptr;
-    const abi::Error e = api_.handle_register(&h, &d);
+    const abi::Error e = file_handles(api_).acquire(fd, &h);
     if (e.err != abi::kSuccess) {
       std::string msg = cufile_status_text("cuFileHandleRegister", e);
       if (e.err == 5019 || e.err == 5020)
@@ -314,7 +276,7 @@ class CufileEngine final : public Engine {
   Status remove_file(int index) override {
     File* f = file(index);
     if (f == nullptr) return Status::Invalid("cufile: remove_file: no file " + std::to_string(index));
-    api_.handle_deregister(f->handle);
+    file_handles(api_).release(f->fd, f->handle);
     *f = File{};
     return Status::Ok();
   }
@@ -641,8 +603,17 @@ std::string cufile_error_text(int code) {
     case 5034:
       text = "GPUDirect Storage is disabled by the configuration for this file";
       break;
+    case 5035:
+      text = "batch submit failed";
+      break;
     case 5036:
       text = "could not allocate pinned GPU memory";
+      break;
+    case 5037:
+      text = "batch queue full";
+      break;
+    case 5038:
+      text = "asynchronous I/O is not supported";
       break;
     case 5043:
       text = "out of memory";
@@ -659,8 +630,8 @@ std::string cufile_error_text(int code) {
     case 5048:
       text = "nvidia-fs internal driver error";
       break;
-    case 5049:
-      text = "compat mode is off and GPUDirect Storage cannot be used";
+    case 5049:  // CU_FILE_BATCH_NOCOMPAT_ERROR
+      text = "batch I/O cannot run in compat mode";
       break;
     default:
       break;

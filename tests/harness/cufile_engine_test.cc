@@ -124,6 +124,16 @@ TEST(CufileErrors, CodesReadAsText) {
   EXPECT_EQ(cufile_error_text(5999), "cuFile error 5999");
 }
 
+// The texts follow cufile.h's names (CUDA 13.0): 5049 is CU_FILE_BATCH_NOCOMPAT_ERROR, and the batch
+// codes between 5034 and 5043 have texts of their own.
+TEST(CufileErrors, CodesFollowTheHeadersNames) {
+  EXPECT_EQ(cufile_error_text(5049), "batch I/O cannot run in compat mode (5049)");
+  EXPECT_EQ(cufile_error_text(5035), "batch submit failed (5035)");
+  EXPECT_EQ(cufile_error_text(5037), "batch queue full (5037)");
+  EXPECT_EQ(cufile_error_text(5027), "file descriptor is not registered (5027)");
+  EXPECT_EQ(cufile_error_text(5028), "file descriptor is already registered (5028)");
+}
+
 TEST(CufileErrors, IoResultsBecomeByteCountsOrErrno) {
   EXPECT_EQ(cufile_io_result(1 << 20, 0), 1 << 20);
   EXPECT_EQ(cufile_io_result(0, 0), 0);
