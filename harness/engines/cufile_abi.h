@@ -13,11 +13,11 @@
 namespace iofab::cufile_abi {
 
 // C enums are int-sized on every ABI cuFile ships for, so they are ints here.
-constexpr int kSuccess = 0;                  // CU_FILE_SUCCESS
-constexpr int kDriverAlreadyOpen = 5026;     // CU_FILE_DRIVER_ALREADY_OPEN
+constexpr int kSuccess = 0;                     // CU_FILE_SUCCESS
+constexpr int kDriverAlreadyOpen = 5026;        // CU_FILE_DRIVER_ALREADY_OPEN
 constexpr int kHandleAlreadyRegistered = 5028;  // CU_FILE_HANDLE_ALREADY_REGISTERED
-constexpr int kHandleTypeOpaqueFd = 1;       // CU_FILE_HANDLE_TYPE_OPAQUE_FD
-constexpr unsigned kAllowCompatModeBit = 1;  // CU_FILE_ALLOW_COMPAT_MODE, a bit of nvfs.dcontrolflags
+constexpr int kHandleTypeOpaqueFd = 1;          // CU_FILE_HANDLE_TYPE_OPAQUE_FD
+constexpr unsigned kAllowCompatModeBit = 1;     // CU_FILE_ALLOW_COMPAT_MODE, a bit of nvfs.dcontrolflags
 
 struct Error {  // CUfileError_t
   int err;      // CUfileOpError

@@ -47,14 +47,17 @@ static_assert(CU_FILE_HANDLE_NOT_REGISTERED == 5027, "CU_FILE_HANDLE_NOT_REGISTE
 using NvfsHead = decltype(CUfileDrvProps_t::nvfs);
 static_assert(offsetof(CUfileDrvProps_t, nvfs) == 0, "CUfileDrvProps_t.nvfs first");
 static_assert(sizeof(abi::DrvPropsHead) == sizeof(NvfsHead), "CUfileDrvProps_t.nvfs size");
-static_assert(offsetof(abi::DrvPropsHead, major_version) == offsetof(NvfsHead, major_version), "major_version");
-static_assert(offsetof(abi::DrvPropsHead, minor_version) == offsetof(NvfsHead, minor_version), "minor_version");
+static_assert(offsetof(abi::DrvPropsHead, major_version) == offsetof(NvfsHead, major_version),
+              "major_version");
+static_assert(offsetof(abi::DrvPropsHead, minor_version) == offsetof(NvfsHead, minor_version),
+              "minor_version");
 static_assert(offsetof(abi::DrvPropsHead, poll_thresh_size) == offsetof(NvfsHead, poll_thresh_size),
               "poll_thresh_size");
 static_assert(offsetof(abi::DrvPropsHead, max_direct_io_size) == offsetof(NvfsHead, max_direct_io_size),
               "max_direct_io_size");
 static_assert(offsetof(abi::DrvPropsHead, dstatusflags) == offsetof(NvfsHead, dstatusflags), "dstatusflags");
-static_assert(offsetof(abi::DrvPropsHead, dcontrolflags) == offsetof(NvfsHead, dcontrolflags), "dcontrolflags");
+static_assert(offsetof(abi::DrvPropsHead, dcontrolflags) == offsetof(NvfsHead, dcontrolflags),
+              "dcontrolflags");
 static_assert(sizeof(CUfileDrvProps_t) <= sizeof(abi::DrvPropsBuffer), "CUfileDrvProps_t outgrew the buffer");
 static_assert(abi::kAllowCompatModeBit == CU_FILE_ALLOW_COMPAT_MODE, "CU_FILE_ALLOW_COMPAT_MODE");
 
@@ -78,7 +81,8 @@ constexpr bool same_shape(R (*)(A...), auto mine) {
   }(mine);
 }
 static_assert(same_shape(&cuFileDriverOpen, abi::DriverOpenFn{}), "cuFileDriverOpen");
-static_assert(same_shape(&cuFileDriverGetProperties, abi::DriverGetPropertiesFn{}), "cuFileDriverGetProperties");
+static_assert(same_shape(&cuFileDriverGetProperties, abi::DriverGetPropertiesFn{}),
+              "cuFileDriverGetProperties");
 static_assert(same_shape(&cuFileHandleRegister, abi::HandleRegisterFn{}), "cuFileHandleRegister");
 static_assert(same_shape(&cuFileHandleDeregister, abi::HandleDeregisterFn{}), "cuFileHandleDeregister");
 static_assert(same_shape(&cuFileBufRegister, abi::BufRegisterFn{}), "cuFileBufRegister");

@@ -21,7 +21,8 @@ class CufileHandles {
   using RegisterFn = std::function<cufile_abi::Error(int fd, cufile_abi::Handle* handle)>;
   using DeregisterFn = std::function<void(cufile_abi::Handle handle)>;
 
-  CufileHandles(RegisterFn reg, DeregisterFn dereg) : register_(std::move(reg)), deregister_(std::move(dereg)) {}
+  CufileHandles(RegisterFn reg, DeregisterFn dereg)
+      : register_(std::move(reg)), deregister_(std::move(dereg)) {}
 
   // The registration of fd: made on first use, else the one already made for this very file (a
   // descriptor number reused for another file gets one of its own). A failure is cuFile's status.

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "workloads/collectives/bus_bandwidth.h"
 #include "workloads/collectives/coll_ops.h"
 #include "workloads/collectives/step_stats.h"
 #include "workloads/collectives/sweep_stats.h"
@@ -51,7 +52,11 @@ bool add_sweep_results(const std::vector<std::vector<SizeSample>>& per_rank, con
   if (checked) m["wrong_elements"] = static_cast<double>(wrong);
   m["rank_skew_max"] = skew_max;
   json ops = json::array();
-  for (CollOp op : spec.ops) ops.push_back(coll_op_name(op));
+  json factors = json::object();  // busbw / algbw per op at this rank count: 0 for most ops on one rank
+  for (CollOp op : spec.ops) {
+    ops.push_back(coll_op_name(op));
+    factors[std::string(coll_op_name(op))] = bus_factor(op, static_cast<int>(per_rank.size()));
+  }
   json placements = json::array();
   if (spec.out_of_place) placements.push_back("out_of_place");
   if (spec.in_place) placements.push_back("in_place");
@@ -62,6 +67,7 @@ bool add_sweep_results(const std::vector<std::vector<SizeSample>>& per_rank, con
                               {"warmup", spec.warmup},
                               {"check", spec.check},
                               {"ranks", per_rank.size()},
+                              {"bus_factor", factors},
                               {"time_across_ranks", time_across_ranks_name(spec.across)},
                               {"time_definition", time_across_ranks_meaning(spec.across)},
                               {"placements", placements},

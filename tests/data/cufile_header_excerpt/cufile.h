@@ -72,25 +72,25 @@ typedef struct CUfileDescr_t {
   union {
     int fd;
 #if !defined(IOFAB_EXCERPT_BREAK) || IOFAB_EXCERPT_BREAK != 2
-    void *handle;
+    void* handle;
 #endif
   } handle;
-  const CUfileFSOps_t *fs_ops;
+  const CUfileFSOps_t* fs_ops;
 } CUfileDescr_t;
 
-typedef void *CUfileHandle_t;
+typedef void* CUfileHandle_t;
 
-CUfileError_t cuFileHandleRegister(CUfileHandle_t *fh, CUfileDescr_t *descr);
+CUfileError_t cuFileHandleRegister(CUfileHandle_t* fh, CUfileDescr_t* descr);
 void cuFileHandleDeregister(CUfileHandle_t fh);
-CUfileError_t cuFileBufRegister(const void *bufPtr_base, size_t length, int flags);
-CUfileError_t cuFileBufDeregister(const void *bufPtr_base);
-ssize_t cuFileRead(CUfileHandle_t fh, void *bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
-ssize_t cuFileWrite(CUfileHandle_t fh, const void *bufPtr_base, size_t size, off_t file_offset,
+CUfileError_t cuFileBufRegister(const void* bufPtr_base, size_t length, int flags);
+CUfileError_t cuFileBufDeregister(const void* bufPtr_base);
+ssize_t cuFileRead(CUfileHandle_t fh, void* bufPtr_base, size_t size, off_t file_offset, off_t bufPtr_offset);
+ssize_t cuFileWrite(CUfileHandle_t fh, const void* bufPtr_base, size_t size, off_t file_offset,
                     off_t bufPtr_offset);
 CUfileError_t cuFileDriverOpen(void);
 CUfileError_t cuFileDriverClose_v2(void);
 #define cuFileDriverClose cuFileDriverClose_v2
-CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t *props);
+CUfileError_t cuFileDriverGetProperties(CUfileDrvProps_t* props);
 
 #ifdef __cplusplus
 }

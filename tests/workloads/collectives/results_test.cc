@@ -22,6 +22,28 @@ SizeSample sample(CollOp op, uint64_t size, double each, uint64_t wrong) {
   return s;
 }
 
+// One rank (NCCL on one GPU, as nccl-tests runs): algbw is the GPU's own, busbw is 0 wherever the bus
+// factor is (n-1)-based, and the report says each op's factor.
+TEST(CollectivesResults, OneRankSaysItsBusFactorIsZero) {
+  SweepSpec spec;
+  spec.ops = {coll_op("all_reduce"), coll_op("all_gather"), coll_op("broadcast")};
+  std::vector<std::vector<SizeSample>> ranks(1);
+  ranks[0] = {sample(coll_op("all_reduce"), 4096, 1e-5, 0), sample(coll_op("all_gather"), 4096, 1e-5, 0),
+              sample(coll_op("broadcast"), 4096, 1e-5, 0)};
+  PhaseResult res;
+  ASSERT_TRUE(add_sweep_results(ranks, spec, &res));
+  const auto& m = res.metrics;
+  EXPECT_DOUBLE_EQ(m.at("algbw.all_reduce.4096"), 4096 / 1e-5);
+  EXPECT_EQ(m.at("busbw.all_reduce.max"), 0);
+  EXPECT_EQ(m.at("busbw.all_gather.max"), 0);
+  EXPECT_DOUBLE_EQ(m.at("busbw.broadcast.max"), m.at("algbw.broadcast.max"));
+  EXPECT_EQ(m.at("wrong_elements"), 0);
+  const auto& f = res.details["sweep"]["bus_factor"];
+  EXPECT_EQ(f["all_reduce"], 0.0);
+  EXPECT_EQ(f["all_gather"], 0.0);
+  EXPECT_EQ(f["broadcast"], 1.0);
+}
+
 TEST(CollectivesResults, SweepMetricsByOpAndSize) {
   SweepSpec spec;
   spec.ops = {coll_op("all_reduce"), coll_op("all_gather")};
