@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Loader to the device: train_read with to_gpu over a dataset of shards (8192 samples of 128 KiB,
-# 1 GiB), 4 read threads, batches of 32, 10 ms of emulated compute per batch, 2 epochs, cold cache
+# Loader to the device: train_read with to_gpu over a dataset of shards (4096 samples of 128 KiB,
+# 512 MiB), 4 read threads, batches of 32, 10 ms of emulated compute per batch, 2 epochs, cold cache
 # every epoch; then torch's DataLoader (num_workers 4, pin_memory, .to(device, non_blocking=True),
 # the same sleep per batch) over the same shard files; alternating, two rounds (iofab's first
 # round also generates the dataset, outside its read figures).
 . "$(dirname "$0")/lib.sh"
-n=8192 size=$((128 << 10)) per=1024 threads=4 batch=32 compute=0.010
+n=4096 size=$((128 << 10)) per=1024 threads=4 batch=32 compute=0.010
 ((small)) && n=512 size=$((64 << 10)) per=128 threads=2 batch=16 compute=0.002
 to_gpu=false
 ((gpu)) && to_gpu=true

@@ -14,8 +14,8 @@ cat >"$dir/suite.json" <<JSON
   "name": "device-check-model-load",
   "defaults": {"workers": 1, "block_size": "1MiB", "queue_depth": 16},
   "phases": [
-    {"kind": "model_load", "name": "load-1", "engine": "io_uring", "preset": "llama3-8b", "scale": $scale},
-    {"kind": "model_load", "name": "load-2", "engine": "io_uring", "weights_from": "load-1"}
+    {"kind": "model_load", "name": "load-1", "engine": "auto", "preset": "llama3-8b", "scale": $scale},
+    {"kind": "model_load", "name": "load-2", "engine": "auto", "weights_from": "load-1"}
   ]
 }
 JSON

@@ -46,7 +46,7 @@ def model_load(reports, torches):
     t_best = t.get("ready_seconds_min")
     i_best = min(ready) if ready else None
     return {
-        "iofab": {"ready_seconds": ready, "ready_seconds_min": i_best, "engine": "io_uring",
+        "iofab": {"ready_seconds": ready, "ready_seconds_min": i_best, "engine": "auto (io_uring where the kernel allows it)",
                   "into": "host memory, every byte verified (model_load has no GPU path)"},
         "torch": {k: t.get(k) for k in ("loader", "device", "ready_seconds", "ready_seconds_min", "bytes", "files",
                                         "cold_cache")},
