@@ -48,8 +48,8 @@ const std::vector<PhaseKind>& phase_table() {
        .metrics = &model_load_metrics,
        .target_read_bytes = "read_bytes",
        .verify_metrics = kModelLoadVerifyMetrics},
-      {"collectives", "nccl-tests-style sweeps; a DDP step vs an FSDP step, over MPI or NCCL", &parse_collectives,
-       &collectives_metrics, nullptr, "", "", true},
+      {"collectives", "nccl-tests-style sweeps; a DDP step vs an FSDP step, over MPI or NCCL",
+       &parse_collectives, &collectives_metrics, nullptr, "", "", true},
       {"rdma", "verbs RDMA write/read/send between rank pairs: bytes/s, message rate, latency percentiles",
        &parse_rdma, &rdma_metrics, &join_collectives_and_verbs, "", "", true},
   };

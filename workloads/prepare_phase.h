@@ -10,8 +10,8 @@
 // docs/phases/prepare.md.
 #pragma once
 
-#include <string_view>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "harness/phase/phase.h"

@@ -13,11 +13,11 @@
 // count there. See docs/phases/train_read.md and docs/object-storage.md.
 #pragma once
 
-#include <string_view>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/phase/phase.h"

@@ -146,13 +146,14 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   return exit_code_for(report);
 }
 
-int cmd_validate(const std::string& suite_path, const std::vector<std::string>& sets, const std::string& target,
-                 std::ostream& out, std::ostream& err) {
+int cmd_validate(const std::string& suite_path, const std::vector<std::string>& sets,
+                 const std::string& target, std::ostream& out, std::ostream& err) {
   Suite suite;
   Status st = load_suite(suite_path, sets, &suite);
   // Where the target is known, what the suite may hold there too (a check on an object store's figure on a
   // folder, a prepare phase on S3): the same answer `run` gives, before it writes anything.
-  const std::optional<std::string> where = !target.empty() ? std::optional<std::string>(target) : suite.target;
+  const std::optional<std::string> where =
+      !target.empty() ? std::optional<std::string>(target) : suite.target;
   if (st.ok() && where) st = check_suite_for_target(suite, *where, 1);
   if (!st.ok()) {
     err << "iofab: " << st.message() << "\n";

@@ -16,7 +16,7 @@ namespace iofab {
 struct RunArgs {
   RunOptions options;
   std::string target;  // empty: the suite's or the default
-  std::string rank_timeout;  // a duration; empty and not given: the default
+  std::string rank_timeout;         // a duration; empty and not given: the default
   bool rank_timeout_given = false;  // --rank-timeout was on the command line (then empty is refused)
   std::string out;
   int repeat = 0;          // > 0: run the suite this many times, report means (harness/runner/repeat.h)

@@ -26,8 +26,8 @@ CLI::Validator scale_check() {
         const double v = std::strtod(text.c_str(), &end);
         const bool number = !text.empty() && end == text.c_str() + text.size();
         if (number && std::isfinite(v) && v >= 1 && v <= 1e12) return "";
-        return "expected a number from 1 to 1e12 like 100 (each checkpoint phase at 1/N of its size), got \"" +
-               text + "\"";
+        return "expected a number from 1 to 1e12 like 100 (every checkpoint phase at 1/N), got \"" + text +
+               "\"";
       },
       "NUMBER in [1 - 1e12]");
 }
@@ -59,9 +59,10 @@ int iofab_main(int argc, char** argv) {
       ->check(scale_check());
   run->add_flag("--keep", run_args.options.keep, "Keep the run folder and its files");
   run->add_flag("--quiet,-q", run_args.options.quiet, "No live progress line and no summary");
-  auto* rank_timeout = run->add_option("--rank-timeout", run_args.rank_timeout,
-                  "How long ranks wait for each other before a silent one counts as lost: 1s to 7 days "
-                  "(default 10min)");
+  auto* rank_timeout =
+      run->add_option("--rank-timeout", run_args.rank_timeout,
+                      "How long ranks wait for each other before a silent one counts as lost: 1s to 7 days "
+                      "(default 10min)");
   run->add_flag("--no-preflight", run_args.options.no_preflight,
                 "Skip the free-space check, to test what happens when the target fills up (for fault tests: a "
                 "run may write until the disk is full)");

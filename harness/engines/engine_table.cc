@@ -49,7 +49,8 @@ constexpr EngineRow kEngines[] = {
      "hints; writes are pwrite",
      false, true},
     {.name = "null",
-     .description = "moves no data: queued I/Os complete at once, in full (tests the harness, not the storage)",
+     .description =
+         "moves no data: queued I/Os complete at once, in full (tests the harness, not the storage)",
      .moves_data = false},
 };
 

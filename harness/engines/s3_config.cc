@@ -109,9 +109,10 @@ bool valid_port(std::string_view port) {
 }  // namespace
 
 Status check_s3_endpoint(std::string_view endpoint) {
-  const std::string form = "endpoint \"" + std::string(endpoint) +
-                           "\": expected http://host[:port] or https://host[:port] (an IPv6 address in brackets: "
-                           "http://[::1]:9000), nothing after";
+  const std::string form =
+      "endpoint \"" + std::string(endpoint) +
+      "\": expected http://host[:port] or https://host[:port] (an IPv6 address in brackets: "
+      "http://[::1]:9000), nothing after";
   if (!endpoint.starts_with("http://") && !endpoint.starts_with("https://")) return Status::Invalid(form);
   EndpointParts parts;
   if (!split_endpoint(endpoint, &parts) || !valid_host(parts.host)) return Status::Invalid(form);

@@ -121,9 +121,10 @@ Status s3_upload(S3Client& c, std::string_view key, std::string_view data, uint6
     // its parts stay in the bucket.
     drain(c, nullptr).ignore_error();
     if (Status a = s3_abort_upload(c, up); !a.ok()) {
-      return Status::FromCode(first.code(), first.message() + "; aborting the upload failed too, so its parts "
-                                                              "stay in the bucket under key \"" +
-                                                                  up.key + "\": " + a.message());
+      return Status::FromCode(first.code(), first.message() +
+                                                "; aborting the upload failed too, so its parts "
+                                                "stay in the bucket under key \"" +
+                                                up.key + "\": " + a.message());
     }
   }
   return first;

@@ -62,10 +62,11 @@ void put_request_metrics(const S3Stats& s, double seconds, PhaseResult* result) 
     if (s.aborts_failed > s.abort_failures.size()) {
       which += "; and " + std::to_string(s.aborts_failed - s.abort_failures.size()) + " more";
     }
-    result->warnings.push_back(std::to_string(s.aborts_failed) + " multipart upload" +
-                               (s.aborts_failed == 1 ? "" : "s") +
-                               " could not be aborted, so their parts stay in the bucket (billed) until aborted "
-                               "(aws s3api list-multipart-uploads, abort-multipart-upload): " + which);
+    result->warnings.push_back(
+        std::to_string(s.aborts_failed) + " multipart upload" + (s.aborts_failed == 1 ? "" : "s") +
+        " could not be aborted, so their parts stay in the bucket (billed) until aborted "
+        "(aws s3api list-multipart-uploads, abort-multipart-upload): " +
+        which);
   }
   result->details["requests"] = {{"retried_by_status", s.retried_by_status},
                                  {"errors_by_status", s.errors_by_status},

@@ -34,12 +34,12 @@ void finalize_verdict(Report* report) {
         // A phase that ran to its end without the figure did not measure it: "phase failed" would blame
         // the phase for what is the check's own failing.
         const bool ran_to_end = ran == PhaseStatus::kPassed || ran == PhaseStatus::kFailed;
-        report->verdict_reasons.push_back(
-            p.name + ": check " + c.name + " failed" +
-            (!c.has_value && ran_to_end ? " (no value: the phase did not measure " + c.metric + ")"
-             : !c.has_value             ? " (no value: phase " + status + ")"
-             : !trusted                 ? " (phase " + status + ")"
-                                        : ""));
+        report->verdict_reasons.push_back(p.name + ": check " + c.name + " failed" +
+                                          (!c.has_value && ran_to_end
+                                               ? " (no value: the phase did not measure " + c.metric + ")"
+                                           : !c.has_value ? " (no value: phase " + status + ")"
+                                           : !trusted     ? " (phase " + status + ")"
+                                                          : ""));
       }
     }
     switch (p.status) {

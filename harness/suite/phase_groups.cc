@@ -52,7 +52,8 @@ void check_members_apart(const Suite& suite, const PhaseGroup& g, const std::vec
                         " bytes; a phase of a group with solo runs has at most " +
                         std::to_string(kMaxPhaseNameBytes - kSoloSuffix.size()) +
                         " (its solo run's folder is the name and \".solo\", a file name of at most " +
-                        std::to_string(kMaxPhaseNameBytes) + " bytes): shorten it, or set the group's solo: false");
+                        std::to_string(kMaxPhaseNameBytes) +
+                        " bytes): shorten it, or set the group's solo: false");
     }
     const auto it = p.params.find("dataset_dir");
     if (it == p.params.end() || !it->is_string() || it->get<std::string>().empty()) continue;

@@ -69,7 +69,8 @@ std::string tensor_read_param(const PhaseSpec& p) {
 std::string why_no_tensor_index(const PhaseSpec& c) {
   const std::string layout = string_param(c, "layout");
   if (layout != "dcp" && layout != "megatron") {
-    return "its layout is \"" + (layout.empty() ? std::string("shards") : layout) + "\", which keeps no tensor index";
+    return "its layout is \"" + (layout.empty() ? std::string("shards") : layout) +
+           "\", which keeps no tensor index";
   }
   TransformerSpec spec;
   if (const ModelPreset* preset = find_model_preset(string_param(c, "preset")); preset != nullptr) {

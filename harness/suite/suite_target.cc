@@ -40,7 +40,8 @@ void check_phases_on_s3(const Suite& suite, std::vector<std::string>* errors) {
                         object_store_kinds() + " phases (docs/object-storage.md)");
       continue;
     }
-    if (Status s = p.phase->check_on_object_store(); !s.ok()) errors->push_back("phases." + p.name + "." + s.message());
+    if (Status s = p.phase->check_on_object_store(); !s.ok())
+      errors->push_back("phases." + p.name + "." + s.message());
     // A descriptor engine cannot reach an object.
     const auto engine = p.params.find("engine");
     if (engine != p.params.end() && engine->is_string() && *engine != "auto" && *engine != "s3") {
@@ -84,7 +85,8 @@ void check_phases_on_folder(const Suite& suite, std::string_view target, std::ve
       if (!is_request_metric(c.metric)) continue;
       errors->push_back(c.path + ".metric: " + c.metric +
                         " is a figure of an object store's requests, measured only on an s3:// target; the "
-                        "target " + std::string(target) +
+                        "target " +
+                        std::string(target) +
                         " is a folder, where the phase sends no requests: drop the check, or run on an s3:// "
                         "target");
     }

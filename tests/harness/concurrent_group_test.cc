@@ -105,7 +105,8 @@ class FailsAlonePhase final : public Phase {
   std::optional<uint64_t> planned_bytes(int) const override { return 0; }
   Status run(PhaseContext& ctx, PhaseResult* result) override {
     if (ctx.ready_to_start) ctx.ready_to_start();
-    if (ctx.phase_name.ends_with(".solo")) return Status::IoError("mkdir " + ctx.phase_name + ": File name too long");
+    if (ctx.phase_name.ends_with(".solo"))
+      return Status::IoError("mkdir " + ctx.phase_name + ": File name too long");
     seen_->loops++;  // the clock waits for a loop of its follower
     result->metrics["rate"] = 1;
     return Status::Ok();

@@ -52,11 +52,12 @@ TEST(S3Endpoint, AcceptsAnIpv6AddressInBrackets) {
     Status s = check_s3_endpoint(good);
     EXPECT_TRUE(s.ok()) << good << ": " << s.message();
   }
-  for (const char* bad : {"http://::1:9000", "http://[::1", "http://[::1]x", "http://[::1]:", "http://[zz::1]:9000",
-                          "http://[]:9000", "http://[::1]:9000/x"}) {
+  for (const char* bad : {"http://::1:9000", "http://[::1", "http://[::1]x",
+                          "http://[::1]:", "http://[zz::1]:9000", "http://[]:9000", "http://[::1]:9000/x"}) {
     Status s = check_s3_endpoint(bad);
     EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << bad;
-    EXPECT_NE(s.message().find("an IPv6 address in brackets: http://[::1]:9000"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("an IPv6 address in brackets: http://[::1]:9000"), std::string::npos)
+        << s.message();
   }
   S3Config c;
   c.endpoint = "http://[::1]:9000";

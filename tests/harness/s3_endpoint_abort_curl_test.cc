@@ -1,12 +1,11 @@
 // Against a real s3rver (tests/s3rver_fixture.h): an IPv6 endpoint http://[::1]:P carries requests, and an
 // abort of a multipart upload that fails reaches the phase's warnings instead of vanishing.
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <filesystem>
@@ -52,10 +51,15 @@ class Ipv6Relay {
   Ipv6Relay(int to_port, const std::string& port_file) {
     const std::string script =
         "const net = require('net'); const fs = require('fs');"
-        "const s = net.createServer(c => { const u = net.connect(" + std::to_string(to_port) +
-        ", '127.0.0.1'); c.pipe(u).pipe(c); c.on('error', () => u.destroy()); u.on('error', () => c.destroy()); });"
-        "s.listen(0, '::1', () => { fs.writeFileSync('" + port_file + ".tmp', String(s.address().port));"
-        " fs.renameSync('" + port_file + ".tmp', '" + port_file + "'); });";
+        "const s = net.createServer(c => { const u = net.connect(" +
+        std::to_string(to_port) +
+        ", '127.0.0.1'); c.pipe(u).pipe(c); c.on('error', () => u.destroy()); u.on('error', () => "
+        "c.destroy()); });"
+        "s.listen(0, '::1', () => { fs.writeFileSync('" +
+        port_file +
+        ".tmp', String(s.address().port));"
+        " fs.renameSync('" +
+        port_file + ".tmp', '" + port_file + "'); });";
     pid_ = fork();
     if (pid_ == 0) {
       execlp("node", "node", "-e", script.c_str(), static_cast<char*>(nullptr));
@@ -114,7 +118,8 @@ Status write_uncommitted(Engine& e, int file, const std::string& data, uint32_t 
     r.len = static_cast<uint32_t>(std::min<uint64_t>(block, data.size() - off));
     r.offset = off;
     IoCompletion done;
-    if (e.queue(r, &done) != QueueResult::kCompleted || done.result != r.len) return Status::IoError("not written");
+    if (e.queue(r, &done) != QueueResult::kCompleted || done.result != r.len)
+      return Status::IoError("not written");
   }
   return Status::Ok();
 }
@@ -142,8 +147,10 @@ TEST(S3Engine, AFailedAbortOfAMultipartUploadIsWarnedAbout) {
   ASSERT_TRUE(st->take_request_stats(&stats));
   EXPECT_EQ(stats.aborts_failed, 1u);
   ASSERT_EQ(stats.abort_failures.size(), 1u);
-  EXPECT_NE(stats.abort_failures[0].find("p/iofab-abort/half: "), std::string::npos) << stats.abort_failures[0];
-  EXPECT_NE(stats.abort_failures[0].find("HTTP 403 AccessDenied"), std::string::npos) << stats.abort_failures[0];
+  EXPECT_NE(stats.abort_failures[0].find("p/iofab-abort/half: "), std::string::npos)
+      << stats.abort_failures[0];
+  EXPECT_NE(stats.abort_failures[0].find("HTTP 403 AccessDenied"), std::string::npos)
+      << stats.abort_failures[0];
   // Through the ranks' wire and into the phase's warnings.
   S3Stats merged;
   ASSERT_TRUE(merge_request_stats({stats.to_json(), stats.to_json()}, &merged));
@@ -151,8 +158,9 @@ TEST(S3Engine, AFailedAbortOfAMultipartUploadIsWarnedAbout) {
   PhaseResult result;
   put_request_metrics(merged, 1.0, &result);
   ASSERT_EQ(result.warnings.size(), 1u);
-  EXPECT_NE(result.warnings[0].find("2 multipart uploads could not be aborted, so their parts stay in the bucket"),
-            std::string::npos)
+  EXPECT_NE(
+      result.warnings[0].find("2 multipart uploads could not be aborted, so their parts stay in the bucket"),
+      std::string::npos)
       << result.warnings[0];
   EXPECT_NE(result.warnings[0].find("p/iofab-abort/half"), std::string::npos) << result.warnings[0];
 }

@@ -19,7 +19,8 @@ Status parse(const std::string& text, Suite* out) { return parse_suite(text, "te
 void expect_refused(const Status& st, const std::string& needle) {
   ASSERT_FALSE(st.ok()) << "accepted, expected: " << needle;
   EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
-  EXPECT_NE(st.message().find(needle), std::string::npos) << "missing: " << needle << "\nin: " << st.message();
+  EXPECT_NE(st.message().find(needle), std::string::npos)
+      << "missing: " << needle << "\nin: " << st.message();
 }
 
 void expect_suite_refused(const std::string& text, const std::string& needle) {
@@ -27,7 +28,8 @@ void expect_suite_refused(const std::string& text, const std::string& needle) {
   expect_refused(parse(text, &s), needle);
 }
 
-constexpr const char* kCkpt = R"({"kind": "checkpoint", "name": "ckpt", "engine": "psync", "checkpoint_size": "1MiB",
+constexpr const char* kCkpt =
+    R"({"kind": "checkpoint", "name": "ckpt", "engine": "psync", "checkpoint_size": "1MiB",
                                   "count": 1})";
 
 // Engine null reads nothing: corrupt_shards == 0 would pass on a shard with flipped bytes.
@@ -35,9 +37,10 @@ TEST(SuiteChecks, AVerificationCheckWithEngineNullIsRefused) {
   expect_suite_refused(std::string(R"({"phases": [)") + kCkpt + R"(,
       {"kind": "restore", "engine": "null", "checks": [{"metric": "corrupt_shards", "op": "==", "value": 0}]}]})",
                        "phases[1].checks[0].metric: corrupt_shards is not measured with engine null");
-  expect_suite_refused(R"({"defaults": {"engine": "null"}, "phases": [{"kind": "train_read", "num_samples": 64,
+  expect_suite_refused(
+      R"({"defaults": {"engine": "null"}, "phases": [{"kind": "train_read", "num_samples": 64,
       "checks": [{"metric": "corrupt_samples", "op": "==", "value": 0}]}]})",
-                       "phases[0].checks[0].metric: corrupt_samples is not measured with engine null");
+      "phases[0].checks[0].metric: corrupt_samples is not measured with engine null");
   expect_suite_refused(R"({"phases": [{"kind": "model_load", "engine": "null", "preset": "llama3-8b",
       "scale": 1000, "checks": [{"metric": "verified_bytes", "op": ">", "value": 0}]}]})",
                        "phases[0].checks[0].metric: verified_bytes is not measured with engine null");
@@ -58,29 +61,33 @@ TEST(SuiteChecks, AnObjectStoreFigureOnAFolderTargetIsRefused) {
                   "value": 0}]}]})",
                     &s)
                   .ok());
-  expect_refused(check_suite_for_target(s, "/var/tmp/t", 1),
-                 "phases[0].checks[1].metric: request_errors is a figure of an object store's requests, measured "
-                 "only on an s3:// target; the target /var/tmp/t is a folder");
+  expect_refused(
+      check_suite_for_target(s, "/var/tmp/t", 1),
+      "phases[0].checks[1].metric: request_errors is a figure of an object store's requests, measured "
+      "only on an s3:// target; the target /var/tmp/t is a folder");
   EXPECT_TRUE(check_suite_for_target(s, "s3://bench/runs", 1).ok());
 }
 
 TEST(SuiteChecks, APhaseKindThatDoesNotRunOnS3IsRefusedNamingTheKindsThatDo) {
   Suite s;
   ASSERT_TRUE(parse(R"({"phases": [{"kind": "prepare", "num_samples": 64}]})", &s).ok());
-  expect_refused(check_suite_for_target(s, "s3://bench/runs", 1),
-                 "phase prepare: kind prepare does not run on an object store yet; on an s3:// target a suite "
-                 "holds ingest, train_read, checkpoint, restore, collectives and rdma phases");
+  expect_refused(
+      check_suite_for_target(s, "s3://bench/runs", 1),
+      "phase prepare: kind prepare does not run on an object store yet; on an s3:// target a suite "
+      "holds ingest, train_read, checkpoint, restore, collectives and rdma phases");
   EXPECT_TRUE(check_suite_for_target(s, "/var/tmp/t", 1).ok());
 }
 
 // A prefix of 1,100 bytes: every key past S3's limit, found at the first PUT.
 TEST(SuiteChecks, AKeyLongerThanS3TakesIsRefusedWithTheLongestPrefixThatFits) {
   Suite s;
-  ASSERT_TRUE(parse(R"({"phases": [{"kind": "ingest", "file_size": "1MiB", "workers": 2, "files_per_worker": 3}]})",
-                    &s)
-                  .ok());
+  ASSERT_TRUE(
+      parse(R"({"phases": [{"kind": "ingest", "file_size": "1MiB", "workers": 2, "files_per_worker": 3}]})",
+            &s)
+          .ok());
   const std::string long_prefix(1100, 'p');
-  expect_refused(check_suite_for_target(s, "s3://bench/" + long_prefix, 1), "S3 takes keys of at most 1024 bytes");
+  expect_refused(check_suite_for_target(s, "s3://bench/" + long_prefix, 1),
+                 "S3 takes keys of at most 1024 bytes");
   // The longest key: <prefix>/iofab-<23-byte run id>/ingest/r3-w1-f2 at 4 ranks.
   const size_t tail = std::string("ingest/r3-w1-f2").size();
   const size_t fits = 1024 - 1 - (6 + 23) - 1 - tail;
@@ -91,7 +98,8 @@ TEST(SuiteChecks, AKeyLongerThanS3TakesIsRefusedWithTheLongestPrefixThatFits) {
 
 TEST(SuiteChecks, CheckpointAndTrainReadKeysCountTheirLongestPaths) {
   Suite s;
-  ASSERT_TRUE(parse(std::string(R"({"phases": [)") + R"({"kind": "checkpoint", "checkpoint_size": "1MiB", "count": 12},
+  ASSERT_TRUE(parse(std::string(R"({"phases": [)") +
+                        R"({"kind": "checkpoint", "checkpoint_size": "1MiB", "count": 12},
       {"kind": "train_read", "num_samples": 1000, "layout": "files", "files_per_dir": 10}]})",
                     &s)
                   .ok());
@@ -106,15 +114,19 @@ TEST(SuiteChecks, CheckpointAndTrainReadKeysCountTheirLongestPaths) {
 TEST(SuiteChecks, GroupMembersSharingADatasetDirAreRefused) {
   TempDir d;
   expect_suite_refused(R"({"phases": [{"concurrent": [
-      {"kind": "train_read", "name": "a", "num_samples": 64, "dataset_dir": ")" + d.path() + R"(/ds"},
-      {"kind": "train_read", "name": "b", "num_samples": 64, "dataset_dir": ")" + d.path() + R"(/./ds/"}]}]})",
+      {"kind": "train_read", "name": "a", "num_samples": 64, "dataset_dir": ")" +
+                           d.path() + R"(/ds"},
+      {"kind": "train_read", "name": "b", "num_samples": 64, "dataset_dir": ")" +
+                           d.path() + R"(/./ds/"}]}]})",
                        "phases[0].concurrent[1].dataset_dir: \"" + d.path() +
                            "/./ds/\" is the dataset_dir of a, which runs at the same time");
   // One after the other, the second reuses the first's dataset: allowed.
   Suite s;
   Status st = parse(R"({"phases": [
-      {"kind": "train_read", "name": "a", "num_samples": 64, "dataset_dir": ")" + d.path() + R"(/ds"},
-      {"kind": "train_read", "name": "b", "num_samples": 64, "dataset_dir": ")" + d.path() + R"(/ds"}]})",
+      {"kind": "train_read", "name": "a", "num_samples": 64, "dataset_dir": ")" +
+                        d.path() + R"(/ds"},
+      {"kind": "train_read", "name": "b", "num_samples": 64, "dataset_dir": ")" +
+                        d.path() + R"(/ds"}]})",
                     &s);
   EXPECT_TRUE(st.ok()) << st.message();
 }
@@ -123,9 +135,11 @@ TEST(SuiteChecks, GroupMembersSharingADatasetDirAreRefused) {
 TEST(SuiteChecks, AGroupMemberNameWithNoRoomForDotSoloIsRefused) {
   const std::string name(251, 'n');
   const std::string group = R"({"phases": [{"concurrent": [
-      {"kind": "collectives", "name": ")" + name + R"("}, {"kind": "collectives", "name": "b"}]SOLO}]})";
-  expect_suite_refused(std::string(group).replace(group.find("SOLO"), 4, ""),
-                       "phases[0].concurrent[0].name: 251 bytes; a phase of a group with solo runs has at most 250");
+      {"kind": "collectives", "name": ")" +
+                            name + R"("}, {"kind": "collectives", "name": "b"}]SOLO}]})";
+  expect_suite_refused(
+      std::string(group).replace(group.find("SOLO"), 4, ""),
+      "phases[0].concurrent[0].name: 251 bytes; a phase of a group with solo runs has at most 250");
   Suite s;
   Status st = parse(std::string(group).replace(group.find("SOLO"), 4, R"(, "solo": false)"), &s);
   EXPECT_TRUE(st.ok()) << st.message();
@@ -133,18 +147,21 @@ TEST(SuiteChecks, AGroupMemberNameWithNoRoomForDotSoloIsRefused) {
 
 // reshard_to failed only after the checkpoint was written: a shards layout keeps no tensor index.
 TEST(SuiteChecks, LoadingTensorsFromACheckpointWithNoTensorIndexIsRefused) {
-  expect_suite_refused(std::string(R"({"phases": [)") + kCkpt + R"(,
+  expect_suite_refused(
+      std::string(R"({"phases": [)") + kCkpt + R"(,
       {"kind": "restore", "reshard_to": {"tensor": 2}}]})",
-                       "phases[1].reshard_to: loads tensors, but checkpoint phase ckpt writes no tensor index: its "
-                       "layout is \"shards\"");
-  expect_suite_refused(R"({"phases": [{"kind": "checkpoint", "name": "ck", "preset": "mlperf-llama3-8b",
+      "phases[1].reshard_to: loads tensors, but checkpoint phase ckpt writes no tensor index: its "
+      "layout is \"shards\"");
+  expect_suite_refused(
+      R"({"phases": [{"kind": "checkpoint", "name": "ck", "preset": "mlperf-llama3-8b",
       "layout": "dcp", "scale": 100000, "count": 1}, {"kind": "restore", "checkpoint": "ck", "weights_only": true}]})",
-                       "phases[1].weights_only: loads tensors, but checkpoint phase ck writes no tensor index: its "
-                       "model follows DLIO's rules");
+      "phases[1].weights_only: loads tensors, but checkpoint phase ck writes no tensor index: its "
+      "model follows DLIO's rules");
   Suite s;
-  Status st = parse(R"({"phases": [{"kind": "checkpoint", "name": "ck", "preset": "llama3-8b", "layout": "dcp",
+  Status st =
+      parse(R"({"phases": [{"kind": "checkpoint", "name": "ck", "preset": "llama3-8b", "layout": "dcp",
       "scale": 100000, "count": 1}, {"kind": "restore", "reshard_to": {"data": 2}}]})",
-                    &s);
+            &s);
   EXPECT_TRUE(st.ok()) << st.message();
 }
 

@@ -48,8 +48,9 @@ TEST(ChecksCli, WithEngineNullVerificationFiguresAreNotMeasuredAndIntactFilesAre
   for (const char* m : {"corrupt_shards", "verified_bytes", "verify_bytes_per_s"}) {
     EXPECT_FALSE((*restore)["result"]["metrics"].contains(m)) << m << " reported though nothing was read";
   }
-  EXPECT_TRUE(any_contains((*restore)["warnings"], "corrupt_shards, verified_bytes and verify_bytes_per_s are "
-                                                   "not measured"))
+  EXPECT_TRUE(any_contains((*restore)["warnings"],
+                           "corrupt_shards, verified_bytes and verify_bytes_per_s are "
+                           "not measured"))
       << (*restore)["warnings"];
   const json* load = find_phase(j, "load");
   ASSERT_NE(load, nullptr);
@@ -71,8 +72,10 @@ TEST(ChecksCli, ACheckOnAnObjectStoreFigureIsRefusedForAFolderTarget) {
   write_file(suite, R"({"phases": [{"kind": "ingest", "engine": "psync", "file_size": "1MiB",
     "checks": [{"metric": "request_errors", "op": "==", "value": 0}]}]})");
   const std::string needle =
-      "phases[0].checks[0].metric: request_errors is a figure of an object store's requests, measured only on an "
-      "s3:// target; the target " + dir.path() + "/t is a folder";
+      "phases[0].checks[0].metric: request_errors is a figure of an object store's requests, measured only "
+      "on an "
+      "s3:// target; the target " +
+      dir.path() + "/t is a folder";
   CommandResult r = run_iofab({"validate", suite, "--target", dir.path() + "/t"});
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_TRUE(contains(r.err, needle)) << r.err;
@@ -111,12 +114,15 @@ TEST(ChecksCli, ANanScaleAnEmptyRankTimeoutAndARepeatedModelKeyAreRefused) {
 TEST(ChecksCli, AReshardingRestoreOfACheckpointWithNoTensorIndexIsRefusedBeforeWriting) {
   TempDir dir("/dev/shm");
   const std::string suite = dir.path() + "/s.json";
-  write_file(suite, R"({"phases": [{"kind": "checkpoint", "name": "ckpt", "checkpoint_size": "1MiB", "count": 1},
+  write_file(suite,
+             R"({"phases": [{"kind": "checkpoint", "name": "ckpt", "checkpoint_size": "1MiB", "count": 1},
     {"kind": "restore", "reshard_to": {"tensor": 2}}]})");
-  CommandResult r = run_iofab({"run", suite, "--target", dir.path() + "/t", "--out", dir.path() + "/r.json", "-q"});
+  CommandResult r =
+      run_iofab({"run", suite, "--target", dir.path() + "/t", "--out", dir.path() + "/r.json", "-q"});
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_TRUE(contains(r.err, "phases[1].reshard_to: loads tensors, but checkpoint phase ckpt writes no tensor "
-                              "index"))
+  EXPECT_TRUE(contains(r.err,
+                       "phases[1].reshard_to: loads tensors, but checkpoint phase ckpt writes no tensor "
+                       "index"))
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/t"));
 }
@@ -139,9 +145,10 @@ TEST(ChecksCli, OnAnS3TargetLongKeysAndKindsThatDoNotRunThereAreRefusedWithoutAS
   write_file(suite, R"({"s3": {"endpoint": "http://127.0.0.1:1"}, "phases": [{"kind": "model_load"}]})");
   r = run_iofab({"validate", suite, "--target", "s3://bench/runs"});
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_TRUE(contains(r.err, "phase model_load: kind model_load does not run on an object store yet; on an "
-                              "s3:// target a suite holds ingest, train_read, checkpoint, restore, collectives "
-                              "and rdma phases"))
+  EXPECT_TRUE(contains(r.err,
+                       "phase model_load: kind model_load does not run on an object store yet; on an "
+                       "s3:// target a suite holds ingest, train_read, checkpoint, restore, collectives "
+                       "and rdma phases"))
       << r.err;
 }
 

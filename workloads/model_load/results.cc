@@ -205,12 +205,14 @@ void fill_details(const PhaseContext& ctx, const ModelLoadParams& p, const LoadS
   put_io_details(all.total, all.per_rank, setup.engine, result);
 }
 
-void add_warnings(const ModelLoadParams& p, const LoadSetup& setup, const AllRanks& all, PhaseResult* result) {
+void add_warnings(const ModelLoadParams& p, const LoadSetup& setup, const AllRanks& all,
+                  PhaseResult* result) {
   if (!engine_moves_data(setup.engine)) {
-    result->warnings.push_back("engine " + setup.engine +
-                               " moves no data: no header was parsed and no tensor byte verified "
-                               "(corrupt_files, verified_bytes, verify_bytes_per_s and header_seconds_max are "
-                               "not measured)");
+    result->warnings.push_back(
+        "engine " + setup.engine +
+        " moves no data: no header was parsed and no tensor byte verified "
+        "(corrupt_files, verified_bytes, verify_bytes_per_s and header_seconds_max are "
+        "not measured)");
   }
   if (all.replicas > 1) {
     result->warnings.push_back(
