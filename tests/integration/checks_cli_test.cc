@@ -105,7 +105,7 @@ TEST(ChecksCli, ANanScaleAnEmptyRankTimeoutAndARepeatedModelKeyAreRefused) {
   for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
     EXPECT_EQ(e.path().filename(), "s.json") << "written: " << e.path();
   }
-  r = run_iofab({"plan", "--model", R"({"layers": 80, "hidden": 8192, "layers": 2})"});
+  r = run_iofab({"plan", "--preset", "llama3-8b", "--model", R"({"layers": 80, "layers": 2})"});
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_TRUE(contains(r.err, "--model: the top level: the key \"layers\" appears twice")) << r.err;
 }
