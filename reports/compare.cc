@@ -177,6 +177,30 @@ bool ran_to_verdict(const PhaseReport* p) {
 
 }  // namespace
 
+namespace {
+
+// A metric with a value on both sides, judged against the tolerance.
+bool compared(const MetricComparison& m) {
+  return m.verdict != MetricVerdict::kNew && m.verdict != MetricVerdict::kMissing &&
+         m.verdict != MetricVerdict::kUnusable;
+}
+
+std::string nothing_compared(const std::string& base_src, const std::string& cur_src, const Report& B,
+                             const Report& C) {
+  std::string skipped;
+  for (const auto& p : B.phases) {
+    const PhaseReport* other = find_phase(C, p.name);
+    if (p.status == PhaseStatus::kSkipped && other != nullptr && other->status == PhaseStatus::kSkipped) {
+      skipped += (skipped.empty() ? "" : ", ") + p.name;
+    }
+  }
+  return "nothing was compared: no metric has a value in both " + base_src + " and " + cur_src +
+         (skipped.empty() ? "" : " (skipped in both: " + skipped + ")") +
+         "; a comparison of nothing cannot pass: compare reports whose phases ran";
+}
+
+}  // namespace
+
 Status compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& opts,
                        Comparison* out) {
   Comparison cmp;
@@ -284,6 +308,10 @@ Status compare_reports(const LoadedReport& baseline, const LoadedReport& current
     // A typo in a CI job's glob must not turn the gate into one that always passes.
     return Status::Invalid("no metric of " + baseline.source + " or " + current.source +
                            " matched --metric " + globs);
+  }
+  if (!cmp.failed() && std::none_of(cmp.metrics.begin(), cmp.metrics.end(), compared)) {
+    // Every phase skipped (or only new metrics): "0 regressed, passed" would be a gate that cannot fail.
+    return Status::Invalid(nothing_compared(baseline.source, current.source, B, C));
   }
   *out = std::move(cmp);
   return Status::Ok();

@@ -61,6 +61,7 @@ class IngestPhase final : public Phase {
   std::optional<uint64_t> planned_bytes(int ranks) const override {
     return checked_product({static_cast<uint64_t>(ranks), p_.workers, p_.files_per_worker, p_.file_size});
   }
+  size_t longest_path_bytes(int ranks) const override;
 
   Status run(PhaseContext& ctx, PhaseResult* result) override;
 
@@ -83,6 +84,14 @@ class IngestPhase final : public Phase {
 
 std::string file_name(int rank, unsigned worker, uint64_t file) {
   return "r" + std::to_string(rank) + "-w" + std::to_string(worker) + "-f" + std::to_string(file);
+}
+
+// A name grows with its numbers: the last rank's last worker's last file has the longest.
+size_t IngestPhase::longest_path_bytes(int ranks) const {
+  const auto last = [](uint64_t n) { return n == 0 ? 0 : n - 1; };
+  return file_name(static_cast<int>(last(static_cast<uint64_t>(std::max(ranks, 1)))),
+                   static_cast<unsigned>(last(p_.workers)), last(p_.files_per_worker))
+      .size();
 }
 
 Status IngestPhase::remove_own_files(Store& store, const std::string& folder, int rank) const {

@@ -5,6 +5,7 @@
 #include "harness/comm/agree.h"
 #include "harness/comm/rank_gather.h"
 #include "harness/core/checked_math.h"
+#include "harness/engines/engine_choice.h"
 #include "harness/engines/io_driver.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
@@ -138,6 +139,13 @@ Status PreparePhase::run(PhaseContext& ctx, PhaseResult* result) {
   Status worst = st;
   summarize_prepare(all, result, &worst);
   if (p_.pipeline.direct) result->metrics.erase("cache_resident_fraction");
+  if (!engine_moves_data(p_.engine)) {
+    // Nothing was read, so nothing was verified: not a 0 that was never measured.
+    result->metrics.erase("corrupt_samples");
+    result->warnings.push_back("engine " + p_.engine +
+                               " moves no data: the raw samples were not verified (corrupt_samples is not "
+                               "measured)");
+  }
   const PipelineConfig& c = p_.pipeline;
   result->details["dataset"] = {
       {"files", layout.num_files()},           {"bytes", layout.total_bytes()},

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "harness/phase/phase.h"
@@ -21,5 +22,7 @@ class ParamReader;
 
 std::unique_ptr<Phase> parse_prepare(ParamReader& r);
 const std::vector<MetricInfo>& prepare_metrics();
+// What the phase verifies in the bytes it reads: not measured with engine null (PhaseKind::verify_metrics).
+inline constexpr std::string_view kPrepareVerifyMetrics[] = {"corrupt_samples"};
 
 }  // namespace iofab

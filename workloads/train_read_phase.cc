@@ -23,6 +23,7 @@
 #include "harness/phase/request_metrics.h"
 #include "harness/stats/io_tally.h"
 #include "harness/store/posix_store.h"
+#include "workloads/dataset_manifest.h"
 #include "workloads/dataset_params.h"
 #include "workloads/sampler.h"
 #include "workloads/train_cache.h"
@@ -82,6 +83,18 @@ class TrainReadPhase final : public Phase {
     // One dataset for all ranks; a dataset_dir is not on the target. Bounded by the params
     // (1e9 samples of at most 256 MiB), so it fits in 64 bits.
     return p_.dataset_dir.empty() ? dataset_bytes_on_disk(p_.dataset) : 0;
+  }
+
+  // data/ and a file's path (a name grows with its number: the first and the last file bound them all),
+  // or the manifest while it is written; nothing below the run's folder with a dataset_dir.
+  size_t longest_path_bytes(int) const override {
+    if (!p_.dataset_dir.empty()) return 0;
+    const DatasetLayout layout(p_.dataset);
+    size_t file = std::string_view(kManifestTemp).size();
+    if (layout.num_files() > 0) {
+      file = std::max({file, layout.file_path(0).size(), layout.file_path(layout.num_files() - 1).size()});
+    }
+    return std::string_view(kDataFolder).size() + 1 + file;
   }
 
   Status check_on_object_store() const override {

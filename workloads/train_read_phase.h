@@ -17,6 +17,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/phase/phase.h"
@@ -62,6 +63,8 @@ struct TrainReadParams {
 
 std::unique_ptr<Phase> parse_train_read(ParamReader& r);
 const std::vector<MetricInfo>& train_read_metrics();
+// What the phase verifies in the bytes it reads: not measured with engine null (PhaseKind::verify_metrics).
+inline constexpr std::string_view kTrainReadVerifyMetrics[] = {"corrupt_samples"};
 // The metrics a concurrent group sets beside the same phase run alone.
 std::span<const std::string_view> train_read_solo_metrics();
 

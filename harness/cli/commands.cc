@@ -14,6 +14,7 @@
 #include "harness/gpu/devices.h"
 #include "harness/runner/repeat.h"
 #include "harness/suite/suite.h"
+#include "harness/suite/suite_target.h"
 #include "reports/console_report.h"
 #include "reports/json_report.h"
 #include "reports/junit_report.h"
@@ -35,7 +36,7 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
     std::snprintf(text, sizeof text, "checkpoint_scale=%.17g", args.scale);
     args.options.sets.emplace_back(text);
   }
-  if (!args.rank_timeout.empty()) {
+  if (args.rank_timeout_given || !args.rank_timeout.empty()) {
     // Below a second, a healthy rank that is merely busy (a loaded machine, the control plane's polling)
     // would count as lost; above a week, it is no timeout at all.
     auto t = units::parse_duration(args.rank_timeout);
@@ -145,10 +146,15 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   return exit_code_for(report);
 }
 
-int cmd_validate(const std::string& suite_path, const std::vector<std::string>& sets, std::ostream& out,
-                 std::ostream& err) {
+int cmd_validate(const std::string& suite_path, const std::vector<std::string>& sets,
+                 const std::string& target, std::ostream& out, std::ostream& err) {
   Suite suite;
   Status st = load_suite(suite_path, sets, &suite);
+  // Where the target is known, what the suite may hold there too (a check on an object store's figure on a
+  // folder, a prepare phase on S3): the same answer `run` gives, before it writes anything.
+  const std::optional<std::string> where =
+      !target.empty() ? std::optional<std::string>(target) : suite.target;
+  if (st.ok() && where) st = check_suite_for_target(suite, *where, 1);
   if (!st.ok()) {
     err << "iofab: " << st.message() << "\n";
     return 2;
@@ -170,7 +176,7 @@ int cmd_validate(const std::string& suite_path, const std::vector<std::string>& 
     phases.push_back(std::move(entry));
   }
   json j = {{"suite", suite.source}, {"name", suite.name}, {"sha256", suite.sha256}, {"phases", phases}};
-  if (suite.target) j["target"] = *suite.target;
+  if (where) j["target"] = *where;
   out << json_text(j, 2) << "\n";
   err << "suite OK: " << suite.phases.size() << " phase" << (suite.phases.size() == 1 ? "" : "s");
   for (const auto& g : suite.groups) err << "; at once: " << g.label;

@@ -16,7 +16,8 @@ namespace iofab {
 struct RunArgs {
   RunOptions options;
   std::string target;  // empty: the suite's or the default
-  std::string rank_timeout;  // a duration; empty: the default
+  std::string rank_timeout;         // a duration; empty and not given: the default
+  bool rank_timeout_given = false;  // --rank-timeout was on the command line (then empty is refused)
   std::string out;
   int repeat = 0;          // > 0: run the suite this many times, report means (harness/runner/repeat.h)
   bool no_warmup = false;  // with repeat: no warm-up run first
@@ -28,8 +29,10 @@ struct RunArgs {
 };
 
 int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err);
-int cmd_validate(const std::string& suite, const std::vector<std::string>& sets, std::ostream& out,
-                 std::ostream& err);
+// target: the one the run would use (--target), checked against the suite (harness/suite/suite_target.h);
+// empty: the suite's own "target", if any.
+int cmd_validate(const std::string& suite, const std::vector<std::string>& sets, const std::string& target,
+                 std::ostream& out, std::ostream& err);
 // as_json: one JSON object for machines instead of the text (docs/discovery.md).
 int cmd_list(const std::string& target, bool as_json, std::ostream& out);
 

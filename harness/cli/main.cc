@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 
@@ -14,6 +16,21 @@
 #include "harness/suite/suite.h"
 
 namespace {
+
+// --scale N: a number from 1 to 1e12. CLI::Range lets NaN through (no comparison with it is true), and a
+// NaN scale was then taken for "not given".
+CLI::Validator scale_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        const bool number = !text.empty() && end == text.c_str() + text.size();
+        if (number && std::isfinite(v) && v >= 1 && v <= 1e12) return "";
+        return "expected a number from 1 to 1e12 like 100 (every checkpoint phase at 1/N), got \"" + text +
+               "\"";
+      },
+      "NUMBER in [1 - 1e12]");
+}
 
 int iofab_main(int argc, char** argv) {
   using namespace iofab;
@@ -39,12 +56,13 @@ int iofab_main(int argc, char** argv) {
   run->add_option("--scale", run_args.scale,
                   "Write every checkpoint phase at 1/N of its full size (sets each one's scale; the report "
                   "projects back to full size)")
-      ->check(CLI::Range(1.0, 1e12));
+      ->check(scale_check());
   run->add_flag("--keep", run_args.options.keep, "Keep the run folder and its files");
   run->add_flag("--quiet,-q", run_args.options.quiet, "No live progress line and no summary");
-  run->add_option("--rank-timeout", run_args.rank_timeout,
-                  "How long ranks wait for each other before a silent one counts as lost: 1s to 7 days "
-                  "(default 10min)");
+  auto* rank_timeout =
+      run->add_option("--rank-timeout", run_args.rank_timeout,
+                      "How long ranks wait for each other before a silent one counts as lost: 1s to 7 days "
+                      "(default 10min)");
   run->add_flag("--no-preflight", run_args.options.no_preflight,
                 "Skip the free-space check, to test what happens when the target fills up (for fault tests: a "
                 "run may write until the disk is full)");
@@ -61,6 +79,10 @@ int iofab_main(int argc, char** argv) {
   auto* validate = app.add_subcommand("validate", "Check a suite file and print it resolved");
   validate->add_option("suite", validate_suite, "Suite file, or a built-in suite name")->required();
   validate->add_option("--set", validate_sets, "Override a suite value: PATH=VALUE")->take_all();
+  std::string validate_target;
+  validate->add_option("--target", validate_target,
+                       "The target the run would use (overrides the suite's): also check what the suite may "
+                       "hold there (phase kinds and keys on s3://, object-store figures on a folder)");
 
   std::string list_target = ".";
   auto* list = app.add_subcommand(
@@ -149,7 +171,9 @@ int iofab_main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
 
-  if (*validate) return cmd_validate(validate_suite, validate_sets, std::cout, std::cerr);
+  // Given empty is bad input, not the default.
+  run_args.rank_timeout_given = rank_timeout->count() > 0;
+  if (*validate) return cmd_validate(validate_suite, validate_sets, validate_target, std::cout, std::cerr);
   if (*list) return cmd_list(list_target, list_json, std::cout);
   if (*clean)
     return cmd_clean(clean_target, clean_yes, isatty(STDIN_FILENO) != 0, std::cin, std::cout, std::cerr);

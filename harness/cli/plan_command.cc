@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "harness/cli/commands.h"
+#include "harness/core/json_input.h"
 #include "harness/core/number_text.h"
 #include "harness/core/units.h"
 #include "workloads/checkpoint/budget.h"
@@ -65,8 +66,15 @@ bool read_model(const PlanArgs& a, TransformerSpec* spec, const ModelPreset** pr
     *spec = (*preset)->spec;
   }
   if (a.model.empty()) return true;
-  json j = json::parse(a.model, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
+  // As a suite's model is read: a key given twice is refused, not settled by whichever comes last.
+  json j;
+  JsonInputError kind = JsonInputError::kNone;
+  const Status parsed = parse_json_input(a.model, {}, &j, &kind);
+  if (kind == JsonInputError::kDuplicate || kind == JsonInputError::kDepth) {
+    err << "iofab plan: --model: " << parsed.message() << "; expected each field once\n";
+    return false;
+  }
+  if (!parsed.ok() || !j.is_object()) {
     err << "iofab plan: --model: expected a JSON object like {\"layers\": 80, \"hidden\": 8192, \"ffn\": "
            "28672, "
            "\"vocab\": 128256, \"heads\": 64, \"kv_heads\": 8}, got \""

@@ -8,5 +8,8 @@
 namespace iofab {
 
 std::string resolve_engine_name(std::string_view name);
+// False for an engine that moves no bytes (null): what a phase would verify in the bytes it reads is then
+// not measured. "auto" and unknown names: true. (The engine table's rows say; engine_table.cc.)
+bool engine_moves_data(std::string_view name);
 
 }  // namespace iofab

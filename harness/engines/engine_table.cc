@@ -7,6 +7,7 @@
 
 #include "harness/engines/cufile_engine.h"
 #include "harness/engines/engine.h"
+#include "harness/engines/engine_choice.h"
 #include "harness/engines/io_uring_engine.h"
 
 namespace iofab {
@@ -35,6 +36,7 @@ struct EngineRow {
   const char* description;
   bool direct = true;       // takes O_DIRECT files (direct: true)
   bool map_advice = false;  // maps files: takes a madvise hint (madvise)
+  bool moves_data = true;   // false: reads leave the buffers as they were (EngineCaps::moves_data)
 };
 
 constexpr EngineRow kEngines[] = {
@@ -46,7 +48,10 @@ constexpr EngineRow kEngines[] = {
      "page-fault reads from a shared mapping, copied out (safetensors, torch.load(mmap=True)); madvise "
      "hints; writes are pwrite",
      false, true},
-    {"null", "moves no data: queued I/Os complete at once, in full (tests the harness, not the storage)"},
+    {.name = "null",
+     .description =
+         "moves no data: queued I/Os complete at once, in full (tests the harness, not the storage)",
+     .moves_data = false},
 };
 
 EngineInfo probe(const EngineRow& row) {
@@ -119,6 +124,11 @@ bool engine_takes_direct(std::string_view name) {
 bool engine_takes_map_advice(std::string_view name) {
   const EngineRow* row = find_row(name);
   return row != nullptr && row->map_advice;
+}
+
+bool engine_moves_data(std::string_view name) {
+  const EngineRow* row = find_row(name);
+  return row == nullptr || row->moves_data;
 }
 
 Status make_engine(std::string_view name, const EngineOptions& opts, std::unique_ptr<Engine>* out) {

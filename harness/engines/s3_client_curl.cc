@@ -320,7 +320,8 @@ class CurlS3Client final : public S3Client {
       r.http_status = http;
       r.etag = std::move(t->etag);
       const unsigned retries = t->attempt - 1;
-      S3ErrorContext ctx{s3_method_name(t->req.method), cfg_.endpoint, cfg_.bucket, t->req.key, creds_.key_id};
+      S3ErrorContext ctx{s3_method_name(t->req.method), s3_endpoint_used(cfg_), cfg_.bucket, t->req.key,
+                         creds_.key_id};
       if (t->overflow) {
         r.status = Status::IoError(ctx.method + " s3://" + cfg_.bucket + "/" + t->req.key + ": the answer is longer than the " +
                                    std::to_string(t->req.dest_len) + " bytes asked for");

@@ -1,5 +1,8 @@
 #include "harness/engines/s3_config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 namespace iofab {
 namespace {
 
@@ -49,36 +52,88 @@ Status parse_s3_target(std::string_view target, std::string* bucket, std::string
   return Status::Ok();
 }
 
-Status check_s3_endpoint(std::string_view endpoint) {
-  const std::string form = "endpoint \"" + std::string(endpoint) +
-                           "\": expected http://host[:port] or https://host[:port], nothing after";
-  std::string_view rest;
-  if (endpoint.starts_with("http://")) {
-    rest = endpoint.substr(7);
-  } else if (endpoint.starts_with("https://")) {
-    rest = endpoint.substr(8);
-  } else {
-    return Status::Invalid(form);
+namespace {
+
+// An endpoint's parts: "http://", the host as written ("[::1]" for IPv6), and the port text ("" for none).
+struct EndpointParts {
+  std::string_view scheme, host, port;
+};
+
+bool split_endpoint(std::string_view endpoint, EndpointParts* out) {
+  const size_t sep = endpoint.find("://");
+  if (sep == std::string_view::npos) return false;
+  out->scheme = endpoint.substr(0, sep + 3);
+  std::string_view rest = endpoint.substr(sep + 3);
+  if (!rest.empty() && rest.front() == '[') {
+    // An IPv6 literal in brackets (RFC 3986): its colons are not the port's.
+    const size_t close = rest.find(']');
+    if (close == std::string_view::npos) return false;
+    out->host = rest.substr(0, close + 1);
+    rest.remove_prefix(close + 1);
+    if (!rest.empty() && rest.front() != ':') return false;
+    out->port = rest.empty() ? rest : rest.substr(1);
+    return rest.empty() || !out->port.empty();
   }
-  if (rest.empty() || rest.front() == ':') return Status::Invalid(form);
   const size_t colon = rest.rfind(':');
-  const std::string_view host = colon == std::string_view::npos ? rest : rest.substr(0, colon);
+  out->host = colon == std::string_view::npos ? rest : rest.substr(0, colon);
+  out->port = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+  return colon == std::string_view::npos || !out->port.empty();
+}
+
+bool valid_host(std::string_view host) {
+  if (host.empty()) return false;
+  if (host.front() == '[') {
+    if (host.size() < 3 || host.back() != ']') return false;
+    const std::string inside(host.substr(1, host.size() - 2));
+    in6_addr a{};
+    return inet_pton(AF_INET6, inside.c_str(), &a) == 1;
+  }
   for (char c : host) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
                     c == '-' || c == '_';
-    if (!ok) return Status::Invalid(form);
+    if (!ok) return false;
   }
-  if (colon != std::string_view::npos) {
-    const std::string_view port = rest.substr(colon + 1);
-    if (port.empty() || port.size() > 5) return Status::Invalid(form);
-    unsigned v = 0;
-    for (char c : port) {
-      if (c < '0' || c > '9') return Status::Invalid(form);
-      v = v * 10 + static_cast<unsigned>(c - '0');
-    }
-    if (v == 0 || v > 65535) return Status::Invalid(form);
+  return true;
+}
+
+bool valid_port(std::string_view port) {
+  if (port.empty() || port.size() > 5) return false;
+  unsigned v = 0;
+  for (char c : port) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<unsigned>(c - '0');
   }
+  return v > 0 && v <= 65535;
+}
+
+}  // namespace
+
+Status check_s3_endpoint(std::string_view endpoint) {
+  const std::string form =
+      "endpoint \"" + std::string(endpoint) +
+      "\": expected http://host[:port] or https://host[:port] (an IPv6 address in brackets: "
+      "http://[::1]:9000), nothing after";
+  if (!endpoint.starts_with("http://") && !endpoint.starts_with("https://")) return Status::Invalid(form);
+  EndpointParts parts;
+  if (!split_endpoint(endpoint, &parts) || !valid_host(parts.host)) return Status::Invalid(form);
+  if (!parts.port.empty() && !valid_port(parts.port)) return Status::Invalid(form);
   return Status::Ok();
+}
+
+bool s3_endpoint_host_is_ip(std::string_view endpoint) {
+  EndpointParts parts;
+  if (!split_endpoint(endpoint, &parts)) return false;
+  if (parts.host.starts_with("[")) return true;
+  const std::string host(parts.host);
+  in_addr a{};
+  return inet_pton(AF_INET, host.c_str(), &a) == 1;
+}
+
+std::string s3_endpoint_used(const S3Config& cfg) {
+  if (cfg.addressing != S3Addressing::kVirtualHost) return cfg.endpoint;
+  const size_t host_at = cfg.endpoint.find("://");
+  if (host_at == std::string::npos) return cfg.endpoint;
+  return cfg.endpoint.substr(0, host_at + 3) + cfg.bucket + "." + cfg.endpoint.substr(host_at + 3);
 }
 
 Status parse_s3_addressing(std::string_view text, S3Addressing* out) {
@@ -115,8 +170,7 @@ std::string s3_uri_encode(std::string_view text, bool keep_slash) {
 std::string s3_url(const S3Config& cfg, std::string_view key, std::string_view query) {
   std::string url;
   if (cfg.addressing == S3Addressing::kVirtualHost) {
-    const size_t host_at = cfg.endpoint.find("://") + 3;
-    url = cfg.endpoint.substr(0, host_at) + cfg.bucket + "." + cfg.endpoint.substr(host_at) + "/";
+    url = s3_endpoint_used(cfg) + "/";
   } else {
     url = cfg.endpoint + "/" + cfg.bucket;
     if (!key.empty()) url += "/";

@@ -36,6 +36,12 @@ bool is_s3_target(std::string_view target);
 // An endpoint is http:// or https://, a host, an optional port, nothing after. InvalidArgument names
 // the field ("endpoint") and the expected form.
 Status check_s3_endpoint(std::string_view endpoint);
+// True when a valid endpoint's host is an IP address (IPv4, or IPv6 in brackets): no bucket can be put in
+// front of it as virtual-host addressing does.
+bool s3_endpoint_host_is_ip(std::string_view endpoint);
+// The scheme, host and port requests go to: the endpoint, or with virtual-host addressing the bucket's host
+// in front of it (http://bench.s3.example:9000). Errors name this: it is what was tried.
+std::string s3_endpoint_used(const S3Config& cfg);
 Status parse_s3_addressing(std::string_view text, S3Addressing* out);
 const char* s3_addressing_name(S3Addressing a);
 

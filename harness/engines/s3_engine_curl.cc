@@ -228,7 +228,10 @@ class S3Engine final : public Engine {
   Status abort_upload(File* f) {
     if (!f->started || f->committed) return Status::Ok();
     f->committed = true;  // once: an abort that fails is not retried
-    return s3_abort_upload(*ctl_, f->up);
+    Status s = s3_abort_upload(*ctl_, f->up);
+    // Every failed abort reaches the phase's warnings, whoever drops this status (the destructor does).
+    if (!s.ok()) files_target_->note_failed_abort(f->up.key, s);
+    return s;
   }
 
   unsigned depth_;

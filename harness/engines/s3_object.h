@@ -26,6 +26,11 @@ struct S3Target {
     std::lock_guard<std::mutex> lock(mu_);
     stats_.merge(s);
   }
+  // An abort that failed: the upload's parts stay in the bucket; the phase warns (put_request_metrics).
+  void note_failed_abort(const std::string& key, const Status& why) {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.note_failed_abort(key + ": " + why.message());
+  }
   S3Stats take_stats() {
     std::lock_guard<std::mutex> lock(mu_);
     S3Stats out = std::move(stats_);

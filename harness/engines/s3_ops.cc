@@ -64,7 +64,7 @@ Status s3_complete_upload(S3Client& c, const S3Upload& up) {
   if (Status s = c.perform(std::move(req), &r); !s.ok()) return s;
   // S3 may answer 200 and still fail the completion, with an <Error> in the body.
   if (r.text.find("<Error>") != std::string::npos) {
-    S3ErrorContext ctx{"POST", c.config().endpoint, c.config().bucket, up.key, ""};
+    S3ErrorContext ctx{"POST", s3_endpoint_used(c.config()), c.config().bucket, up.key, ""};
     return s3_http_error(ctx, 500, r.text, 0);
   }
   return Status::Ok();
@@ -117,9 +117,15 @@ Status s3_upload(S3Client& c, std::string_view key, std::string_view data, uint6
   if (first.ok()) first.update(drain(c, nullptr));
   if (first.ok()) return s3_complete_upload(c, up);
   if (first.code() != Status::Code::kInterrupted) {
-    // The upload's first error is what the caller needs; an abort that fails too would only hide it.
+    // The upload's first error is what the caller needs; an abort that fails too is said after it, as
+    // its parts stay in the bucket.
     drain(c, nullptr).ignore_error();
-    s3_abort_upload(c, up).ignore_error();
+    if (Status a = s3_abort_upload(c, up); !a.ok()) {
+      return Status::FromCode(first.code(), first.message() +
+                                                "; aborting the upload failed too, so its parts "
+                                                "stay in the bucket under key \"" +
+                                                up.key + "\": " + a.message());
+    }
   }
   return first;
 }

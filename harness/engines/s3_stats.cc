@@ -13,6 +13,15 @@ void S3Stats::merge(const S3Stats& o) {
   for (const auto& [k, v] : o.errors_by_status) errors_by_status[k] += v;
   ttfb_ns.merge(o.ttfb_ns);
   latency_ns.merge(o.latency_ns);
+  aborts_failed += o.aborts_failed;
+  for (const auto& f : o.abort_failures) {
+    if (abort_failures.size() < kMaxAbortFailures) abort_failures.push_back(f);
+  }
+}
+
+void S3Stats::note_failed_abort(std::string what) {
+  ++aborts_failed;
+  if (abort_failures.size() < kMaxAbortFailures) abort_failures.push_back(std::move(what));
 }
 
 nlohmann::json S3Stats::to_json() const {
@@ -23,7 +32,9 @@ nlohmann::json S3Stats::to_json() const {
           {"retried_by_status", retried_by_status},
           {"errors_by_status", errors_by_status},
           {"ttfb_ns", ttfb_ns.to_json()},
-          {"latency_ns", latency_ns.to_json()}};
+          {"latency_ns", latency_ns.to_json()},
+          {"aborts_failed", aborts_failed},
+          {"abort_failures", abort_failures}};
 }
 
 bool S3Stats::from_json(const nlohmann::json& j, S3Stats* out) {
@@ -46,6 +57,17 @@ bool S3Stats::from_json(const nlohmann::json& j, S3Stats* out) {
   }
   if (!j.contains("ttfb_ns") || !s.ttfb_ns.from_json(j["ttfb_ns"])) return false;
   if (!j.contains("latency_ns") || !s.latency_ns.from_json(j["latency_ns"])) return false;
+  if (j.contains("aborts_failed")) {
+    if (!j["aborts_failed"].is_number_unsigned() || !j.contains("abort_failures") ||
+        !j["abort_failures"].is_array()) {
+      return false;
+    }
+    s.aborts_failed = j["aborts_failed"].get<uint64_t>();
+    for (const auto& f : j["abort_failures"]) {
+      if (!f.is_string()) return false;
+      if (s.abort_failures.size() < kMaxAbortFailures) s.abort_failures.push_back(f.get<std::string>());
+    }
+  }
   *out = std::move(s);
   return true;
 }

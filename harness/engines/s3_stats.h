@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -24,6 +25,12 @@ struct S3Stats {
   std::map<std::string, uint64_t> errors_by_status;   // requests that failed for good
   Histogram ttfb_ns;        // request start to the first byte of the answer, every try
   Histogram latency_ns;     // request start to its last byte, every try
+  // Multipart uploads whose abort failed: their parts stay in the bucket (and are billed) until someone
+  // aborts them. The first kMaxAbortFailures as "key: why"; the count is whole.
+  static constexpr size_t kMaxAbortFailures = 8;
+  uint64_t aborts_failed = 0;
+  std::vector<std::string> abort_failures;
+  void note_failed_abort(std::string what);
   void merge(const S3Stats& o);
   nlohmann::json to_json() const;
   static bool from_json(const nlohmann::json& j, S3Stats* out);

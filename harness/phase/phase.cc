@@ -18,6 +18,13 @@ const MetricInfo* find_metric(const PhaseKind& kind, std::string_view metric) {
   return nullptr;
 }
 
+bool is_verify_metric(const PhaseKind& kind, std::string_view metric) {
+  for (std::string_view m : kind.verify_metrics) {
+    if (m == metric) return true;
+  }
+  return false;
+}
+
 std::vector<MetricInfo> with_solo_metrics(std::vector<MetricInfo> table, std::span<const std::string_view> solo) {
   const size_t own = table.size();
   for (std::string_view name : solo) {

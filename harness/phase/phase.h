@@ -110,6 +110,10 @@ class Phase {
   // the param's name; the runner puts the phase's path before it ("phases.NAME.") and asks before
   // anything is written, so the suite exits 2.
   virtual Status check_on_object_store() const { return Status::Ok(); }
+  // The longest store path it makes below its own folder (the folder's name not counted) on ranks ranks;
+  // 0 for a phase that writes nothing. On an object store every path is a key, and S3 refuses a key over
+  // 1,024 bytes: the runner refuses a prefix that would make one before anything is written.
+  virtual size_t longest_path_bytes(int /*ranks*/) const { return 0; }
   // Runs on every rank. A runtime failure returns IoError (the phase is
   // reported as error, later phases go on); Interrupted when ctx.stop was
   // seen. The merged result is meaningful on rank 0 only.
@@ -145,7 +149,14 @@ struct PhaseKind {
   // The metrics a concurrent group sets beside the same phase run alone: each gets <m>_solo and
   // <m>_vs_solo (concurrent / solo) in the metric table (with_solo_metrics).
   std::span<const std::string_view> solo_metrics{};
+  // The metrics that count what the phase verified in the bytes it read (corrupt_shards, verified_bytes):
+  // not measured when its engine moves no data (engine null). A check on one is then refused when the suite
+  // is read, and the phase leaves them out of its figures rather than report a 0 it never measured.
+  std::span<const std::string_view> verify_metrics{};
 };
+
+// True when metric is one of kind's verify_metrics.
+bool is_verify_metric(const PhaseKind& kind, std::string_view metric);
 
 // table plus, for each of solo's metrics, <m>_solo (same unit and direction) and <m>_vs_solo (a ratio).
 std::vector<MetricInfo> with_solo_metrics(std::vector<MetricInfo> table, std::span<const std::string_view> solo);

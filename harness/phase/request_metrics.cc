@@ -17,6 +17,13 @@ const std::vector<MetricInfo>& request_metric_infos() {
   return kRows;
 }
 
+bool is_request_metric(std::string_view name) {
+  for (const MetricInfo& m : request_metric_infos()) {
+    if (m.name == name) return true;
+  }
+  return false;
+}
+
 nlohmann::json take_request_stats_json(Store& store) {
   S3Stats s;
   if (!store.take_request_stats(&s)) return nullptr;
@@ -49,6 +56,18 @@ void put_request_metrics(const S3Stats& s, double seconds, PhaseResult* result) 
   m["request_latency_max_s"] = s.latency_ns.max() * 1e-9;
   m["retries"] = static_cast<double>(s.retries);
   m["request_errors"] = static_cast<double>(errors);
+  if (s.aborts_failed > 0) {
+    std::string which;
+    for (const auto& f : s.abort_failures) which += (which.empty() ? "" : "; ") + f;
+    if (s.aborts_failed > s.abort_failures.size()) {
+      which += "; and " + std::to_string(s.aborts_failed - s.abort_failures.size()) + " more";
+    }
+    result->warnings.push_back(
+        std::to_string(s.aborts_failed) + " multipart upload" + (s.aborts_failed == 1 ? "" : "s") +
+        " could not be aborted, so their parts stay in the bucket (billed) until aborted "
+        "(aws s3api list-multipart-uploads, abort-multipart-upload): " +
+        which);
+  }
   result->details["requests"] = {{"retried_by_status", s.retried_by_status},
                                  {"errors_by_status", s.errors_by_status},
                                  {"bytes_sent", s.bytes_sent},

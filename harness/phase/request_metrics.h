@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,8 @@ namespace iofab {
 
 // The rows to append to a storage phase's metric table.
 const std::vector<MetricInfo>& request_metric_infos();
+// True for one of those rows' names: a figure only a phase on an object store (an s3:// target) has.
+bool is_request_metric(std::string_view name);
 
 // This rank's figures since the last call, as wire JSON (null for a store that sends no requests).
 nlohmann::json take_request_stats_json(Store& store);

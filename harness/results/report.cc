@@ -20,6 +20,7 @@ void finalize_verdict(Report* report) {
     // A phase failed with a reason failed on its own (a restore that found corrupt shards): it stays
     // failed whatever its checks say. Without a reason, failed means a check failed.
     const bool own_failure = p.status == PhaseStatus::kFailed && !p.reason.empty();
+    const PhaseStatus ran = p.status;  // how it ended before its checks count
     if (p.status == PhaseStatus::kPassed || p.status == PhaseStatus::kFailed) {
       bool all = true;
       for (const auto& c : p.checks) all = all && c.passed;
@@ -30,10 +31,15 @@ void finalize_verdict(Report* report) {
       if (!c.passed) {
         failed = true;
         const std::string status = phase_status_text(p.status);
+        // A phase that ran to its end without the figure did not measure it: "phase failed" would blame
+        // the phase for what is the check's own failing.
+        const bool ran_to_end = ran == PhaseStatus::kPassed || ran == PhaseStatus::kFailed;
         report->verdict_reasons.push_back(p.name + ": check " + c.name + " failed" +
-                                          (!c.has_value ? " (no value: phase " + status + ")"
-                                           : !trusted   ? " (phase " + status + ")"
-                                                        : ""));
+                                          (!c.has_value && ran_to_end
+                                               ? " (no value: the phase did not measure " + c.metric + ")"
+                                           : !c.has_value ? " (no value: phase " + status + ")"
+                                           : !trusted     ? " (phase " + status + ")"
+                                                          : ""));
       }
     }
     switch (p.status) {

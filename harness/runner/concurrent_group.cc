@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "harness/runner/progress_line.h"
+#include "harness/suite/phase_groups.h"
 
 namespace iofab {
 
@@ -13,10 +14,23 @@ using nlohmann::json;
 namespace {
 
 // The folder (and the phase name) of a phase's solo run: '.' is never in a suite's phase name.
-std::string solo_name(const std::string& name) { return name + ".solo"; }
+std::string solo_name(const std::string& name) { return name + std::string(kSoloSuffix); }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// A solo run that did not pass leaves its phase no better: the figures beside the others are half of what
+// the phase measures (the other half, alone, is missing), so a passed verdict would hide the failure.
+void fold_solo_outcome(MemberOutcome* m) {
+  if (!m->solo_ran) return;
+  if (!m->solo_status.ok() && m->solo_status.code() != Status::Code::kInterrupted) {
+    if (m->status.ok()) {
+      m->status = Status::FromCode(m->solo_status.code(), "alone (solo run): " + m->solo_status.message());
+    }
+  } else if (m->solo_status.ok() && !m->solo_result.failure.empty() && m->result.failure.empty()) {
+    m->result.failure = "alone (solo run): " + m->solo_result.failure;
+  }
 }
 
 }  // namespace
@@ -54,7 +68,10 @@ void run_group_together(const GroupRun& g, std::vector<MemberOutcome>* out, cons
     if (made.ok()) made = g.comm.duplicate(&m.comm);
     if (!made.ok()) m.status = Status::Unavailable("could not run beside the group's other phases: " + made.message());
   }
-  if (!made.ok()) return;
+  if (!made.ok()) {
+    for (auto& m : *out) fold_solo_outcome(&m);
+    return;
+  }
 
   int publishers = 0;
   for (size_t k = 0; k < g.group.count; ++k) publishers += g.phases[g.group.first + k].kind->publishes_windows ? 1 : 0;
@@ -93,6 +110,7 @@ void run_group_together(const GroupRun& g, std::vector<MemberOutcome>* out, cons
     if (on_start) on_start();
     for (auto& t : threads) t.join();
   }
+  for (auto& m : *out) fold_solo_outcome(&m);
 }
 
 void add_group_figures(const GroupRun& g, size_t member, const MemberOutcome& m, PhaseReport* pr) {

@@ -46,7 +46,8 @@ struct GroupRun {
 
 // Each phase alone, in order, when the group asks for it. out: one outcome per phase of the group.
 void run_group_solo(const GroupRun& g, std::vector<MemberOutcome>* out);
-// Every phase at once; returns when all have ended. out: one outcome per phase (after run_group_solo).
+// Every phase at once; returns when all have ended. out: one outcome per phase (after run_group_solo); a
+// phase whose solo run failed ends no better (its status or failure then names the solo run).
 // on_start (may be empty) runs on this thread once every phase is set up and what they measure starts.
 void run_group_together(const GroupRun& g, std::vector<MemberOutcome>* out, const std::function<void()>& on_start);
 // A member's report additions: details.concurrent, and <m>_solo and <m>_vs_solo for its kind's

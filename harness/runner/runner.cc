@@ -21,7 +21,6 @@
 #include "harness/engines/io_pump.h"
 #include "harness/fs/direct_probe.h"
 #include "harness/fs/run_dir.h"
-#include "harness/runner/s3_run.h"
 #include "harness/fs/target.h"
 #include "harness/fs/target_counters.h"
 #include "harness/runner/cluster_hosts.h"
@@ -29,10 +28,12 @@
 #include "harness/runner/host_info.h"
 #include "harness/runner/phase_telemetry.h"
 #include "harness/runner/progress_line.h"
+#include "harness/runner/s3_run.h"
 #include "harness/runner/signals.h"
 #include "harness/runner/stop_watchdog.h"
 #include "harness/store/posix_store.h"
 #include "harness/suite/suite.h"
+#include "harness/suite/suite_target.h"
 #include "harness/telemetry/sampler.h"
 
 namespace iofab {
@@ -223,39 +224,14 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   // here, as a folder's are, before anything is written.
   const bool on_s3 = is_s3_target(target_path);
   S3RunTarget s3;
-  if (on_s3 && !suite.groups.empty()) {
-    // An object store's request figures are taken per store, not per phase: at once they would mix.
-    return Status::Invalid("phases: concurrent group " + suite.groups.front().label +
-                           " on an s3:// target; phases run at once only on a folder target for now "
-                           "(docs/phases/concurrent.md)");
-  }
-  for (const auto& p : suite.phases) {
-    if (on_s3 && !p.kind->object_store) {
-      return Status::Invalid("phase " + p.name + ": kind " + std::string(p.kind->name) +
-                             " does not run on an object store yet; on an s3:// target a suite holds ingest, "
-                             "train_read, checkpoint, restore, collectives and rdma phases "
-                             "(docs/object-storage.md)");
-    }
-    if (Status s = on_s3 ? p.phase->check_on_object_store() : Status::Ok(); !s.ok()) {
-      return Status::Invalid("phases." + p.name + "." + s.message());
-    }
-    // A descriptor engine cannot reach an object: bad input, refused before anything is written.
-    const auto engine = p.params.find("engine");
-    if (on_s3 && engine != p.params.end() && engine->is_string() && *engine != "auto" && *engine != "s3") {
-      return Status::Invalid("phases." + p.name + ".engine: \"" + engine->get<std::string>() +
-                             "\" cannot reach an object store; expected \"auto\" or \"s3\" on an s3:// target");
-    }
-  }
+  // What the suite may hold on this kind of target: bad input, refused before anything is written.
+  if (Status fits = check_suite_for_target(suite, target_path, comm.size()); !fits.ok()) return fits;
   const Status mine = on_s3 ? prepare_s3_target(target_path, suite.s3, process_env(), &target, &s3)
                             : check_target(target_path, &target);
   st = agree_status(comm, mine);
   // A bucket that refuses the credentials, or an endpoint that refuses the connection, is a failure at
   // run time (exit 3), not bad input.
   if (!st.ok()) return mine.code() == Status::Code::kIoError ? Status::IoError(st.message()) : st;
-  if (const std::vector<std::string> direct = direct_phase_names(suite); on_s3 && !direct.empty()) {
-    return Status::Invalid("phase " + direct.front() + ": direct: true, but an object store has no O_DIRECT; set "
-                           "direct: false for an s3:// target");
-  }
   std::string preflight_note;
 
   // Free space first: the bytes the run will hold at its peak, plus a margin.

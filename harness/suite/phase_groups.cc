@@ -1,8 +1,12 @@
 #include "harness/suite/phase_groups.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <set>
+#include <utility>
 
 #include "harness/phase/params.h"
+#include "harness/suite/phase_links.h"
 #include "workloads/phase_table.h"
 
 namespace iofab {
@@ -20,6 +24,51 @@ std::string kinds_that_follow() {
     if (k.follows_clock) out += (out.empty() ? "" : ", ") + std::string(k.name);
   }
   return out.empty() ? "none" : out;
+}
+
+// A dataset_dir as one folder, however it is written ("/d/x/", "/d/./x", a link to it).
+std::filesystem::path folder_identity(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(dir, ec);
+  if (ec) p = std::filesystem::path(dir).lexically_normal();
+  return p.has_filename() ? p : p.parent_path();
+}
+
+bool same_or_inside(const std::filesystem::path& a, const std::filesystem::path& b) {
+  auto [ia, ib] = std::mismatch(a.begin(), a.end(), b.begin(), b.end());
+  return ia == a.end() || ib == b.end();
+}
+
+// What members running at once cannot share, refused here rather than after the solo runs: the solo
+// run's folder (NAME.solo) within a file name's 255 bytes, and a dataset_dir (one run holds its lock).
+void check_members_apart(const Suite& suite, const PhaseGroup& g, const std::vector<std::string>& paths,
+                         std::vector<std::string>* errors) {
+  std::vector<std::pair<std::filesystem::path, size_t>> dirs;  // a dataset_dir, and the member giving it
+  for (size_t k = g.first; k < suite.phases.size(); ++k) {
+    const PhaseSpec& p = suite.phases[k];
+    const std::string& at = paths[k - g.first];
+    if (g.solo && p.name.size() + kSoloSuffix.size() > kMaxPhaseNameBytes) {
+      errors->push_back(at + ".name: " + std::to_string(p.name.size()) +
+                        " bytes; a phase of a group with solo runs has at most " +
+                        std::to_string(kMaxPhaseNameBytes - kSoloSuffix.size()) +
+                        " (its solo run's folder is the name and \".solo\", a file name of at most " +
+                        std::to_string(kMaxPhaseNameBytes) +
+                        " bytes): shorten it, or set the group's solo: false");
+    }
+    const auto it = p.params.find("dataset_dir");
+    if (it == p.params.end() || !it->is_string() || it->get<std::string>().empty()) continue;
+    const std::filesystem::path dir = folder_identity(it->get<std::string>());
+    for (const auto& [other, j] : dirs) {
+      if (!same_or_inside(dir, other)) continue;
+      errors->push_back(at + ".dataset_dir: \"" + it->get<std::string>() + "\" is " +
+                        (dir == other ? "the dataset_dir" : "inside or around the dataset_dir") + " of " +
+                        suite.phases[j].name +
+                        ", which runs at the same time (one phase holds a dataset folder's lock while it "
+                        "reads): expected a folder of its own");
+      break;
+    }
+    dirs.emplace_back(dir, k);
+  }
 }
 
 }  // namespace
@@ -70,6 +119,7 @@ void parse_group(const json& entry, const std::string& path, const ParsePhaseFn&
                                "or false, got " + describe_json_value(entry["solo"]));
     }
   }
+  check_members_apart(*out, g, paths, errors);
   if (entry.contains("clock")) {
     const json& c = entry["clock"];
     for (size_t k = g.first; c.is_string() && k < out->phases.size(); ++k) {

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,10 @@
 #include "harness/suite/suite.h"
 
 namespace iofab {
+
+// A member's solo run (its phase alone, first) works in the folder "<name>.solo" ('.' is never in a phase's
+// name): a member's name leaves room for it.
+inline constexpr std::string_view kSoloSuffix = ".solo";
 
 // Parses one phase object at path into out->phases; true when it was valid.
 using ParsePhaseFn = std::function<bool(const nlohmann::json& phase, const std::string& path)>;

@@ -4,6 +4,9 @@
 #include <string>
 #include <string_view>
 
+#include "workloads/checkpoint/model_spec.h"
+#include "workloads/checkpoint/presets.h"
+
 namespace iofab {
 
 namespace {
@@ -52,19 +55,63 @@ std::optional<size_t> check_link(const std::vector<PhaseSpec>& phases, size_t i,
   return std::nullopt;
 }
 
+// The restore param that makes it load tensors (reshard_to, weights_only, read: "tensors"); "" for files.
+std::string tensor_read_param(const PhaseSpec& p) {
+  if (p.params.contains("reshard_to")) return "reshard_to";
+  const auto w = p.params.find("weights_only");
+  if (w != p.params.end() && w->is_boolean() && w->get<bool>()) return "weights_only";
+  if (string_param(p, "read") == "tensors") return "read";
+  return "";
+}
+
+// Why checkpoint phase c writes no tensor index (a restore that loads tensors needs one); "" when it does:
+// a model (preset or model) with formula "exact", in layout dcp or megatron.
+std::string why_no_tensor_index(const PhaseSpec& c) {
+  const std::string layout = string_param(c, "layout");
+  if (layout != "dcp" && layout != "megatron") {
+    return "its layout is \"" + (layout.empty() ? std::string("shards") : layout) +
+           "\", which keeps no tensor index";
+  }
+  TransformerSpec spec;
+  if (const ModelPreset* preset = find_model_preset(string_param(c, "preset")); preset != nullptr) {
+    spec = preset->spec;
+  }
+  const auto model = c.params.find("model");
+  if (model != c.params.end() && !parse_model_spec(*model, "model", &spec).ok()) return "";  // its own error
+  if (spec.formula != ModelFormula::kExact) {
+    return "its model follows DLIO's rules (formula \"dlio\"), whose pieces do not add up to whole tensors";
+  }
+  return "";
+}
+
 void check_restore(const std::vector<PhaseSpec>& phases, size_t i, const std::string& path,
                    std::vector<std::string>* errors) {
   const PhaseSpec& p = phases[i];
   if (!string_param(p, "from").empty()) return;  // a folder elsewhere: read at run time
   const std::string named = string_param(p, "checkpoint");
+  std::optional<size_t> source;
   if (named.empty()) {
     if (earlier_of(phases, i, "checkpoint") == "none") {
       errors->push_back(path + ": nothing to restore: no checkpoint phase runs before " + p.name +
                         "; put one before it, or give `from` (a checkpoint folder of another run)");
+      return;
     }
-    return;
+    // The nearest earlier one: it commits last.
+    for (size_t k = 0; k < i; ++k) {
+      if (phases[k].kind->name == "checkpoint") source = k;
+    }
+  } else {
+    source = check_link(phases, i, path, "checkpoint", "checkpoint", named, "its checkpoint", errors);
   }
-  (void)check_link(phases, i, path, "checkpoint", "checkpoint", named, "its checkpoint", errors);
+  // Loading tensors needs the checkpoint's tensor index: known now, not after the checkpoint is written.
+  const std::string tensors = tensor_read_param(p);
+  if (!source || tensors.empty()) return;
+  if (const std::string why = why_no_tensor_index(phases[*source]); !why.empty()) {
+    errors->push_back(path + "." + tensors + ": loads tensors, but checkpoint phase " + phases[*source].name +
+                      " writes no tensor index: " + why +
+                      "; write it with a model (preset or model, formula \"exact\") and layout \"dcp\" or "
+                      "\"megatron\", or restore whole files (read: \"files\")");
+  }
 }
 
 // weights_from: an earlier model_load phase that wrote its own files.

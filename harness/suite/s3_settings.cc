@@ -89,6 +89,16 @@ void parse_s3_settings(const json& j, S3Settings* out, std::vector<std::string>*
       s.allow_bucket_root = j["allow_bucket_root"].get<bool>();
     }
   }
+  if (s.addressing == S3Addressing::kVirtualHost && !s.endpoint.empty() &&
+      s3_endpoint_host_is_ip(s.endpoint)) {
+    // bucket.127.0.0.1 is no host: every request would fail to resolve a name nobody chose.
+    errors->push_back(
+        "s3.addressing: \"virtual\" puts the bucket in the endpoint's host name "
+        "(<bucket>.<host>), but the endpoint " +
+        s.endpoint +
+        " is an IP address, which has no name to put it in; expected addressing \"path\", or an "
+        "endpoint with a host name");
+  }
   *out = std::move(s);
 }
 

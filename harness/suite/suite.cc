@@ -14,6 +14,7 @@
 #include "harness/core/json_input.h"
 #include "harness/core/json_text.h"
 #include "harness/core/units.h"
+#include "harness/engines/engine_choice.h"
 #include "harness/phase/params.h"
 #include "harness/suite/embedded_suites.h"
 #include "harness/suite/phase_groups.h"
@@ -217,8 +218,23 @@ void parse_headline(const json& arr, const std::string& path, const PhaseKind& k
   }
 }
 
-void parse_checks(const json& arr, const std::string& path, const PhaseKind& kind, std::vector<CheckSpec>* out,
-                  std::vector<std::string>* errors) {
+// A check on a figure the phase's engine does not measure (corrupt_shards with engine null, which reads
+// no bytes) could only pass on a 0 nobody measured: refused, naming the check and why.
+bool measured_with_engine(const PhaseKind& kind, const std::string& metric, const json& params,
+                          const std::string& at, std::vector<std::string>* errors) {
+  const auto engine = params.find("engine");
+  if (engine == params.end() || !engine->is_string()) return true;
+  const std::string name = engine->get<std::string>();
+  if (engine_moves_data(name) || !is_verify_metric(kind, metric)) return true;
+  errors->push_back(at + ": " + metric + " is not measured with engine " + name + ": it moves no bytes, so " +
+                    std::string(kind.name) +
+                    " verifies nothing and the check could pass on a figure never measured; check a figure "
+                    "it measures, or use an engine that reads the data (engine \"auto\")");
+  return false;
+}
+
+void parse_checks(const json& arr, const std::string& path, const PhaseKind& kind, const json& params,
+                  std::vector<CheckSpec>* out, std::vector<std::string>* errors) {
   if (!arr.is_array()) {
     errors->push_back(path + ": expected an array of checks like [{\"metric\": \"write_bytes_per_s\", \"op\": "
                              "\">=\", \"value\": \"1GB/s\"}], got " + describe_json_value(arr));
@@ -235,6 +251,7 @@ void parse_checks(const json& arr, const std::string& path, const PhaseKind& kin
       if (kCheckKeys.count(k) == 0) errors->push_back(cp + "." + k + ": unknown key; expected metric, op, value, name");
     }
     CheckSpec spec;
+    spec.path = cp;
     if (!c.contains("metric") || !c["metric"].is_string()) {
       errors->push_back(cp + ".metric: expected a metric name of phase kind " + std::string(kind.name));
       continue;
@@ -248,6 +265,7 @@ void parse_checks(const json& arr, const std::string& path, const PhaseKind& kin
                         std::string(kind.name) + "; expected one of: " + names);
       continue;
     }
+    if (!measured_with_engine(kind, spec.metric, params, cp + ".metric", errors)) continue;
     std::string op = c.contains("op") && c["op"].is_string() ? c["op"].get<std::string>() : "";
     if (!c.contains("op")) op = info->better == Better::kLower ? "<=" : ">=";
     if (op == ">=") spec.op = CheckOp::kGe;
@@ -390,6 +408,7 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
         return false;
       }
       PhaseSpec spec;
+      spec.path = path;
       spec.kind = kind;
       spec.name = std::string(kind->name);
       if (p.contains("name")) {
@@ -429,7 +448,9 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
       spec.phase = kind->parse(reader);
       Status st = reader.finish(kPhaseOwnKeys);
       errors.insert(errors.end(), reader.errors().begin(), reader.errors().end());
-      if (p.contains("checks")) parse_checks(p["checks"], path + ".checks", *kind, &spec.checks, &errors);
+      if (p.contains("checks")) {
+        parse_checks(p["checks"], path + ".checks", *kind, reader.resolved(), &spec.checks, &errors);
+      }
       if (p.contains("headline")) parse_headline(p["headline"], path + ".headline", *kind, &spec.headline, &errors);
       if (!st.ok()) return false;
       if (!spec.phase->planned_bytes(1) || !spec.phase->retained_bytes(1)) {

@@ -18,6 +18,7 @@
 namespace iofab {
 
 struct CheckSpec {
+  std::string path;       // its JSON path, "phases[0].checks[1]", for messages
   std::string name;       // given, or "<metric> <op> <threshold text>"
   std::string metric;
   CheckOp op = CheckOp::kGe;
@@ -26,6 +27,7 @@ struct CheckSpec {
 };
 
 struct PhaseSpec {
+  std::string path;  // its JSON path, "phases[2]" or "phases[0].concurrent[1]", for messages
   std::string name;
   const PhaseKind* kind = nullptr;
   std::unique_ptr<Phase> phase;

@@ -97,6 +97,25 @@ class FailingPhase final : public Phase {
   Status run(PhaseContext&, PhaseResult*) override { return Status::IoError("no disk today"); }
 };
 
+// Fails alone (its folder NAME.solo), passes beside the others: as a name of 251+ bytes did, whose
+// "NAME.solo" folder is past a file name's 255 bytes.
+class FailsAlonePhase final : public Phase {
+ public:
+  explicit FailsAlonePhase(Seen* seen) : seen_(seen) {}
+  std::optional<uint64_t> planned_bytes(int) const override { return 0; }
+  Status run(PhaseContext& ctx, PhaseResult* result) override {
+    if (ctx.ready_to_start) ctx.ready_to_start();
+    if (ctx.phase_name.ends_with(".solo"))
+      return Status::IoError("mkdir " + ctx.phase_name + ": File name too long");
+    seen_->loops++;  // the clock waits for a loop of its follower
+    result->metrics["rate"] = 1;
+    return Status::Ok();
+  }
+
+ private:
+  Seen* seen_;
+};
+
 const PhaseKind kClockKind{"clock", "", nullptr, &no_metrics, nullptr, "", "", false, false, true, true,
                            kSoloMetrics};
 const PhaseKind kFollowerKind{"follower", "", nullptr, &no_metrics, nullptr, "", "", false, true, false, true,
@@ -220,6 +239,19 @@ TEST(ConcurrentGroup, ACommThatCannotDuplicateFailsEveryPhaseWithTheReason) {
     EXPECT_NE(m.status.message().find("self cannot run phases at once"), std::string::npos) << m.status.message();
   }
   EXPECT_EQ(fx.follower_seen.runs.load(), 0);
+}
+
+// A phase whose solo run failed must not pass: its figures beside the others are half of what it measures.
+TEST(ConcurrentGroup, APhaseWhoseSoloRunFailedEndsAsAnErrorNamingTheSoloRun) {
+  Fixture fx;
+  fx.phases[0].phase = std::make_unique<FailsAlonePhase>(&fx.follower_seen);
+  std::vector<MemberOutcome> out(2);
+  run_group_solo(fx.run(), &out);
+  EXPECT_FALSE(out[0].solo_status.ok());
+  run_group_together(fx.run(), &out, nullptr);
+  EXPECT_EQ(out[0].status.code(), Status::Code::kIoError);
+  EXPECT_EQ(out[0].status.message(), "alone (solo run): mkdir loader.solo: File name too long");
+  EXPECT_TRUE(out[1].status.ok()) << out[1].status.message();
 }
 
 TEST(GroupWindows, WaitAllReturnsWhatWasPostedOnceEveryPublisherEndedOrOnStop) {

@@ -362,6 +362,31 @@ TEST(Compare, APhaseSkippedInBothReportsIsOnlyNoted) {
   EXPECT_NE(c.notes.back().find("phase collectives skipped in both reports"), std::string::npos) << c.notes.back();
 }
 
+// Every phase skipped on both sides: "0 regressed, passed" was a gate that could never fail.
+TEST(Compare, NothingComparedIsRefusedAsWithAMetricGlobThatMatchesNothing) {
+  json skipped = make_phase("collectives", "collectives", json::object());
+  skipped["status"] = "skipped";
+  skipped["reason"] = "needs >= 2 ranks";
+  json base = make_report(json::array({skipped}));
+  Comparison c;
+  Status st = compare_reports(load(base, "base.json"), load(base, "cur.json"), {}, &c);
+  ASSERT_EQ(st.code(), Status::Code::kInvalidArgument) << st.message();
+  EXPECT_NE(st.message().find("nothing was compared: no metric has a value in both base.json and cur.json "
+                              "(skipped in both: collectives)"),
+            std::string::npos)
+      << st.message();
+  // Only new metrics (the baseline measured nothing): nothing compared either.
+  json empty = make_report(json::array({make_phase("ingest", "ingest", json::object())}));
+  st = compare_reports(load(empty, "base.json"), load(ingest(1e9, 0.01), "cur.json"), {}, &c);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << st.message();
+  TempDir dir;
+  write_file(dir.path() + "/a.json", base.dump());
+  write_file(dir.path() + "/b.json", base.dump());
+  CommandResult r = run_iofab({"compare", dir.path() + "/a.json", dir.path() + "/b.json"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("nothing was compared"), std::string::npos) << r.err;
+}
+
 TEST(Compare, CliExitsOneForAnInterruptedCurrentRun) {
   TempDir dir;
   json cur = ingest(2.0e9, 0.005);

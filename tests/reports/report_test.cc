@@ -130,6 +130,27 @@ TEST(ReportVerdict, FinalizeIsIdempotent) {
   EXPECT_EQ(r.verdict_reasons.size(), 1u);
 }
 
+// A check on a figure the phase did not produce (request_errors on a folder, a verification figure with
+// engine null): the reason says so, not "phase failed", which blamed a phase that ran well.
+TEST(ReportVerdict, ACheckWithNoValueFromAPhaseThatRanSaysTheFigureWasNotMeasured) {
+  Report r;
+  r.phases.push_back(phase("ingest", {check("request_errors == 0", 0, false, false)}));
+  r.phases[0].checks[0].metric = "request_errors";
+  finalize_verdict(&r);
+  finalize_verdict(&r);
+  ASSERT_EQ(r.verdict_reasons.size(), 1u);
+  EXPECT_EQ(r.verdict_reasons[0],
+            "ingest: check request_errors == 0 failed (no value: the phase did not measure request_errors)");
+  // A phase that did not run to its end still says how it ended.
+  Report e;
+  PhaseReport p = phase("ingest", {check("c", 0, false, false)});
+  p.status = PhaseStatus::kError;
+  p.reason = "disk gone";
+  e.phases.push_back(std::move(p));
+  finalize_verdict(&e);
+  EXPECT_TRUE(contains(e.verdict_reasons[0], "(no value: phase error)")) << e.verdict_reasons[0];
+}
+
 TEST(ReportVerdict, AnErrorPhaseMakesTheRunAnError) {
   Report r;
   r.phases.push_back(phase("a", {check("c", 1, false)}));

@@ -47,6 +47,18 @@ class CheckpointPhase final : public Phase {
     return checked_product({static_cast<uint64_t>(p_.keep), l.shards, l.shard_bytes});
   }
 
+  // step-<count>.tmp/ and the longest shard name (a name grows with its numbers), or the tracker at the
+  // phase folder's root (megatron).
+  size_t longest_path_bytes(int ranks) const override {
+    const ShardLayout l = layout(ranks);
+    size_t name = std::max(kManifestName.size(), kDcpMetadataName.size()) + 4;  // ".tmp" while written
+    if (l.files.empty() && l.shards > 0) name = std::max(name, l.name_of(l.shards - 1).size());
+    for (const PlannedFile& f : l.files) name = std::max(name, f.path.size());
+    const size_t in_step = step_tmp_name(p_.count).size() + 1 + name;
+    return p_.layout == CheckpointLayoutKind::kMegatron ? std::max(in_step, kMegatronTrackerName.size() + 4)
+                                                        : in_step;
+  }
+
   Status run(PhaseContext& ctx, PhaseResult* result) override;
 
  private:

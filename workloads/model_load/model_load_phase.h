@@ -15,6 +15,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "harness/phase/phase.h"
@@ -25,5 +26,8 @@ class ParamReader;
 
 std::unique_ptr<Phase> parse_model_load(ParamReader& r);
 const std::vector<MetricInfo>& model_load_metrics();
+// What the phase verifies in the bytes it reads: not measured with engine null (PhaseKind::verify_metrics).
+inline constexpr std::string_view kModelLoadVerifyMetrics[] = {"corrupt_files", "verified_bytes",
+                                                               "verify_bytes_per_s"};
 
 }  // namespace iofab

@@ -35,9 +35,12 @@ Status load_replica(const PhaseContext& ctx, const ModelLoadParams& p, const std
       continue;
     }
     SafetensorsCheck check(f.bytes);
+    // An engine that moves no data (null) hands back buffers the file never filled: checking them would
+    // call an intact file corrupt. Its files are read, not verified.
+    const bool verify = r->engine->caps().moves_data;
     s = reader.read(handle, f.bytes, static_cast<uint32_t>(p.block_size),
                     [&](const void* data, uint32_t len, uint64_t offset) {
-                      check.feed(static_cast<const unsigned char*>(data), len, offset);
+                      if (verify) check.feed(static_cast<const unsigned char*>(data), len, offset);
                     });
     s.update(r->engine->remove_file(handle));
     r->header_ns += check.header_ns();
@@ -52,7 +55,7 @@ Status load_replica(const PhaseContext& ctx, const ModelLoadParams& p, const std
       r->bad.push_back({f.name, "read failed: " + s.message(), true});
       continue;
     }
-    if (Status c = check.finish(); !c.ok()) r->bad.push_back({f.name, c.message()});
+    if (Status c = verify ? check.finish() : Status::Ok(); !c.ok()) r->bad.push_back({f.name, c.message()});
   }
   const uint64_t end = now_ns();
   if (result.ok() && r->bad.empty()) r->ready_ns = end - t0;

@@ -9,6 +9,7 @@
 
 #include "harness/comm/rank_gather.h"
 #include "harness/core/units.h"
+#include "harness/engines/engine_choice.h"
 #include "harness/phase/io_details.h"
 #include "workloads/checkpoint/budget.h"
 
@@ -157,11 +158,14 @@ void fill_metrics(const ModelLoadParams& p, const LoadSetup& setup, const AllRan
   mt["full_model_bytes"] = full_load;
   if (ix.parameters > 0) mt["parameters"] = static_cast<double>(ix.parameters);
   mt["shard_files"] = static_cast<double>(setup.files.size());
-  mt["corrupt_files"] = static_cast<double>(all.bad.size());
-  mt["verified_bytes"] = static_cast<double>(all.verified);
-  mt["verify_bytes_per_s"] =
-      all.verify_ns > 0 ? static_cast<double>(all.verified) / (all.verify_ns * 1e-9) : 0.0;
-  mt["header_seconds_max"] = all.header_ns_max * 1e-9;
+  // An engine that moves no data (null) hands back no bytes to parse or verify: not measured, not 0.
+  if (engine_moves_data(setup.engine)) {
+    mt["corrupt_files"] = static_cast<double>(all.bad.size());
+    mt["verified_bytes"] = static_cast<double>(all.verified);
+    mt["verify_bytes_per_s"] =
+        all.verify_ns > 0 ? static_cast<double>(all.verified) / (all.verify_ns * 1e-9) : 0.0;
+    mt["header_seconds_max"] = all.header_ns_max * 1e-9;
+  }
   mt["latency_p50_s"] = all.total.latency.percentile(0.50) * 1e-9;
   mt["latency_p99_s"] = all.total.latency.percentile(0.99) * 1e-9;
   mt["latency_max_s"] = all.total.latency.max() * 1e-9;
@@ -201,7 +205,15 @@ void fill_details(const PhaseContext& ctx, const ModelLoadParams& p, const LoadS
   put_io_details(all.total, all.per_rank, setup.engine, result);
 }
 
-void add_warnings(const ModelLoadParams& p, const AllRanks& all, PhaseResult* result) {
+void add_warnings(const ModelLoadParams& p, const LoadSetup& setup, const AllRanks& all,
+                  PhaseResult* result) {
+  if (!engine_moves_data(setup.engine)) {
+    result->warnings.push_back(
+        "engine " + setup.engine +
+        " moves no data: no header was parsed and no tensor byte verified "
+        "(corrupt_files, verified_bytes, verify_bytes_per_s and header_seconds_max are "
+        "not measured)");
+  }
   if (all.replicas > 1) {
     result->warnings.push_back(
         "replicas on one host share its page cache: the first to read a page brings it from storage, the "
@@ -249,7 +261,7 @@ Status report_model_load(PhaseContext& ctx, const ModelLoadParams& p, const Load
   merge_ranks(gathered, &all, &worst);
   fill_metrics(p, setup, all, result);
   fill_details(ctx, p, setup, all, result);
-  add_warnings(p, all, result);
+  add_warnings(p, setup, all, result);
   judge_files(all, setup.files.size(), &worst, result);
   return worst;
 }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "harness/phase/phase.h"
@@ -24,5 +25,8 @@ class ParamReader;
 
 std::unique_ptr<Phase> parse_restore(ParamReader& r);
 const std::vector<MetricInfo>& restore_metrics();
+// What the phase verifies in the bytes it reads: not measured with engine null (PhaseKind::verify_metrics).
+inline constexpr std::string_view kRestoreVerifyMetrics[] = {"corrupt_shards", "verified_bytes",
+                                                             "verify_bytes_per_s"};
 
 }  // namespace iofab

@@ -200,10 +200,13 @@ void fill_metrics(const RestoreParams& p, const Manifest& m, const AllRanks& all
   mt["restore_seconds"] = restore_s;
   mt["read_bytes_per_s"] = read_bps;
   mt["read_write_ratio"] = ckpt_bytes > 0 ? static_cast<double>(total.bytes) / ckpt_bytes : 0.0;
-  mt["verify_bytes_per_s"] =
-      all.verify_ns > 0 ? static_cast<double>(all.verified) / (all.verify_ns * 1e-9) : 0.0;
-  mt["verified_bytes"] = static_cast<double>(all.verified);
-  mt["corrupt_shards"] = static_cast<double>(all.bad_shards.size());
+  // Engine null reads no bytes: what verification would count is not measured, so not reported as 0.
+  if (engine_moves_data(p.engine)) {
+    mt["verify_bytes_per_s"] =
+        all.verify_ns > 0 ? static_cast<double>(all.verified) / (all.verify_ns * 1e-9) : 0.0;
+    mt["verified_bytes"] = static_cast<double>(all.verified);
+    mt["corrupt_shards"] = static_cast<double>(all.bad_shards.size());
+  }
   mt["checkpoint_bytes"] = ckpt_bytes;
   mt["shards"] = static_cast<double>(m.shards.size());
   mt["full_read_bytes"] = full_read;
@@ -272,8 +275,10 @@ void add_warnings(const RestoreParams& p, const AllRanks& all, bool on_objects, 
           " stayed in the page cache after dropping it: restore figures partly measure memory");
     }
   }
-  if (resolve_engine_name(p.engine) == "null") {
-    result->warnings.push_back("engine null moves no data: nothing was verified");
+  if (!engine_moves_data(p.engine)) {
+    result->warnings.push_back("engine " + p.engine +
+                               " moves no data: nothing was verified; corrupt_shards, verified_bytes and "
+                               "verify_bytes_per_s are not measured");
   }
 }
 
