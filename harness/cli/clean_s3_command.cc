@@ -31,7 +31,9 @@ std::string run_name_of(const std::string& key, const std::string& base) {
   return is_run_dir_name(name) ? name : "";
 }
 
-Status gather(S3Client& c, const std::string& base, std::map<std::string, RunKeys>* runs) {
+// *unlisted: why the server's unfinished uploads could not be listed ("" when they were).
+Status gather(S3Client& c, const std::string& base, std::map<std::string, RunKeys>* runs,
+              std::string* unlisted) {
   std::vector<S3Object> objects;
   if (Status s = s3_list(c, base + "iofab-", &objects); !s.ok()) return s;
   for (S3Object& o : objects) {
@@ -43,7 +45,10 @@ Status gather(S3Client& c, const std::string& base, std::map<std::string, RunKey
     r.keys.push_back(std::move(o.key));
   }
   std::vector<S3Upload> uploads;
-  if (Status s = s3_list_uploads(c, base + "iofab-", &uploads); !s.ok()) return s;
+  if (Status s = s3_list_uploads(c, base + "iofab-", &uploads); !s.ok()) {
+    if (s.code() != Status::Code::kUnavailable) return s;
+    *unlisted = s.message();
+  }
   for (S3Upload& u : uploads) {
     const std::string name = run_name_of(u.key, base);
     if (!name.empty()) (*runs)[name].uploads.push_back(std::move(u));
@@ -93,9 +98,14 @@ int clean_s3_target(const CleanArgs& args, bool interactive, std::istream& in, s
   }
   const std::string base = t.prefix.empty() ? "" : t.prefix + "/";
   std::map<std::string, RunKeys> runs;
-  if (Status s = gather(*client, base, &runs); !s.ok()) {
+  std::string unlisted;
+  if (Status s = gather(*client, base, &runs, &unlisted); !s.ok()) {
     err << "iofab clean: " << args.target << ": " << s.message() << "\n";
     return 3;
+  }
+  if (!unlisted.empty()) {
+    out << "note: this server does not list unfinished multipart uploads (" << unlisted
+        << "): any under the run prefixes stay; the server's own tools show them\n";
   }
   std::map<std::string, RunKeys> doomed;
   bool any_kept = false;

@@ -17,7 +17,10 @@ Status s3_list_uploads(S3Client& c, std::string_view prefix, std::vector<S3Uploa
     if (!id_marker.empty()) req.query += "&upload-id-marker=" + s3_uri_encode(id_marker, false);
     req.query += "&uploads=";
     S3Result r;
-    if (Status s = c.perform(std::move(req), &r); !s.ok()) return s;
+    if (Status s = c.perform(std::move(req), &r); !s.ok()) {
+      // Servers that keep no list of uploads (s3rver) answer 501 NotImplemented.
+      return r.http_status == 501 ? Status::Unavailable(s.message()) : s;
+    }
     for (const std::string& item : s3_xml_all(r.text, "Upload")) {
       S3Upload u;
       u.key = s3_xml_text(item, "Key");

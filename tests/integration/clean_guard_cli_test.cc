@@ -93,7 +93,7 @@ TEST(CleanCli, ALiveRunsLocalTierFolderOutlivesClean) {
   fs::create_directory(local);
   expect_clean_leaves_the_live_side_folder(
       R"({"defaults": {"engine": "psync", "workers": 1, "block_size": "256KiB", "queue_depth": 4},
-          "phases": [{"kind": "checkpoint", "name": "p", "checkpoint_size": "4MiB", "count": 1000000, "gap": 0,
+          "phases": [{"kind": "checkpoint", "name": "p", "checkpoint_size": "4MiB", "count": 100000, "gap": 0,
                       "tier": "two", "local_dir": ")" +
           local + R"("}]})",
       local, dir);
