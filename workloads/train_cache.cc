@@ -78,7 +78,9 @@ Status SampleCache::open(const CacheTierOptions& opts, const PhaseContext& ctx,
   // From here a failure leaves nothing behind: the cache's destructor removes what was made.
   std::unique_ptr<SampleCache> cache(new SampleCache(ctx, info.path, run_name, std::move(store),
                                                      opts.host_limit / static_cast<uint64_t>(ranks)));
-  s = cache->store_->make_folder(ctx.phase_name);
+  // Held like the run folder, so `iofab clean` on cache_dir sees a live run's folder.
+  s = cache->hold_.hold(info.path + "/" + run_name, ctx.keep);
+  if (s.ok()) s = cache->store_->make_folder(ctx.phase_name);
   if (!s.ok()) return Status::IoError("cache_dir " + info.path + ": " + s.message());
   *out = std::move(cache);
   return Status::Ok();
@@ -227,11 +229,9 @@ Status SampleCache::remove() {
   removed_ = true;
   Status s = store_->remove_tree(phase_);
   store_.reset();
-  std::unique_ptr<Store> parent;
-  if (open_posix_store(dir_, false, &parent).ok()) {
-    // Empty only: another local rank, or another phase of the run, may still have its cache in it.
-    parent->remove(run_name_).ignore_error();
-  }
+  // The folder goes with the last holder, empty only: another local rank, or another phase of the run,
+  // may still have its cache in it.
+  hold_.release_and_remove();
   if (!s.ok()) return Status::IoError("cache_dir: removing " + location_ + ": " + s.message());
   return Status::Ok();
 }

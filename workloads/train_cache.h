@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "harness/core/status.h"
+#include "harness/fs/run_folder_hold.h"
 #include "harness/phase/phase.h"
 #include "harness/store/store.h"
 #include "workloads/dataset.h"
@@ -116,6 +117,7 @@ class SampleCache {
   const int rank_;
   const bool keep_;
   bool removed_ = false;
+  RunFolderHold hold_;  // the run lock in <dir>/<run_name>, for `iofab clean`
   std::atomic<uint64_t> used_{0};
   std::mutex mu_;
   std::unordered_set<uint64_t> folders_;  // second-level folders made

@@ -15,6 +15,7 @@
 #include "harness/engines/engine.h"
 #include "harness/engines/io_pump.h"
 #include "harness/fs/diskstats.h"
+#include "harness/fs/read_only_mount.h"
 #include "harness/fs/target.h"
 #include "harness/gpu/batch_copy.h"
 #include "harness/phase/io_params.h"
@@ -184,6 +185,13 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
       }
       decision.generate = state == DatasetDirState::kEmpty || state == DatasetDirState::kStale;
       decision.why = state == DatasetDirState::kStale ? why : "";
+      if (mine.ok() && decision.generate && on_read_only_mount(p_.dataset_dir)) {
+        // Read-only: a complete, matching dataset is read as it is; anything else cannot be made there.
+        remove_dataset_lock(*store, root, &lock);
+        mine = Status::Invalid("dataset_dir " + dataset_path + " is on a read-only filesystem and holds no " +
+                               "complete dataset matching the phase" + (why.empty() ? "" : " (" + why + ")") +
+                               "; generate it on a writable mount first, or choose another dataset_dir");
+      }
       uint64_t free_bytes = 0;
       if (mine.ok() && user_dir && decision.generate && store->free_space(&free_bytes).ok() &&
           free_bytes < layout.total_bytes() + (64ULL << 20)) {

@@ -1,4 +1,5 @@
-// `iofab clean --target DIR`: removes the run folders killed runs left behind.
+// `iofab clean --target DIR`: removes the run folders killed runs left behind (an s3:// target:
+// clean_s3_command.cc).
 #include <ctime>
 
 #include "harness/cli/commands.h"
@@ -8,53 +9,67 @@
 
 namespace iofab {
 
-int cmd_clean(const std::string& target, bool yes, bool interactive, std::istream& in, std::ostream& out,
-              std::ostream& err) {
-  if (is_s3_target(target)) {
-    // A killed run's keys look like a live run's: an object store has no lock to tell them apart.
-    err << "iofab clean: " << target
-        << ": an object store has no run lock to tell a killed run from a live one, so clean deletes nothing "
-           "there; a run deletes its own keys at its end, even after Ctrl-C. Keys a killed run left are below "
-           "<prefix>/iofab-<run id>/ (e.g. aws s3 rm --recursive s3://bucket/prefix/iofab-<run id>/)\n";
-    return 2;
+bool confirm_removal(const std::string& what, size_t count, bool yes, bool interactive, std::istream& in,
+                     std::ostream& out) {
+  if (yes) return true;
+  if (!interactive) {
+    out << "nothing removed: pass --yes to remove " << (count == 1 ? "it" : "them") << "\n";
+    return false;
   }
-  std::vector<StaleRunDir> stale;
-  if (Status st = find_stale_run_dirs(target, true, &stale); !st.ok()) {
+  out << "remove " << what << "? [y/N] " << std::flush;
+  std::string answer;
+  std::getline(in, answer);
+  if (answer == "y" || answer == "Y" || answer == "yes") return true;
+  out << "nothing removed\n";
+  return false;
+}
+
+namespace {
+
+void print_folder(const StaleRunDir& s, std::ostream& out) {
+  char when[32] = "";
+  std::tm tm{};
+  if (localtime_r(&s.modified, &tm) != nullptr) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
+  out << "  " << s.name << "  " << units::format_bytes(static_cast<double>(s.bytes)) << "  modified " << when
+      << "\n";
+}
+
+}  // namespace
+
+int cmd_clean(const CleanArgs& args, bool interactive, std::istream& in, std::ostream& out,
+              std::ostream& err) {
+  const std::string& target = args.target;
+  if (is_s3_target(target)) return clean_s3_target(args, interactive, in, out, err);
+  std::vector<StaleRunDir> found;
+  if (Status st = find_stale_run_dirs(target, true, &found); !st.ok()) {
     err << "iofab clean: " << st.message() << "\n";
     return 2;
+  }
+  std::vector<StaleRunDir> stale, kept;
+  for (auto& s : found) (s.kept && !args.include_kept ? kept : stale).push_back(std::move(s));
+  if (!kept.empty()) {
+    // A kept run's folder is a result (restore's `from` reads a kept checkpoint), not a leftover.
+    out << "run folders under " << target
+        << " kept with --keep, left alone (--include-kept removes them too):\n";
+    for (const auto& s : kept) print_folder(s, out);
   }
   if (stale.empty()) {
     out << "no stale run folders under " << target << "\n";
     return 0;
   }
   uint64_t total = 0;
-  out << "run folders under " << target << " that no live run holds (left by a run that was killed):\n";
+  out << "run folders under " << target << " that no live run holds (left by a run that was killed"
+      << (args.include_kept ? ", or kept" : "") << "):\n";
   for (const auto& s : stale) {
-    char when[32] = "";
-    std::tm tm{};
-    if (localtime_r(&s.modified, &tm) != nullptr) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-    out << "  " << s.name << "  " << units::format_bytes(static_cast<double>(s.bytes)) << "  modified "
-        << when << "\n";
+    print_folder(s, out);
     total += s.bytes;
   }
-  const std::string count = std::to_string(stale.size()) + " folder" + (stale.size() == 1 ? "" : "s");
-  if (!yes) {
-    if (!interactive) {
-      out << "nothing removed: pass --yes to remove " << (stale.size() == 1 ? "it" : "them") << "\n";
-      return 0;
-    }
-    out << "remove " << count << " (" << units::format_bytes(static_cast<double>(total)) << ")? [y/N] "
-        << std::flush;
-    std::string answer;
-    std::getline(in, answer);
-    if (answer != "y" && answer != "Y" && answer != "yes") {
-      out << "nothing removed\n";
-      return 0;
-    }
-  }
+  const std::string what = std::to_string(stale.size()) + " folder" + (stale.size() == 1 ? "" : "s") + " (" +
+                           units::format_bytes(static_cast<double>(total)) + ")";
+  if (!confirm_removal(what, stale.size(), args.yes, interactive, in, out)) return 0;
   int rc = 0;
   for (const auto& s : stale) {
-    if (Status r = remove_stale_run_dir(target, s.name); !r.ok()) {
+    if (Status r = remove_stale_run_dir(target, s.name, args.include_kept); !r.ok()) {
       err << "iofab clean: " << s.name << ": " << r.message() << "\n";
       rc = 3;
       continue;

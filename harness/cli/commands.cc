@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "harness/cli/output_paths.h"
@@ -26,6 +27,24 @@ using nlohmann::json;
 
 namespace {
 constexpr double kMinRankTimeoutSeconds = 1;
+
+// Writes a report that its own path refused to $TMPDIR (else /tmp), then to the current folder, as
+// iofab-report-<run id>.json; the absolute path of the copy, or "" when none could take it.
+std::string write_fallback_report(const std::string& refused, const std::string& run_id,
+                                  const std::string& text) {
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string name = "iofab-report-" + run_id + ".json";
+  std::error_code ec;
+  const auto refused_abs = std::filesystem::absolute(refused, ec);
+  for (const std::string& dir :
+       {std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp"), std::string(".")}) {
+    auto at = std::filesystem::absolute(std::filesystem::path(dir) / name, ec);
+    if (ec || at == refused_abs) continue;
+    // The name holds the run id: it replaces only an earlier copy of this run's report.
+    if (write_file_atomic(at.string(), text).ok()) return at.string();
+  }
+  return "";
+}
 constexpr double kMaxRankTimeoutSeconds = 7 * 24 * 3600;
 }  // namespace
 
@@ -71,10 +90,22 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   auto report_path = [&](const Report& r) {
     return args.out.empty() ? "iofab-report-" + r.run.value("id", std::string("run")) + ".json" : args.out;
   };
+  // Where the report went when its own path could not take it (its filesystem full, its folder gone).
+  std::string fallback_path;
   auto write_report = [&](const Report& r) {
     const std::string text = render_json_report(r);
-    return args.courier != nullptr ? args.courier->deliver(report_path(r), text)
-                                   : write_file_atomic(report_path(r), text);
+    Status w = args.courier != nullptr ? args.courier->deliver(report_path(r), text)
+                                       : write_file_atomic(report_path(r), text);
+    if (!w.ok()) {
+      const std::string at =
+          write_fallback_report(report_path(r), r.run.value("id", std::string("run")), text);
+      if (!at.empty() && at != fallback_path) {
+        fallback_path = at;
+        err << "iofab: cannot write the report to " << report_path(r) << " (" << w.message()
+            << "); written to " << at << " instead\n";
+      }
+    }
+    return w;
   };
   // A first copy before cleanup: if the process is killed while removing files, the report is there.
   // Under a launcher, which kills the ranks a second after its stop signal, the courier also takes
@@ -132,6 +163,7 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   if (!args.options.quiet && args.repeat > 0) write_repeat_summary(report, out);
   if (!w.ok()) {
     err << "iofab: cannot write the report: " << w.message() << "\n";
+    if (!fallback_path.empty()) out << "report: " << fallback_path << " (not at " << path << ")\n";
     return 3;
   }
   if (!args.junit.empty()) {

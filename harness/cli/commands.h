@@ -36,12 +36,28 @@ int cmd_validate(const std::string& suite, const std::vector<std::string>& sets,
 // as_json: one JSON object for machines instead of the text (docs/discovery.md).
 int cmd_list(const std::string& target, bool as_json, std::ostream& out);
 
+struct CleanArgs {
+  std::string target;             // a folder, or s3://bucket/prefix
+  bool yes = false;               // remove without asking
+  bool include_kept = false;      // also remove what runs with --keep left
+  std::string suite = "default";  // s3://: the suite whose "s3" settings reach the target
+  std::vector<std::string> sets;  // s3://: --set s3.KEY=VALUE on that suite
+};
+
 // `iofab clean`: lists the run folders under target that no live run holds
 // (left by a killed run) and removes them: with yes, or after a "y" on in when
-// interactive (a terminal). Otherwise it only lists them. Exit 0, 2 for a
-// target that cannot be read, 3 when a removal failed.
-int cmd_clean(const std::string& target, bool yes, bool interactive, std::istream& in, std::ostream& out,
+// interactive (a terminal). Otherwise it only lists them. Folders of runs with
+// --keep are left unless include_kept. Exit 0, 2 for a target that cannot be
+// read, 3 when a removal failed. An s3:// target: clean_s3_target.
+int cmd_clean(const CleanArgs& args, bool interactive, std::istream& in, std::ostream& out,
               std::ostream& err);
+// clean of s3://bucket/prefix: the objects and unfinished multipart uploads under
+// <prefix>/iofab-<run id>/ only (run prefixes of iofab's naming), by the same rules.
+int clean_s3_target(const CleanArgs& args, bool interactive, std::istream& in, std::ostream& out,
+                    std::ostream& err);
+// clean's question: true with yes, or after a "y" on in when interactive; else says why nothing went.
+bool confirm_removal(const std::string& what, size_t count, bool yes, bool interactive, std::istream& in,
+                     std::ostream& out);
 
 // `iofab plan`: what a model's checkpoints need from storage (DESIGN.md, the
 // 5% rule), from a parameter count or from a model (then every rank's bytes,

@@ -149,7 +149,9 @@ json discover(const std::string& target) {
   std::vector<StaleRunDir> stale;
   json names = json::array();
   if (find_stale_run_dirs(target, false, &stale).ok()) {
-    for (const auto& s : stale) names.push_back(s.name);
+    for (const auto& s : stale) {
+      if (!s.kept) names.push_back(s.name);  // a --keep run's folder is a result, not a leftover
+    }
   }
   t["stale_run_folders"] = names;
   return {{"tool",

@@ -13,6 +13,7 @@
 #include "harness/cli/report_commands.h"
 #include "harness/comm/comm.h"
 #include "harness/core/build_info.h"
+#include "harness/runner/signals.h"
 #include "harness/suite/suite.h"
 
 namespace {
@@ -92,14 +93,22 @@ int iofab_main(int argc, char** argv) {
   bool list_json = false;
   list->add_flag("--json", list_json, "Print JSON instead of text");
 
-  std::string clean_target;
-  bool clean_yes = false;
+  CleanArgs clean_args;
   auto* clean = app.add_subcommand(
       "clean",
       "List the run folders killed runs left under a target (no live run holds them) and remove them");
-  clean->add_option("--target", clean_target, "The folder runs wrote under")->required();
-  clean->add_flag("--yes,-y", clean_yes,
+  clean->add_option("--target", clean_args.target, "The folder runs wrote under, or s3://bucket/prefix")
+      ->required();
+  clean->add_flag("--yes,-y", clean_args.yes,
                   "Remove them without asking (without it and without a terminal: list only)");
+  clean->add_flag("--include-kept", clean_args.include_kept,
+                  "Also remove folders of runs made with --keep (a kept checkpoint restore's `from` reads)");
+  clean
+      ->add_option("--suite", clean_args.suite,
+                   "s3:// target: the suite whose \"s3\" settings reach it (endpoint, region, addressing)")
+      ->capture_default_str();
+  clean->add_option("--set", clean_args.sets, "s3:// target: override a suite value, e.g. s3.endpoint=URL")
+      ->take_all();
 
   PlanArgs plan_args;
   auto* plan = app.add_subcommand(
@@ -175,8 +184,7 @@ int iofab_main(int argc, char** argv) {
   run_args.rank_timeout_given = rank_timeout->count() > 0;
   if (*validate) return cmd_validate(validate_suite, validate_sets, validate_target, std::cout, std::cerr);
   if (*list) return cmd_list(list_target, list_json, std::cout);
-  if (*clean)
-    return cmd_clean(clean_target, clean_yes, isatty(STDIN_FILENO) != 0, std::cin, std::cout, std::cerr);
+  if (*clean) return cmd_clean(clean_args, isatty(STDIN_FILENO) != 0, std::cin, std::cout, std::cerr);
   if (*plan) {
     plan_args.bytes_per_param_given = bytes_per_param->count() > 0;
     plan_args.writer_fraction_given = writer_fraction->count() > 0;
@@ -193,6 +201,9 @@ int iofab_main(int argc, char** argv) {
     }
     run_args.courier = courier.get();
   }
+  // From here a stop signal (Ctrl-C, SIGTERM, SIGHUP, `timeout` firing early) ends in an `interrupted`
+  // report and no run folder, not in the default action; the courier, forked above, keeps its own.
+  install_stop_handlers();
   // A suite whose phases run at once needs MPI started for threads; read here, before MPI starts (a
   // suite that does not load fails in cmd_run with its message).
   Suite peek;

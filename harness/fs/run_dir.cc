@@ -39,8 +39,23 @@ Status make_dir_at(int dirfd, std::string_view name, int* fd) {
   return Status::Ok();
 }
 
-Status remove_tree_at(int parent, std::string_view name) {
-  std::string n(name);
+namespace {
+
+// Whether the folder sub (an entry of parent) is where another filesystem is mounted: another device
+// than its parent's, or, for a bind mount of a folder of the same filesystem (same device), the root
+// of a mount as statx tells it.
+bool is_mount_point(int parent, int sub) {
+  struct stat ps {};
+  struct stat ss {};
+  if (fstat(parent, &ps) == 0 && fstat(sub, &ss) == 0 && ps.st_dev != ss.st_dev) return true;
+  struct statx sx {};
+  if (statx(sub, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &sx) != 0) return false;
+  return (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) != 0 &&
+         (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) != 0;
+}
+
+// remove_tree_at's walk; shown: name's path below the folder the removal started in, for messages.
+Status remove_tree_below(int parent, const std::string& n, const std::string& shown) {
   // Opened first, never stat'ed then opened: ranks on a shared target remove the same folders, and
   // one that went between a stat and an open was an error ("open folder X: No such file").
   int sub = openat(parent, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -48,15 +63,23 @@ Status remove_tree_at(int parent, std::string_view name) {
     const int e = errno;
     if (e == ENOENT) return Status::Ok();  // gone already: another remover got there first
     // Not a folder (a link is never followed: ELOOP): the entry itself goes.
-    if (e != ENOTDIR && e != ELOOP) return Status::FromErrno("open folder " + n, e);
-    if (unlinkat(parent, n.c_str(), 0) != 0 && errno != ENOENT) return Status::FromErrno("unlink " + n, errno);
+    if (e != ENOTDIR && e != ELOOP) return Status::FromErrno("open folder " + shown, e);
+    if (unlinkat(parent, n.c_str(), 0) != 0 && errno != ENOENT)
+      return Status::FromErrno("unlink " + shown, errno);
     return Status::Ok();
+  }
+  if (is_mount_point(parent, sub)) {
+    // A folder mounted here (a bind mount, another filesystem) is not iofab's: nothing below it goes.
+    close(sub);
+    return Status::IoError(shown +
+                           " is a mount point (another filesystem or a bind mount): left alone with "
+                           "everything below it; unmount it, then remove the rest");
   }
   DIR* d = fdopendir(sub);
   if (d == nullptr) {
     int e = errno;
     close(sub);
-    return Status::FromErrno("opendir " + n, e);
+    return Status::FromErrno("opendir " + shown, e);
   }
   std::vector<std::string> entries;
   while (dirent* e = readdir(d)) {
@@ -65,19 +88,52 @@ Status remove_tree_at(int parent, std::string_view name) {
   }
   Status first;
   for (const auto& e : entries) {
-    Status s = remove_tree_at(dirfd(d), e);
+    Status s = remove_tree_below(dirfd(d), e, shown + "/" + e);
     if (!s.ok() && first.ok()) first = s;
   }
   closedir(d);
+  // After a refusal below, the folder is not empty: that refusal is the error to read, not this one.
   if (unlinkat(parent, n.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT && first.ok()) {
-    first = Status::FromErrno("rmdir " + n, errno);
+    first = Status::FromErrno("rmdir " + shown, errno);
   }
   return first;
+}
+
+}  // namespace
+
+Status remove_tree_at(int parent, std::string_view name) {
+  const std::string n(name);
+  return remove_tree_below(parent, n, n);
 }
 
 Status fsync_dir(int dirfd, std::string_view what) {
   if (fsync(dirfd) != 0) return Status::FromErrno("fsync folder " + std::string(what), errno);
   return Status::Ok();
+}
+
+Status take_shared_run_lock(int dir_fd, const std::string& shown, int* lock_fd) {
+  *lock_fd = openat(dir_fd, kRunLockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (*lock_fd < 0) return Status::FromErrno("create " + shown + "/" + kRunLockName, errno);
+  int rc;
+  while ((rc = flock(*lock_fd, LOCK_SH)) != 0 && errno == EINTR) {
+  }
+  // A filesystem without flock (Lustre mounted noflock): the run goes on; clean cannot judge its folders.
+  if (rc != 0 && errno != ENOSYS && errno != EOPNOTSUPP && errno != ENOLCK) {
+    return Status::FromErrno("lock " + shown + "/" + kRunLockName, errno);
+  }
+  return Status::Ok();
+}
+
+Status mark_kept(int dir_fd, const std::string& shown) {
+  const int fd = openat(dir_fd, kKeptMarkerName, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::FromErrno("create " + shown + "/" + kKeptMarkerName, errno);
+  close(fd);
+  return Status::Ok();
+}
+
+bool is_marked_kept(int dir_fd) {
+  struct stat st {};
+  return fstatat(dir_fd, kKeptMarkerName, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 bool is_run_dir_name(std::string_view name) {
@@ -120,18 +176,11 @@ Status RunDir::open(const std::string& target, const std::string& run_id, bool c
   }
   // Shared: every rank of this run may hold it at once; only `iofab clean` (and `iofab list`, for a moment,
   // to test it) takes it alone, so waiting for it is short.
-  lock_fd_ = openat(fd_, kRunLockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0) return Status::FromErrno("create " + path_ + "/" + kRunLockName, errno);
-  int rc;
-  while ((rc = flock(lock_fd_, LOCK_SH)) != 0 && errno == EINTR) {
-  }
-  // A filesystem without flock (Lustre mounted noflock): the run goes on; clean cannot judge its folders.
-  if (rc != 0 && errno != ENOSYS && errno != EOPNOTSUPP && errno != ENOLCK) {
-    return Status::FromErrno("lock " + path_ + "/" + kRunLockName, errno);
-  }
+  if (Status s = take_shared_run_lock(fd_, path_, &lock_fd_); !s.ok()) return s;
   struct stat st {};
   if (fstat(lock_fd_, &st) == 0 && st.st_nlink == 0) {
-    return Status::IoError("run folder " + path_ + " was removed by `iofab clean` as the run started; run again");
+    return Status::IoError("run folder " + path_ +
+                           " was removed by `iofab clean` as the run started; run again");
   }
   return Status::Ok();
 }

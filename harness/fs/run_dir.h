@@ -18,7 +18,9 @@ Status open_file_at(int dirfd, std::string_view name, int flags, int* fd);
 // mkdirat + open with O_DIRECTORY|O_NOFOLLOW; an existing folder is reused.
 Status make_dir_at(int dirfd, std::string_view name, int* fd);
 // Removes name under dirfd and everything below it, never following a
-// symlink (a link is removed, not its target). Missing is not an error.
+// symlink (a link is removed, not its target). Missing is not an error. Never
+// enters another filesystem: a mount point below (a bind mount, another
+// device) is left whole, and the error names its path.
 Status remove_tree_at(int parent, std::string_view name);
 // fsync of a folder so renames and creations in it are durable.
 Status fsync_dir(int dirfd, std::string_view what);
@@ -28,6 +30,20 @@ Status fsync_dir(int dirfd, std::string_view what);
 // whose lock it gets belongs to no live process (the kernel drops a flock when
 // its holder dies, SIGKILL included).
 constexpr const char* kRunLockName = "iofab-run.lock";
+
+// Inside a run folder (or a run-named cache_dir / local_dir folder) whose run
+// has --keep: `iofab clean` leaves it (a kept checkpoint is what restore's
+// `from` reads) unless asked with --include-kept.
+constexpr const char* kKeptMarkerName = "iofab-kept";
+
+// Opens (makes when missing) kRunLockName in the folder dir_fd (shown: its
+// path, for messages) and takes the shared lock on it; *lock_fd holds it. On a
+// filesystem without flock the run goes on unlocked.
+Status take_shared_run_lock(int dir_fd, const std::string& shown, int* lock_fd);
+// Marks the folder dir_fd kept (kKeptMarkerName); an existing mark is fine.
+Status mark_kept(int dir_fd, const std::string& shown);
+// Whether the folder dir_fd is marked kept.
+bool is_marked_kept(int dir_fd);
 
 // True for a run folder's name: "iofab-" + a run id (new_run_id's form).
 bool is_run_dir_name(std::string_view name);
@@ -46,6 +62,9 @@ class RunDir {
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
   const std::string& name() const { return name_; }
+
+  // Marks the folder kept (--keep), for `iofab clean`.
+  Status mark_kept() { return iofab::mark_kept(fd_, path_); }
 
   // Removes everything below the run folder, then the folder itself when
   // empty (other ranks may still be removing theirs). The lock is held until

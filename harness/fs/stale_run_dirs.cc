@@ -45,6 +45,9 @@ uint64_t tree_bytes(int fd) {
     if (fstatat(fd, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     total += static_cast<uint64_t>(st.st_blocks) * 512;
     if (!S_ISDIR(st.st_mode)) continue;
+    struct stat here {};
+    // Another filesystem mounted below is not the run's (du -x): clean leaves it too.
+    if (fstat(fd, &here) != 0 || here.st_dev != st.st_dev) continue;
     const int sub = openat(fd, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (sub < 0) continue;
     total += tree_bytes(sub);
@@ -99,7 +102,8 @@ Status find_stale_run_dirs(const std::string& target, bool sizes, std::vector<St
     int dir_fd = -1, lock_fd = -1;
     bool stale = false;
     Status l = lock_run_dir(target_fd, n, false, &dir_fd, &lock_fd, &stale);
-    if (l.ok() && stale) out->push_back({n, sizes ? tree_bytes(dir_fd) : 0, s.st_mtime});
+    if (l.ok() && stale)
+      out->push_back({n, sizes ? tree_bytes(dir_fd) : 0, s.st_mtime, is_marked_kept(dir_fd)});
     // Unreadable folders are skipped, not fatal: they are not ours to judge.
     close_fd(&lock_fd);
     close_fd(&dir_fd);
@@ -108,7 +112,7 @@ Status find_stale_run_dirs(const std::string& target, bool sizes, std::vector<St
   return st;
 }
 
-Status remove_stale_run_dir(const std::string& target, const std::string& name) {
+Status remove_stale_run_dir(const std::string& target, const std::string& name, bool include_kept) {
   if (!is_run_dir_name(name)) return Status::Invalid(name + " is not a run folder's name");
   const int target_fd = open(target.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (target_fd < 0) return Status::FromErrno("open target " + target, errno);
@@ -116,6 +120,9 @@ Status remove_stale_run_dir(const std::string& target, const std::string& name) 
   bool stale = false;
   Status st = lock_run_dir(target_fd, name, true, &dir_fd, &lock_fd, &stale);
   if (st.ok() && !stale) st = Status::IoError(target + "/" + name + " belongs to a live run now; left alone");
+  if (st.ok() && !include_kept && is_marked_kept(dir_fd)) {
+    st = Status::IoError(target + "/" + name + " was kept (--keep); left alone (--include-kept removes it)");
+  }
   // The lock stays held (lock_fd open) while the tree goes, lock file included.
   if (st.ok()) st = remove_tree_at(target_fd, name);
   close_fd(&lock_fd);

@@ -32,6 +32,7 @@
 #include "harness/runner/signals.h"
 #include "harness/runner/stop_watchdog.h"
 #include "harness/store/posix_store.h"
+#include "harness/store/store_bytes.h"
 #include "harness/suite/suite.h"
 #include "harness/suite/suite_target.h"
 #include "harness/telemetry/sampler.h"
@@ -94,6 +95,14 @@ std::vector<std::string> direct_phase_names(const Suite& suite) {
     if (it != p.params.end() && it->is_boolean() && it->get<bool>()) names.push_back(p.name);
   }
   return names;
+}
+
+// The kept mark (kKeptMarkerName) at the root of an object store's run prefix.
+Status mark_store_kept(Store& store) {
+  StoreFile f;
+  Status s = store.create(kKeptMarkerName, OpenOptions{}, &f);
+  if (s.ok()) s = write_store_file(store, f, "");
+  return s;
 }
 
 // Every rank asks its own mount (clients of one shared filesystem can mount it differently). Refused
@@ -305,10 +314,15 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   if (on_s3) {
     // Keys under <prefix>/iofab-<run id>/ only: a prefix needs no making, and no other run's keys start so.
     made = open_s3_run_store(s3, run_id, &run_store);
+    // Kept from the start, as a folder is: `iofab clean` leaves the run's keys then.
+    if (made.ok() && opts.keep && comm.rank() == 0) made = mark_store_kept(*run_store);
   } else {
     made = comm.rank() == 0 ? run_dir.open(target.path, run_id, true) : Status::Ok();
     made.update(comm.barrier());  // the others open the folder once rank 0 has made it
     if (comm.rank() != 0 && made.ok()) made = run_dir.open(target.path, run_id, false);
+    // Kept from the start: `iofab clean` leaves a --keep run's folder (restore's `from` may read it), even
+    // one whose run was killed.
+    if (made.ok() && opts.keep) made = run_dir.mark_kept();
     if (made.ok()) made = posix_store_at(run_dir.fd(), run_dir.path(), &run_store);
   }
   st = agree_status(comm, made);

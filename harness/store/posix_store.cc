@@ -67,11 +67,13 @@ int open_beneath(int root, const std::string& path, int flags, mode_t mode) {
 class PosixLock final : public StoreLock {
  public:
   PosixLock(int fd, bool created) : fd_(fd), created_(created) {}
-  ~PosixLock() override { close(fd_); }
+  ~PosixLock() override {
+    if (fd_ >= 0) close(fd_);
+  }
   bool created() const override { return created_; }
 
  private:
-  int fd_;
+  int fd_;  // -1: a read-only filesystem without the lock's file, nothing to hold
   bool created_;
 };
 
@@ -223,6 +225,7 @@ class PosixStore final : public Store {
       // Another holder made it first: lock theirs.
       if (fd < 0 && errno == EEXIST) fd = open_beneath(root_, p, O_RDWR, 0);
     }
+    if (fd < 0 && errno == EROFS) return lock_read_only(p, shown_path, out);
     if (fd < 0) return Status::FromErrno("open " + shown_path, errno);
     int rc;
     while ((rc = flock(fd, LOCK_EX | LOCK_NB)) != 0 && errno == EINTR) {
@@ -240,6 +243,29 @@ class PosixStore final : public Store {
       return Status::FromErrno("lock " + shown_path, e);
     }
     *out = std::make_unique<PosixLock>(fd, created);
+    return Status::Ok();
+  }
+
+  // lock() on a read-only filesystem: what it guards cannot change here, so readers share it; a writer
+  // elsewhere (the same filesystem mounted writable on another host) holds it alone and keeps them out.
+  Status lock_read_only(const std::string& p, const std::string& shown_path,
+                        std::unique_ptr<StoreLock>* out) {
+    const int fd = open_beneath(root_, p, O_RDONLY, 0);
+    if (fd < 0 && errno == ENOENT) {
+      *out = std::make_unique<PosixLock>(-1, false);
+      return Status::Ok();
+    }
+    if (fd < 0) return Status::FromErrno("open " + shown_path, errno);
+    int rc;
+    while ((rc = flock(fd, LOCK_SH | LOCK_NB)) != 0 && errno == EINTR) {
+    }
+    if (rc != 0 && errno == EWOULDBLOCK) {
+      close(fd);
+      return Status::Invalid(shown_path + " is locked by another holder");
+    }
+    // No flock there (ENOSYS, ENOLCK): nothing can write through this mount anyway.
+    *out = std::make_unique<PosixLock>(rc == 0 ? fd : -1, false);
+    if (rc != 0) close(fd);
     return Status::Ok();
   }
 

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/engines/s3_uploads.h"
 #include "integration/s3_cli.h"
 
 namespace iofab::testing {
@@ -133,13 +134,62 @@ TEST(S3Cli, BadS3SettingsExit2NamingTheFieldAndWriteNothing) {
   EXPECT_TRUE(bucket_keys(*srv).empty());
 }
 
-TEST(S3Cli, CleanRefusesAnObjectStoreAndDeletesNothing) {
+// clean of an s3:// target: the objects and unfinished multipart uploads under run prefixes of iofab's
+// naming below the target, and nothing else; a kept run's only with --include-kept; a list without --yes.
+TEST(S3Cli, CleanRemovesOnlyWhatRunsLeftUnderTheirRunPrefixes) {
   IOFAB_START_S3RVER(srv, "bench");
-  ASSERT_TRUE(s3_upload(*s3_test_client(*srv), "runs/iofab-20250101T000000Z-abcdef/ingest/r0-w0-f0", "x", 8 << 20, 1).ok());
+  use_s3_credentials(kS3rverKeyId);
+  auto c = s3_test_client(*srv);
+  const std::string dead = "runs/iofab-20250101T000000Z-abcdef/",
+                    kept = "runs/iofab-20250101T000001Z-123456/";
+  for (const std::string& key :
+       {dead + "ingest/r0-w0-f0", dead + "ingest/r0-w0-f1", kept + "iofab-kept",
+        kept + "checkpoint/step-1/manifest.json", std::string("runs/keep-me"),
+        std::string("runs/iofab-not-a-run/x"), std::string("other/iofab-20250101T000000Z-abcdef/x")}) {
+    ASSERT_TRUE(s3_upload(*c, key, "x", 8 << 20, 1).ok()) << key;
+  }
+  S3Upload unfinished;
+  ASSERT_TRUE(s3_begin_upload(*c, dead + "ingest/r0-w1-f0", &unfinished).ok());
+  RunFiles f("/dev/shm");
+  write_file(f.suite, s3_suite(*srv, "s3://bench/runs", kIngest));
+  const std::vector<std::string> all_before = bucket_keys(*srv);
+
+  // No endpoint: refused, saying how to give one.
   CommandResult r = run_iofab({"clean", "--target", "s3://bench/runs", "--yes"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("an object store has no run lock"), std::string::npos) << r.err;
-  EXPECT_EQ(bucket_keys(*srv), std::vector<std::string>{"runs/iofab-20250101T000000Z-abcdef/ingest/r0-w0-f0"});
+  EXPECT_NE(r.err.find("s3.endpoint"), std::string::npos) << r.err;
+
+  // No --yes, no terminal: a list.
+  r = run_iofab({"clean", "--target", "s3://bench/runs", "--set", "s3.endpoint=" + srv->endpoint()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("iofab-20250101T000000Z-abcdef/  2 objects"), std::string::npos) << r.out;
+  // s3rver keeps no list of uploads (ListMultipartUploads: 501 NotImplemented): clean says so and goes on.
+  const bool lists_uploads = r.out.find("does not list unfinished multipart uploads") == std::string::npos;
+  if (lists_uploads) {
+    EXPECT_NE(r.out.find("1 unfinished upload"), std::string::npos) << r.out;
+  }
+  EXPECT_NE(r.out.find("kept with --keep"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pass --yes"), std::string::npos) << r.out;
+  EXPECT_EQ(bucket_keys(*srv), all_before);
+
+  r = run_iofab({"clean", "--target", "s3://bench/runs", "--suite", f.suite, "--yes"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("removed s3://bench/runs/iofab-20250101T000000Z-abcdef/"), std::string::npos) << r.out;
+  EXPECT_EQ(bucket_keys(*srv),
+            (std::vector<std::string>{"other/iofab-20250101T000000Z-abcdef/x",
+                                      "runs/iofab-20250101T000001Z-123456/checkpoint/step-1/manifest.json",
+                                      "runs/iofab-20250101T000001Z-123456/iofab-kept",
+                                      "runs/iofab-not-a-run/x", "runs/keep-me"}));
+  std::vector<S3Upload> uploads;
+  if (lists_uploads) {
+    ASSERT_TRUE(s3_list_uploads(*c, "runs/", &uploads).ok());
+    EXPECT_TRUE(uploads.empty()) << "the unfinished upload was not aborted";
+  }
+
+  r = run_iofab({"clean", "--target", "s3://bench/runs", "--suite", f.suite, "--yes", "--include-kept"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(bucket_keys(*srv), (std::vector<std::string>{"other/iofab-20250101T000000Z-abcdef/x",
+                                                         "runs/iofab-not-a-run/x", "runs/keep-me"}));
 }
 
 TEST(S3Cli, ARefusedConnectionNamesTheEndpoint) {
@@ -188,6 +238,7 @@ TEST(S3Cli, CheckpointCommitsByItsManifestAndRestoreVerifiesEveryByte) {
   ASSERT_FALSE(ks.empty());
   size_t manifests = 0;
   for (const auto& k : ks) {
+    if (k == run + "/iofab-kept") continue;  // the kept mark: `iofab clean` leaves the prefix
     EXPECT_EQ(k.rfind(run + "/checkpoint/step-2/", 0), 0u) << k;
     manifests += k.ends_with("/manifest.json");
   }

@@ -19,6 +19,7 @@
 
 #include "harness/comm/comm.h"
 #include "harness/forwarding_engine.h"
+#include "harness/fs/run_dir.h"
 #include "harness/fs/target.h"
 #include "harness/store/posix_store.h"
 #include "test_util.h"
@@ -295,7 +296,11 @@ TEST(TrainCacheTier, KeepLeavesTheCacheUnderTheRunsName) {
   const std::string mine = cache.path() + "/" + fs::path(run.path()).filename().string() + "/train";
   EXPECT_EQ(r.details["cache_tier"]["path"], mine);
   EXPECT_EQ(files_below(mine).size(), 256u);
-  EXPECT_EQ(files_below(cache.path()).size(), 256u) << "nothing outside its own folder";
+  // Beside it only the run's lock and the kept mark, which keep `iofab clean` off it.
+  const std::string run_folder = cache.path() + "/" + fs::path(run.path()).filename().string();
+  EXPECT_TRUE(fs::exists(run_folder + "/" + kRunLockName));
+  EXPECT_TRUE(fs::exists(run_folder + "/" + kKeptMarkerName));
+  EXPECT_EQ(files_below(cache.path()).size(), 258u) << "nothing outside its own folder";
 }
 
 TEST(TrainCacheTier, StopMidEpochRemovesTheCache) {

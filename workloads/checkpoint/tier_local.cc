@@ -90,7 +90,9 @@ Status LocalTier::open(const CheckpointParams& p, const PhaseContext& ctx, const
   if (!s.ok()) return Status::IoError("local_dir " + info.path + ": " + s.message());
   // From here a failure leaves nothing behind: the tier's destructor removes what was made.
   std::unique_ptr<LocalTier> tier(new LocalTier(ctx, info.path, run_name, std::move(store)));
-  s = tier->store_->make_folder(ctx.phase_name);
+  // Held like the run folder, so `iofab clean` on local_dir sees a live run's folder.
+  s = tier->hold_.hold(info.path + "/" + run_name, ctx.keep);
+  if (s.ok()) s = tier->store_->make_folder(ctx.phase_name);
   if (s.ok()) s = tier->store_->make_folder(tier->folder_);
   if (!s.ok()) return Status::IoError("local_dir " + info.path + ": " + s.message());
   *out = std::move(tier);
@@ -126,10 +128,7 @@ Status LocalTier::remove() {
   // Empty folders only: another rank on this node may still be using its own folder in them.
   store_->remove(phase_).ignore_error();
   store_.reset();
-  std::unique_ptr<Store> parent;
-  if (open_posix_store(local_dir_, false, &parent).ok()) {
-    parent->remove(run_name_).ignore_error();  // as above: empty only, the last rank's removes it
-  }
+  hold_.release_and_remove();  // as above: empty only, the last rank's removes it
   if (!s.ok())
     return Status::IoError("local_dir: removing " + local_dir_ + "/" + run_name_ + "/" + folder_ + ": " +
                            s.message());

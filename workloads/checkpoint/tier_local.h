@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "harness/core/status.h"
+#include "harness/fs/run_folder_hold.h"
 #include "harness/phase/phase.h"
 #include "harness/store/store.h"
 #include "workloads/checkpoint/params.h"
@@ -86,6 +87,7 @@ class LocalTier {
   PhaseContext wctx_;
   bool keep_ = false;
   bool removed_ = false;
+  RunFolderHold hold_;  // the run lock in <dir>/<run_name>, for `iofab clean`
 };
 
 }  // namespace iofab

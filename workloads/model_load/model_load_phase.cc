@@ -48,7 +48,13 @@ Status ModelLoadPhase::prepare(PhaseContext& ctx, LoadSetup* setup) const {
     if (st.ok()) st = write_weights(ctx, p_, writer, setup->folder, &setup->write_seconds);
   }
   st = agree(ctx.comm, st);
-  if (!st.ok()) return st;
+  if (!st.ok()) {
+    // A failed write's files go now, not with the run folder: left, they hold the room the next phase
+    // needs (a full target failed it with ENOSPC too). Every rank, as each may hold its own copy.
+    if (setup->wrote && !ctx.keep) ctx.store->remove_tree(setup->folder).ignore_error();
+    agree(ctx.comm, Status::Ok()).ignore_error();  // gone on every rank before the next phase
+    return st;
+  }
   st = find_weights(*ctx.store, setup->folder, &setup->index, &setup->files);
   if (!st.ok() && !setup->wrote) {
     st = Status::FromCode(st.code(), "weights_from \"" + p_.weights_from + "\": " + st.message() +
