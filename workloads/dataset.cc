@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <numbers>
+#include <optional>
 
 #include "harness/core/mix.h"
 
@@ -134,7 +135,84 @@ void sample_header(const DatasetSpec& spec, uint64_t sample, unsigned char out[k
   std::memcpy(out, words, kSampleHeader);
 }
 
-DatasetLayout::DatasetLayout(const DatasetSpec& spec) : spec_(spec) {
+DatasetNames::DatasetNames(const DatasetSpec& spec) : layout_(spec.layout) {
+  const uint64_t n = spec.num_samples;
+  if (layout_ == DatasetLayoutKind::kFiles) {
+    num_files_ = n;
+    files_per_dir_ = std::max<uint64_t>(spec.files_per_dir, 2);
+    // Enough folder levels that no folder, data/ included, holds more than files_per_dir entries.
+    uint64_t cap = files_per_dir_;
+    while (cap < n) {
+      cap = cap > UINT64_MAX / files_per_dir_ ? UINT64_MAX : cap * files_per_dir_;
+      ++levels_;
+    }
+    dir_digits_ = digits(files_per_dir_ - 1);
+    name_digits_ = digits(n == 0 ? 0 : n - 1);
+  } else {
+    const uint64_t per = std::max<uint64_t>(spec.samples_per_shard, 1);
+    num_files_ = n / per + (n % per != 0 ? 1 : 0);
+    name_digits_ = std::max(6u, digits(num_files_ == 0 ? 0 : num_files_ - 1));
+  }
+}
+
+std::string DatasetNames::folder_of(uint64_t file) const {
+  if (layout_ == DatasetLayoutKind::kShards || levels_ == 0) return "";
+  std::string path;
+  // Level l's folder index is digit l of the file number in base files_per_dir.
+  for (unsigned l = levels_; l >= 1; --l) {
+    uint64_t div = 1;
+    for (unsigned k = 0; k < l; ++k) div *= files_per_dir_;
+    if (!path.empty()) path += '/';
+    path += padded("d", (file / div) % files_per_dir_, dir_digits_);
+  }
+  return path;
+}
+
+std::string DatasetNames::name_of(uint64_t file) const {
+  return layout_ == DatasetLayoutKind::kFiles ? padded("s", file, name_digits_)
+                                              : padded("shard-", file, name_digits_);
+}
+
+std::string DatasetNames::file_path(uint64_t file) const {
+  std::string folder = folder_of(file);
+  return folder.empty() ? name_of(file) : folder + "/" + name_of(file);
+}
+
+namespace {
+
+// The number after prefix in name when name is prefix and exactly width decimal digits.
+std::optional<uint64_t> numbered(std::string_view name, std::string_view prefix, unsigned width) {
+  if (!name.starts_with(prefix) || name.size() != prefix.size() + width || width > 19) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : name.substr(prefix.size())) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return v;
+}
+
+}  // namespace
+
+bool DatasetNames::names_file(std::string_view path) const {
+  const auto slash = path.rfind('/');
+  const std::string_view leaf = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  const auto f = numbered(leaf, layout_ == DatasetLayoutKind::kFiles ? "s" : "shard-", name_digits_);
+  return f && *f < num_files_ && file_path(*f) == path;
+}
+
+bool DatasetNames::names_folder(std::string_view path) const {
+  if (layout_ == DatasetLayoutKind::kShards || path.empty()) return false;
+  unsigned depth = 0;
+  for (size_t start = 0; start <= path.size();) {
+    const size_t slash = std::min(path.find('/', start), path.size());
+    const auto d = numbered(path.substr(start, slash - start), "d", dir_digits_);
+    if (!d || *d >= files_per_dir_ || ++depth > levels_) return false;
+    start = slash + 1;
+  }
+  return true;
+}
+
+DatasetLayout::DatasetLayout(const DatasetSpec& spec) : spec_(spec), names_(spec) {
   spec_.resolve_size_bounds();
   const uint64_t n = spec_.num_samples;
   sizes_.resize(n);
@@ -143,23 +221,13 @@ DatasetLayout::DatasetLayout(const DatasetSpec& spec) : spec_(spec) {
     sample_bytes_ += sizes_[i];
     max_size_ = std::max(max_size_, sizes_[i]);
   }
+  num_files_ = names_.num_files();
   if (spec_.layout == DatasetLayoutKind::kFiles) {
-    num_files_ = n;
     for (uint64_t i = 0; i < n; ++i) {
       total_bytes_ += round_up(std::max<uint32_t>(sizes_[i], 1), kRecordAlignment);
     }
-    const uint64_t per = std::max<uint64_t>(spec_.files_per_dir, 2);
-    // Enough folder levels that no folder, data/ included, holds more than files_per_dir entries.
-    uint64_t cap = per;
-    while (cap < n) {
-      cap = cap > UINT64_MAX / per ? UINT64_MAX : cap * per;
-      ++levels_;
-    }
-    dir_digits_ = digits(per - 1);
-    name_digits_ = digits(n == 0 ? 0 : n - 1);
   } else {
     const uint64_t per = std::max<uint64_t>(spec_.samples_per_shard, 1);
-    num_files_ = (n + per - 1) / per;
     offsets_.resize(n);
     shard_bytes_.resize(num_files_);
     for (uint64_t f = 0; f < num_files_; ++f) {
@@ -171,7 +239,6 @@ DatasetLayout::DatasetLayout(const DatasetSpec& spec) : spec_(spec) {
       shard_bytes_[f] = round_up(std::max<uint64_t>(off, 1), kRecordAlignment);
       total_bytes_ += shard_bytes_[f];
     }
-    name_digits_ = std::max(6u, digits(num_files_ == 0 ? 0 : num_files_ - 1));
   }
 }
 
@@ -196,30 +263,6 @@ uint64_t DatasetLayout::max_aligned_span() const {
   // A sample at an unaligned offset can touch one more block than its rounded-up size.
   const uint64_t span = round_up(max_size_, kRecordAlignment);
   return spec_.layout == DatasetLayoutKind::kFiles ? span : span + kRecordAlignment;
-}
-
-std::string DatasetLayout::folder_of(uint64_t file) const {
-  if (spec_.layout == DatasetLayoutKind::kShards || levels_ == 0) return "";
-  const uint64_t per = std::max<uint64_t>(spec_.files_per_dir, 2);
-  std::string path;
-  // Level l's folder index is digit l of the file number in base files_per_dir.
-  for (unsigned l = levels_; l >= 1; --l) {
-    uint64_t div = 1;
-    for (unsigned k = 0; k < l; ++k) div *= per;
-    if (!path.empty()) path += '/';
-    path += padded("d", (file / div) % per, dir_digits_);
-  }
-  return path;
-}
-
-std::string DatasetLayout::name_of(uint64_t file) const {
-  return spec_.layout == DatasetLayoutKind::kFiles ? padded("s", file, name_digits_)
-                                                   : padded("shard-", file, name_digits_);
-}
-
-std::string DatasetLayout::file_path(uint64_t file) const {
-  std::string folder = folder_of(file);
-  return folder.empty() ? name_of(file) : folder + "/" + name_of(file);
 }
 
 }  // namespace iofab

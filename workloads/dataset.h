@@ -93,6 +93,32 @@ uint32_t draw_sample_size(const DatasetSpec& spec, uint64_t sample);
 // The first kSampleHeader bytes of sample i (a sample shorter than that holds a prefix).
 void sample_header(const DatasetSpec& spec, uint64_t sample, unsigned char out[kSampleHeader]);
 
+// The names of a spec's files below data/, without drawing any size: O(1) to build whatever the
+// spec claims, so a manifest's spec can be checked against the folder before anything trusts it.
+class DatasetNames {
+ public:
+  explicit DatasetNames(const DatasetSpec& spec);
+  // Sample files (files layout) or shards.
+  uint64_t num_files() const { return num_files_; }
+  // Path of file f below data/: "shard-000012", or "d0003/s00003172" (folders first).
+  std::string file_path(uint64_t file) const;
+  // The folder part of file_path ("" when the file sits directly in data/).
+  std::string folder_of(uint64_t file) const;
+  std::string name_of(uint64_t file) const;
+  // True when path (below data/) is file_path(f) of some file f of the spec.
+  bool names_file(std::string_view path) const;
+  // True when path (below data/) is a folder the spec's files sit in (a prefix of some folder_of(f)).
+  bool names_folder(std::string_view path) const;
+
+ private:
+  DatasetLayoutKind layout_;
+  uint64_t files_per_dir_ = 2;
+  uint64_t num_files_ = 0;
+  unsigned levels_ = 0;  // files layout: folder levels below data/
+  unsigned dir_digits_ = 1;
+  unsigned name_digits_ = 1;
+};
+
 // Where every sample lives. Building it draws every size: O(num_samples)
 // time, and 4 bytes per sample (12 for shards) of memory.
 class DatasetLayout {
@@ -122,10 +148,11 @@ class DatasetLayout {
   uint64_t max_aligned_span() const;
 
   // Path of file f below data/: "shard-000012", or "d0003/s00003172" (folders first).
-  std::string file_path(uint64_t file) const;
+  std::string file_path(uint64_t file) const { return names_.file_path(file); }
   // The folder part of file_path ("" when the file sits directly in data/).
-  std::string folder_of(uint64_t file) const;
-  std::string name_of(uint64_t file) const;
+  std::string folder_of(uint64_t file) const { return names_.folder_of(file); }
+  std::string name_of(uint64_t file) const { return names_.name_of(file); }
+  const DatasetNames& names() const { return names_; }
 
  private:
   DatasetSpec spec_;
@@ -136,9 +163,7 @@ class DatasetLayout {
   uint64_t total_bytes_ = 0;
   uint64_t sample_bytes_ = 0;
   uint32_t max_size_ = 0;
-  unsigned levels_ = 0;  // files layout: folder levels below data/
-  unsigned dir_digits_ = 1;
-  unsigned name_digits_ = 1;
+  DatasetNames names_;
 };
 
 // ---- the dataset's folder ----
@@ -154,9 +179,11 @@ enum class DatasetDirState {
   kForeign,  // holds something iofab did not make: refuse
 };
 
-// Looks at the folder root; *why explains every state but kEmpty and kMatches.
+// Looks at the folder root; *why explains every state but kEmpty and kMatches. A complete manifest
+// whose spec names more files than data/ holds describes another folder (or was edited): kForeign, so
+// nothing is removed on its word. stop, once set, ends a walk over files with Interrupted.
 Status inspect_dataset_dir(Store& store, std::string_view root, const DatasetLayout& layout,
-                           DatasetDirState* state, std::string* why);
+                           DatasetDirState* state, std::string* why, const std::atomic<bool>* stop = nullptr);
 
 // Takes the dataset folder's lock (kDatasetLockName, held while *lock lives)
 // without waiting: Invalid naming shown (the folder as the user named it)
@@ -173,8 +200,10 @@ void remove_dataset_lock(Store& store, std::string_view root, std::unique_ptr<St
 // folders it made, once empty), writes an incomplete manifest of layout, and
 // creates data/. A file iofab did not make stays: noted in *notes, or
 // Invalid when it sits where layout puts one of its files.
+// The old files are found by walking data/ (what the folder holds bounds the work, whatever a
+// manifest claims) and removed when the old spec names them. stop, once set, ends it with Interrupted.
 Status prepare_dataset_dir(Store& store, std::string_view root, const DatasetLayout& layout,
-                           std::vector<std::string>* notes);
+                           std::vector<std::string>* notes, const std::atomic<bool>* stop = nullptr);
 
 // Rewrites the manifest as complete (temp file, sync, commit, sync of the folder).
 Status complete_manifest(Store& store, std::string_view root, const DatasetLayout& layout,

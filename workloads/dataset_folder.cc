@@ -10,8 +10,33 @@ namespace iofab {
 
 using nlohmann::json;
 
+namespace {
+
+// A complete manifest lists every file its generation wrote; one whose spec names more files than data/
+// holds does not describe this folder (edited by hand, or copied from elsewhere): nothing is removed on its
+// word. The walk stops once the folder holds as many as claimed, so a true claim costs what reuse costs.
+Status check_claim(Store& store, const std::string& data, const json& spec, const std::atomic<bool>* stop,
+                   std::string* lie) {
+  DatasetSpec claimed;
+  if (!spec_from_json(spec, &claimed)) return Status::Ok();  // unreadable: regeneration refuses it by name
+  const DatasetNames names(claimed);
+  uint64_t present = 0;
+  if (Status s = count_dataset_files(store, data, names.num_files(), stop, &present); !s.ok()) return s;
+  if (present >= names.num_files()) return Status::Ok();
+  *lie =
+      std::string("has a complete ") + kManifestName + " whose spec.num_samples (" +
+      std::to_string(claimed.num_samples) + ") names " + std::to_string(names.num_files()) + " " +
+      (claimed.layout == DatasetLayoutKind::kFiles ? "sample files" : "shards") + ", but its " + kDataFolder +
+      "/ holds " + std::to_string(present) + " file" + (present == 1 ? "" : "s") +
+      ": the manifest does not describe this folder (edited, or copied from another), so which files iofab "
+      "made there is unknown; nothing was removed";
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status inspect_dataset_dir(Store& store, std::string_view root, const DatasetLayout& layout,
-                           DatasetDirState* state, std::string* why) {
+                           DatasetDirState* state, std::string* why, const std::atomic<bool>* stop) {
   why->clear();
   std::vector<std::string> names;
   if (Status s = store.list(root, &names); !s.ok()) {
@@ -56,18 +81,30 @@ Status inspect_dataset_dir(Store& store, std::string_view root, const DatasetLay
     return Status::Ok();
   }
   const json want = layout.spec().to_json();
+  const std::string data = join_store_path(root, kDataFolder);
+  EntryInfo info;
+  const bool has_data = store.stat(data, &info).ok() && info.kind == EntryKind::kFolder;
   if (!m.contains("spec") || m["spec"] != want) {
+    std::string lie;
+    if (Status s = has_data ? check_claim(store, data, m.value("spec", json()), stop, &lie) : Status::Ok();
+        !s.ok()) {
+      return s;
+    }
+    if (!lie.empty()) {
+      *state = DatasetDirState::kForeign;
+      *why = std::move(lie);
+      return Status::Ok();
+    }
     *why = "an iofab dataset of other parameters (" + spec_difference(m.value("spec", json::object()), want) +
            ")";
     return Status::Ok();
   }
-  const std::string data = join_store_path(root, kDataFolder);
-  EntryInfo info;
-  if (!store.stat(data, &info).ok() || info.kind != EntryKind::kFolder) {
+  if (!has_data) {
     *why = "an iofab dataset whose data/ folder is missing";
     return Status::Ok();
   }
   for (uint64_t f = 0; f < layout.num_files(); ++f) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return Status::Interrupted();
     const std::string path = layout.file_path(f);
     if (!store.stat(join_store_path(data, path), &info).ok() || info.kind != EntryKind::kFile ||
         info.size != layout.file_bytes(f)) {

@@ -95,6 +95,23 @@ bool spec_from_json(const json& j, DatasetSpec* out) {
   return true;
 }
 
+Status count_dataset_files(Store& store, const std::string& folder, uint64_t limit,
+                           const std::atomic<bool>* stop, uint64_t* count) {
+  std::vector<std::string> names;
+  if (Status s = store.list(folder, &names); !s.ok()) return s;
+  for (const auto& n : names) {
+    if (*count >= limit) return Status::Ok();
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return Status::Interrupted();
+    const std::string path = join_store_path(folder, n);
+    EntryInfo info;
+    if (!store.stat(path, &info).ok()) continue;
+    if (info.kind == EntryKind::kFile) ++*count;
+    if (info.kind != EntryKind::kFolder) continue;
+    if (Status s = count_dataset_files(store, path, limit, stop, count); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
 std::string spec_difference(const json& had, const json& want) {
   std::string out;
   for (const auto& [k, v] : want.items()) {

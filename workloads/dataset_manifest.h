@@ -4,6 +4,7 @@
 // (dataset_folder.cc, dataset_regenerate.cc), not by phases.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -33,6 +34,11 @@ Status read_manifest(Store& store, std::string_view path, std::string* text);
 // The spec a manifest records, checked as the suite parser checks it: false when any value is
 // missing or out of range.
 bool spec_from_json(const nlohmann::json& j, DatasetSpec* out);
+
+// Files (not folders) below folder of store, counted up to limit (it stops there: a claim is checked
+// without walking a folder far larger than it). stop, once set, ends the walk with Interrupted.
+Status count_dataset_files(Store& store, const std::string& folder, uint64_t limit,
+                           const std::atomic<bool>* stop, uint64_t* count);
 
 // "num_samples 200 vs 201, ...": what differs between a recorded spec and the wanted one.
 std::string spec_difference(const nlohmann::json& had, const nlohmann::json& want);

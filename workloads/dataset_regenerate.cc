@@ -1,9 +1,8 @@
 // Regeneration over an old dataset: the files its manifests list go, and
 // nothing else (docs/faults.md). A user's file beside them stays, with a
 // note; one where the new dataset needs a path is refused, not removed.
-#include <algorithm>
+#include <atomic>
 #include <cerrno>
-#include <set>
 
 #include "harness/core/json_input.h"
 #include "workloads/dataset.h"
@@ -15,36 +14,34 @@ using nlohmann::json;
 
 namespace {
 
-// Removes the files the old layout made below data (regular files only: a
-// link or folder in one's place is not iofab's), then its folders once empty.
-Status remove_listed_files(Store& store, const std::string& data, const DatasetLayout& old) {
-  std::set<std::string> folders;
-  for (uint64_t f = 0; f < old.num_files(); ++f) {
-    const std::string path = old.file_path(f);
+bool stopped(const std::atomic<bool>* stop) {
+  return stop != nullptr && stop->load(std::memory_order_relaxed);
+}
+
+// Walks folder (below data, at prefix) and removes the regular files old names (a link or folder in
+// one's place is not iofab's), then each folder old names once it is empty, deepest first. The walk
+// goes over what the folder holds, never over what a manifest claims: its work is bounded by the folder.
+Status remove_named_files(Store& store, const std::string& folder, const std::string& prefix,
+                          const DatasetNames& old, const std::atomic<bool>* stop) {
+  std::vector<std::string> names;
+  if (Status s = store.list(folder, &names); !s.ok()) return s;
+  for (const auto& n : names) {
+    if (stopped(stop)) return Status::Interrupted();
+    const std::string path = join_store_path(folder, n);
+    const std::string rel = prefix + n;
     EntryInfo info;
-    if (store.stat(join_store_path(data, path), &info).ok() && info.kind == EntryKind::kFile) {
-      if (Status s = store.remove(join_store_path(data, path)); !s.ok()) return s;
-    }
-    for (std::string dir = old.folder_of(f); !dir.empty();) {
-      if (!folders.insert(dir).second) break;
-      const auto slash = dir.rfind('/');
-      dir = slash == std::string::npos ? "" : dir.substr(0, slash);
-    }
-  }
-  // Deepest first; a folder still holding something that is not iofab's stays.
-  std::vector<std::string> order(folders.begin(), folders.end());
-  std::sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
-    return std::count(a.begin(), a.end(), '/') > std::count(b.begin(), b.end(), '/');
-  });
-  for (const auto& dir : order) {
-    const std::string path = join_store_path(data, dir);
-    EntryInfo info;
-    std::vector<std::string> inside;
-    if (!store.stat(path, &info).ok() || info.kind != EntryKind::kFolder || !store.list(path, &inside).ok() ||
-        !inside.empty()) {
+    if (!store.stat(path, &info).ok()) continue;
+    if (info.kind == EntryKind::kFile && old.names_file(rel)) {
+      if (Status s = store.remove(path); !s.ok()) return s;
       continue;
     }
-    if (Status s = store.remove(path); !s.ok()) return s;
+    if (info.kind != EntryKind::kFolder || !old.names_folder(rel)) continue;
+    if (Status s = remove_named_files(store, path, rel + "/", old, stop); !s.ok()) return s;
+    // A folder still holding something that is not iofab's stays.
+    std::vector<std::string> inside;
+    if (store.list(path, &inside).ok() && inside.empty()) {
+      if (Status s = store.remove(path); !s.ok()) return s;
+    }
   }
   return Status::Ok();
 }
@@ -71,7 +68,7 @@ void list_tree(Store& store, const std::string& folder, const std::string& prefi
 }  // namespace
 
 Status prepare_dataset_dir(Store& store, std::string_view root, const DatasetLayout& layout,
-                           std::vector<std::string>* notes) {
+                           std::vector<std::string>* notes, const std::atomic<bool>* stop) {
   const std::string data = join_store_path(root, kDataFolder);
   EntryInfo data_info;
   if (Status s = store.stat(data, &data_info); !s.ok()) return s;
@@ -95,7 +92,8 @@ Status prepare_dataset_dir(Store& store, std::string_view root, const DatasetLay
                              "/ iofab made is unknown; nothing was removed: move " + kDataFolder +
                              "/ away or choose another dataset_dir");
     }
-    if (Status r = remove_listed_files(store, data, DatasetLayout(old)); !r.ok()) return r;
+    // Names only: a layout would draw every size the spec claims (4 bytes a sample, before one is checked).
+    if (Status r = remove_named_files(store, data, "", DatasetNames(old), stop); !r.ok()) return r;
   }
   Status s = write_manifest(store, root, layout, false, 0);
   if (s.ok() && !had_data) s = store.make_folder(data);
@@ -105,6 +103,7 @@ Status prepare_dataset_dir(Store& store, std::string_view root, const DatasetLay
   list_tree(store, data, "", 4, &left);
   if (left.empty()) return Status::Ok();
   for (uint64_t f = 0; f < layout.num_files(); ++f) {
+    if (stopped(stop)) return Status::Interrupted();
     const std::string path = layout.file_path(f);
     EntryInfo info;
     // An error here is a file where the path needs a folder (ENOTDIR): in the way too.

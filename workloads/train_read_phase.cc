@@ -172,7 +172,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
               "would not be kept out");
         }
       }
-      if (mine.ok()) mine = inspect_dataset_dir(*store, root, layout, &state, &why);
+      if (mine.ok()) mine = inspect_dataset_dir(*store, root, layout, &state, &why, &ctx.stop);
       if (mine.ok() && state == DatasetDirState::kForeign) {
         remove_dataset_lock(*store, root, &lock);  // a folder refused is left as it was found
         mine = Status::Invalid("dataset_dir " + dataset_path + " " + why +
@@ -229,7 +229,8 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   // Generation, timed on its own from a barrier to the agreement that every rank finished.
   double generate_seconds = 0;
   if (st.ok() && generate) {
-    st = agree(comm, rank == 0 ? prepare_dataset_dir(*store, root, layout, &prepare_notes) : Status::Ok());
+    st = agree(comm, rank == 0 ? prepare_dataset_dir(*store, root, layout, &prepare_notes, &ctx.stop)
+                               : Status::Ok());
     if (st.ok()) st = comm.barrier();
     if (st.ok()) {
       const uint64_t g0 = now_ns();

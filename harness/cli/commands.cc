@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "harness/cli/output_paths.h"
+#include "harness/comm/agree.h"
 #include "harness/core/build_info.h"
 #include "harness/core/json_text.h"
 #include "harness/core/units.h"
@@ -55,19 +56,32 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
     std::snprintf(text, sizeof text, "checkpoint_scale=%.17g", args.scale);
     args.options.sets.emplace_back(text);
   }
+  Status bad_option;
   if (args.rank_timeout_given || !args.rank_timeout.empty()) {
     // Below a second, a healthy rank that is merely busy (a loaded machine, the control plane's polling)
     // would count as lost; above a week, it is no timeout at all.
     auto t = units::parse_duration(args.rank_timeout);
     if (!t || *t < kMinRankTimeoutSeconds || *t > kMaxRankTimeoutSeconds) {
-      if (comm.rank() == 0) {
-        err << "iofab: --rank-timeout: expected a duration from 1s to 7 days like \"90s\" or \"10min\", got \""
-            << args.rank_timeout << "\"\n";
-      }
-      return 2;
+      bad_option = Status::Invalid(
+          "--rank-timeout: expected a duration from 1s to 7 days like \"90s\" or "
+          "\"10min\", got \"" +
+          args.rank_timeout + "\"");
+    } else {
+      args.options.rank_timeout_s = *t;
     }
-    args.options.rank_timeout_s = *t;
   }
+  // Every rank leaves together, even when only one was given a bad value (the others would wait for it).
+  if (Status a = comm.size() > 1 ? agree(comm, bad_option) : bad_option; !a.ok()) {
+    if (comm.rank() == 0) err << "iofab: " << a.message() << "\n";
+    return a.code() == Status::Code::kInvalidArgument ? 2 : 3;
+  }
+  // Options the runner compares across ranks, with the suite and the target (same_run.h).
+  char scale[64];
+  std::snprintf(scale, sizeof scale, "%.17g", args.scale);
+  args.options.agreed = {
+      {"--scale", args.scale > 0 ? scale : "(none)"},
+      {"--repeat",
+       args.repeat == 0 ? "(none)" : std::to_string(args.repeat) + (args.no_warmup ? ", --no-warmup" : "")}};
   // The outputs, before the suite runs: a report that could not be written, or one written over the suite
   // file, would lose the run at its end. Rank 0 checks (the writer's view of the paths); every rank learns
   // the verdict, so all exit 2 together.
@@ -159,6 +173,12 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   } release{comm};
   const std::string path = report_path(report);
   Status w = write_report(report);
+  // A cleanup that failed is said on the console too, quiet or not: files or objects are left on the target.
+  if (const auto it = report.target.find("left_behind"); it != report.target.end() && it->is_object()) {
+    err << "iofab: cleanup failed: " << it->value("error", std::string()) << "\n"
+        << "iofab: left behind: " << it->value("location", std::string())
+        << "; remove it with: " << it->value("clean_command", std::string()) << "\n";
+  }
   if (!args.options.quiet) write_console_summary(report, out);
   if (!args.options.quiet && args.repeat > 0) write_repeat_summary(report, out);
   if (!w.ok()) {

@@ -61,7 +61,9 @@ Status agree(Comm& comm, const Ballot& mine, const AgreeRule& rule, Ballot* verd
   Ballot out;
   if (comm.rank() == 0) {
     std::vector<Ballot> ballots;
-    Status read = decode_ranks(texts, &ballots, "status");
+    size_t bad = 0;
+    Status read = decode_ranks(texts, &ballots, "status", &bad);
+    if (!read.ok()) comm.note_out_of_step(static_cast<int>(bad));
     if (read.ok()) {
       std::vector<Status> statuses;
       for (size_t r = 0; r < ballots.size(); ++r) {

@@ -66,6 +66,15 @@ class Comm {
   // Of the lost ranks, those whose process is known to have exited (on this host);
   // the others only stopped answering, which a rank also does while it is being stopped.
   const std::vector<int>& gone_ranks() const { return gone_; }
+  // Ranks whose answer this rank (as root) could not read: alive, since they answered, but making
+  // another call than this one (another suite, another iofab) or sending garbage. A wait that later
+  // gives up on one of them names it as out of step, never as lost (it is not in lost_ranks()).
+  void note_out_of_step(int rank) {
+    if (std::find(out_of_step_.begin(), out_of_step_.end(), rank) == out_of_step_.end()) {
+      out_of_step_.push_back(rank);
+    }
+  }
+  const std::vector<int>& out_of_step_ranks() const { return out_of_step_; }
   // The end of a run that lost a rank (docs/faults.md, "Who leaves last"): under mpirun any
   // rank's exit ends the job, so the report's writer must be the last to leave.
   // The writer tells every rank it does not count as lost that the report is durable; waits
@@ -93,6 +102,7 @@ class Comm {
   bool failed_ = false;
   std::vector<int> lost_;
   std::vector<int> gone_;
+  std::vector<int> out_of_step_;
 };
 
 // One rank, no communication.

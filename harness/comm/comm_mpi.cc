@@ -187,7 +187,11 @@ class MpiComm final : public Comm {
     std::vector<MPI_Request> reqs;
     std::vector<int> peers;
     for (int r = 0; r < size_; ++r) {
-      if (r == rank_ || std::find(lost_.begin(), lost_.end(), r) != lost_.end()) continue;
+      // A rank out of step waits in another call, not for this word.
+      if (r == rank_ || std::find(lost_.begin(), lost_.end(), r) != lost_.end() ||
+          std::find(out_of_step_.begin(), out_of_step_.end(), r) != out_of_step_.end()) {
+        continue;
+      }
       reqs.emplace_back();
       MPI_Isend(&kToken, 1, MPI_CHAR, r, kTagRelease, comm_, &reqs.back());
       peers.push_back(r);
@@ -251,9 +255,13 @@ class MpiComm final : public Comm {
           if (reqs[i] == MPI_REQUEST_NULL) continue;
           if (missing.empty() || missing.back() != peers[i]) missing.push_back(peers[i]);
         }
-        // Ranks whose process is gone are lost; the others only answered late.
-        std::vector<int> gone, silent;
-        for (int r : missing) (process_gone(r) ? gone : silent).push_back(r);
+        // Ranks whose process is gone are lost; the others only answered late, or are out of step (an
+        // earlier answer could not be read: they live, in another call than this one).
+        std::vector<int> gone, silent, astray;
+        for (int r : missing) {
+          const bool strayed = std::find(out_of_step_.begin(), out_of_step_.end(), r) != out_of_step_.end();
+          (process_gone(r) ? gone : strayed ? astray : silent).push_back(r);
+        }
         auto list = [](const std::vector<int>& v) {
           std::string t;
           for (int r : v) t += (t.empty() ? "" : ", ") + std::to_string(r);
@@ -265,9 +273,15 @@ class MpiComm final : public Comm {
           msg += std::string(gone.empty() ? "lost contact with rank" : "; no answer from rank") +
                  (silent.size() == 1 ? " " : "s ") + list(silent);
         }
+        if (!astray.empty()) {
+          msg += std::string(gone.empty() && silent.empty() ? "" : "; ") + "no answer from rank" +
+                 (astray.size() == 1 ? " " : "s ") + list(astray) + ", alive but out of step (" +
+                 (astray.size() == 1 ? "its" : "their") + " earlier answer could not be read)";
+        }
         msg += now >= deadline ? " within " + std::to_string(static_cast<int>(rank_timeout_s_)) + " s (rank timeout)"
                                : " within the grace period after a stop signal (the launcher is ending the job)";
         gone_ = gone;
+        // A rank out of step is not lost: it is named in the message, and in out_of_step_ranks().
         return fail(Status::IoError(msg), gone.empty() ? silent : gone);
       }
       std::this_thread::sleep_for(pause);

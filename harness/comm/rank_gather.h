@@ -20,18 +20,23 @@ Status parse_rank_wire(size_t rank, const std::string& text, std::string_view wh
 Status bad_rank_answer(size_t rank, std::string_view what, const Status& why);
 
 // Every rank's text, in rank order, read as a T each. The first that is not
-// gives "rank N sent a bad <what>: why", and *all is left empty.
+// gives "rank N sent a bad <what>: why" (and *bad = N when given), and *all is left empty.
 template <typename T>
 Status decode_ranks(const std::vector<std::string>& texts, std::vector<T>* all,
-                    std::string_view what = "result") {
+                    std::string_view what = "result", size_t* bad = nullptr) {
   all->clear();
   std::vector<T> v(texts.size());
   for (size_t r = 0; r < texts.size(); ++r) {
     nlohmann::json j;
     Status s = parse_rank_wire(r, texts[r], what, &j);
-    if (!s.ok()) return s;
-    s = from_wire(j, &v[r]);
-    if (!s.ok()) return bad_rank_answer(r, what, s);
+    if (s.ok()) {
+      s = from_wire(j, &v[r]);
+      if (!s.ok()) s = bad_rank_answer(r, what, s);
+    }
+    if (!s.ok()) {
+      if (bad != nullptr) *bad = r;
+      return s;
+    }
   }
   *all = std::move(v);
   return Status::Ok();
@@ -47,7 +52,10 @@ Status gather_to_root(Comm& comm, const T& mine, std::vector<T>* all, int root =
   std::vector<std::string> texts;
   Status s = comm.gather(wire_bytes(to_wire(mine)), &texts, root);
   if (!s.ok() || comm.rank() != root) return s;
-  return decode_ranks(texts, all);
+  size_t bad = 0;
+  s = decode_ranks(texts, all, "result", &bad);
+  if (!s.ok()) comm.note_out_of_step(static_cast<int>(bad));
+  return s;
 }
 
 // gather_to_root for a merge that needs one rank's value at a time: on root, each rank's value is
@@ -64,12 +72,18 @@ Status gather_fold_to_root(Comm& comm, const T& mine, Fold&& fold, int root = 0)
   for (size_t r = 0; r < texts.size(); ++r) {
     nlohmann::json j;
     s = parse_rank_wire(r, texts[r], "result", &j);
-    if (!s.ok()) return s;
+    if (!s.ok()) {
+      comm.note_out_of_step(static_cast<int>(r));
+      return s;
+    }
     std::string().swap(texts[r]);
     // Value-initialized, as decode_ranks' vector is (a member's default constructor may be explicit).
     T v = T();
     s = from_wire(j, &v);
-    if (!s.ok()) return bad_rank_answer(r, "result", s);
+    if (!s.ok()) {
+      comm.note_out_of_step(static_cast<int>(r));
+      return bad_rank_answer(r, "result", s);
+    }
     j = nullptr;
     fold(r, std::move(v));
   }
@@ -88,7 +102,10 @@ Status all_gather(Comm& comm, const T& mine, std::vector<T>* all) {
   std::vector<std::string> texts;
   Status s = all_gather_texts(comm, wire_bytes(to_wire(mine)), &texts);
   if (!s.ok()) return s;
-  return decode_ranks(texts, all);
+  size_t bad = 0;
+  s = decode_ranks(texts, all, "result", &bad);
+  if (!s.ok()) comm.note_out_of_step(static_cast<int>(bad));
+  return s;
 }
 
 // root's *value replaces every rank's (root's own too, read back from its
@@ -100,10 +117,15 @@ Status broadcast_value(Comm& comm, T* value, int root = 0, std::string_view what
   if (!s.ok()) return s;
   nlohmann::json j;
   s = parse_rank_wire(static_cast<size_t>(root), text, what, &j);
-  if (!s.ok()) return s;
   T v{};
-  s = from_wire(j, &v);
-  if (!s.ok()) return bad_rank_answer(static_cast<size_t>(root), what, s);
+  if (s.ok()) {
+    s = from_wire(j, &v);
+    if (!s.ok()) s = bad_rank_answer(static_cast<size_t>(root), what, s);
+  }
+  if (!s.ok()) {
+    comm.note_out_of_step(root);
+    return s;
+  }
   *value = std::move(v);
   return Status::Ok();
 }

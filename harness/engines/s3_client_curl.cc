@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <mutex>
+#include <string_view>
 
 #include "harness/engines/s3_client.h"
 #include "harness/engines/s3_errors.h"
@@ -62,6 +64,9 @@ struct Transfer {
   bool overflow = false;      // the answer was longer than dest
   int64_t start_ns = 0;       // this try went to curl
   int64_t first_byte_ns = 0;  // its answer's status line came (0: not yet)
+  int64_t sent_whole_ns = 0;  // the request went out whole, body and all (0: not yet)
+  int64_t first_byte_timeout_ns = 0;
+  std::string stalled;  // why a stall limit ended this try ("" when none did)
   std::string text;
   std::string etag;
   char errbuf[CURL_ERROR_SIZE] = {};
@@ -108,6 +113,30 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
     t->etag = std::string(v);
   }
   return size * n;
+}
+
+// libcurl asks about once a second, and at every step of the transfer: ends a try whose answer does not
+// start within first_byte_timeout of the request going out whole (curl has no such limit of its own: its
+// low-speed limit alone would wait low_speed_time, and a server that reads the request and never answers
+// is how a wedged gateway looks).
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t ulnow) {
+  auto* t = static_cast<Transfer*>(user);
+  if (t->first_byte_ns != 0) return 0;
+  const int64_t now = now_ns();
+  // Connected and the request begun (the connect has its own timeout), and its body all handed over.
+  curl_off_t began = 0;
+  curl_easy_getinfo(t->easy, CURLINFO_PRETRANSFER_TIME_T, &began);
+  const bool whole = began > 0 && static_cast<uint64_t>(ulnow) >= t->req.body.size();
+  if (t->sent_whole_ns == 0) {
+    if (whole) t->sent_whole_ns = now;
+    return 0;
+  }
+  if (now - t->sent_whole_ns < t->first_byte_timeout_ns) return 0;
+  char limit[32];
+  std::snprintf(limit, sizeof limit, "%.3g", static_cast<double>(t->first_byte_timeout_ns) * 1e-9);
+  t->stalled =
+      "no answer within " + std::string(limit) + " s of the request going out (s3.first_byte_timeout)";
+  return 1;  // ends the transfer with CURLE_ABORTED_BY_CALLBACK
 }
 
 class CurlS3Client final : public S3Client {
@@ -201,6 +230,9 @@ class CurlS3Client final : public S3Client {
     t->etag.clear();
     t->errbuf[0] = '\0';
     t->first_byte_ns = 0;
+    t->sent_whole_ns = 0;
+    t->first_byte_timeout_ns = cfg_.first_byte_timeout_ns;
+    t->stalled.clear();
     ++t->attempt;
     const S3Request& r = t->req;
     url_ = s3_url(cfg_, r.key, r.query);
@@ -209,9 +241,14 @@ class CurlS3Client final : public S3Client {
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(cfg_.connect_timeout_ns / 1'000'000));
-    // A stalled server must not hang a phase: under 1 byte/s for 60 s ends the try (and it is retried).
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, 60L);
+    // A stalled server must not hang a phase: under low_speed_limit for low_speed_time ends the try (and
+    // it is retried), as does no answer within first_byte_timeout (on_progress).
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(cfg_.low_speed_limit));
+    curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME,
+                     std::max(1L, static_cast<long>(cfg_.low_speed_time_ns / 1'000'000'000)));
+    curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(e, CURLOPT_XFERINFODATA, t.get());
     curl_easy_setopt(e, CURLOPT_AWS_SIGV4, sigv4_.c_str());
     curl_easy_setopt(e, CURLOPT_USERNAME, creds_.key_id.c_str());
     curl_easy_setopt(e, CURLOPT_PASSWORD, creds_.secret.c_str());
@@ -305,9 +342,21 @@ class CurlS3Client final : public S3Client {
 
       S3Transport tr = transport_of(cc);
       if (t->overflow) tr = S3Transport::kOther;
+      // curl's own timeout is its connect timeout or the low-speed limit; only the latter says "too slow".
+      if (cc == CURLE_OPERATION_TIMEDOUT && std::string_view(t->errbuf).starts_with("Operation too slow")) {
+        t->stalled = std::string(t->errbuf) + " (s3.low_speed_limit, s3.low_speed_time)";
+      }
+      if (!t->stalled.empty()) tr = S3Transport::kTimeout;
       const bool retry = s3_retryable(http, tr) && t->attempt <= cfg_.max_retries &&
                          !(stop_ != nullptr && stop_->load(std::memory_order_relaxed));
       const std::string key = tr == S3Transport::kOk ? std::to_string(http) : transport_key(tr);
+      if (!t->stalled.empty() && cfg_.on_stall) {
+        cfg_.on_stall(
+            "s3: " + std::string(s3_method_name(t->req.method)) + " s3://" + cfg_.bucket + "/" + t->req.key +
+            " at " + cfg_.endpoint + ": " + t->stalled +
+            (retry ? "; retry " + std::to_string(t->attempt) + " of " + std::to_string(cfg_.max_retries)
+                   : "; no retries left"));
+      }
       if (retry) {
         ++stats_.retries;
         ++stats_.retried_by_status[key];
@@ -326,7 +375,11 @@ class CurlS3Client final : public S3Client {
         r.status = Status::IoError(ctx.method + " s3://" + cfg_.bucket + "/" + t->req.key + ": the answer is longer than the " +
                                    std::to_string(t->req.dest_len) + " bytes asked for");
       } else if (tr != S3Transport::kOk) {
-        r.status = s3_transport_error(ctx, tr, t->errbuf[0] != '\0' ? t->errbuf : curl_easy_strerror(cc), retries);
+        r.status = s3_transport_error(ctx, tr,
+                                      !t->stalled.empty()    ? t->stalled.c_str()
+                                      : t->errbuf[0] != '\0' ? t->errbuf
+                                                             : curl_easy_strerror(cc),
+                                      retries);
       } else if (http < 200 || http >= 300) {
         r.status = s3_http_error(ctx, http, t->text, retries);
       }

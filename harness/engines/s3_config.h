@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,15 @@ struct S3Config {
   int64_t backoff_base_ns = 50'000'000;   // the first retry waits this, then doubles
   int64_t backoff_max_ns = 2'000'000'000;
   int64_t connect_timeout_ns = 10'000'000'000;
+  // A stalled request ends its try (then is retried, up to max_retries): no answer's first byte this long
+  // after the request went out whole, or under low_speed_limit bytes/s for low_speed_time (libcurl's
+  // CURLOPT_LOW_SPEED_*). The suite's s3.first_byte_timeout, s3.low_speed_limit and s3.low_speed_time.
+  int64_t first_byte_timeout_ns = 15'000'000'000;
+  uint64_t low_speed_limit = 1024;
+  int64_t low_speed_time_ns = 15'000'000'000;
+  // Told each time one of the limits above ends a try, with a line naming the request and the limit
+  // (the runner prints it, so a stall is seen when it happens, not after every retry). May be empty.
+  std::function<void(const std::string&)> on_stall;
 };
 
 // "s3://bucket/prefix/more" -> bucket "bucket", prefix "prefix/more" (no trailing '/';

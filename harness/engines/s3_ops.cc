@@ -1,6 +1,7 @@
 #include "harness/engines/s3_ops.h"
 
 #include <algorithm>
+#include <set>
 
 #include "harness/engines/s3_errors.h"
 
@@ -148,6 +149,10 @@ Status s3_get_range(S3Client& c, std::string_view key, uint64_t offset, char* de
 Status s3_list(S3Client& c, std::string_view prefix, std::vector<S3Object>* out) {
   std::vector<S3Object> all;
   std::string token;
+  // Every token the server gave: one given again would page the same listing for ever.
+  std::set<std::string> tokens;
+  const std::string what =
+      "LIST s3://" + c.config().bucket + "/" + std::string(prefix) + " at " + c.config().endpoint;
   for (;;) {
     S3Request req;
     req.method = S3Method::kGet;
@@ -160,10 +165,22 @@ Status s3_list(S3Client& c, std::string_view prefix, std::vector<S3Object>* out)
       S3Object o;
       o.key = s3_xml_text(item, "Key");
       o.size = std::strtoull(s3_xml_text(item, "Size").c_str(), nullptr, 10);
+      // Callers take the part after the prefix: a key outside it is the server's error, not a key of ours.
+      if (!o.key.starts_with(prefix)) {
+        return Status::IoError(what + ": the server listed key \"" + o.key +
+                               "\", which is not under the prefix asked for; the server is misbehaving");
+      }
       all.push_back(std::move(o));
     }
     token = s3_xml_text(r.text, "NextContinuationToken");
     if (s3_xml_text(r.text, "IsTruncated") != "true" || token.empty()) break;
+    if (!tokens.insert(token).second) {
+      const std::string shown = token.size() > 80 ? token.substr(0, 80) + "..." : token;
+      return Status::IoError(what + ": page " + std::to_string(tokens.size() + 1) +
+                             " came with continuation token \"" + shown +
+                             "\", which an earlier page gave; the listing would never end (the server is "
+                             "misbehaving)");
+    }
   }
   *out = std::move(all);
   return Status::Ok();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -29,6 +30,7 @@
 #include "harness/runner/phase_telemetry.h"
 #include "harness/runner/progress_line.h"
 #include "harness/runner/s3_run.h"
+#include "harness/runner/same_run.h"
 #include "harness/runner/signals.h"
 #include "harness/runner/stop_watchdog.h"
 #include "harness/store/posix_store.h"
@@ -216,6 +218,59 @@ void verify_phases(const Suite& suite, const TargetInfo& target, const std::vect
   }
 }
 
+// Who the failed comm could not reach: the lost ranks, and those alive but out of step (never lost).
+std::string who_failed(const Comm& comm) {
+  const std::vector<int>& lost = comm.lost_ranks();
+  const std::vector<int>& astray = comm.out_of_step_ranks();
+  std::string out;
+  if (!lost.empty() || astray.empty()) {
+    out = "lost contact with rank" + std::string(lost.size() == 1 ? " " : "s ") +
+          (lost.empty() ? "?" : rank_ranges(lost));
+  }
+  if (!astray.empty()) {
+    out += (out.empty() ? "rank" : "; rank") + std::string(astray.size() == 1 ? " " : "s ") +
+           rank_ranges(astray) +
+           (astray.size() == 1 ? " is alive but out of step (its answer"
+                               : " are alive but out of step (their answers") +
+           " could not be read)";
+  }
+  return out;
+}
+
+// text as one shell word: as it is when it holds only characters no shell treats specially, else in
+// single quotes (a quote inside written '\'').
+std::string shell_quoted(const std::string& text) {
+  if (!text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                              "/._-+:=@%,") == std::string::npos) {
+    return text;
+  }
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// What this rank is about to run, for agree_same_run: every field a rank must share with the others.
+RunIdentity run_identity(const RunOptions& opts, const Suite& suite, const Status& loaded,
+                         const std::string& target_path) {
+  RunIdentity id;
+  const BuildInfo& bi = build_info();
+  id.fields.emplace_back("iofab", std::string(bi.version) + " (" + bi.git_sha + ")");
+  // The suite as it will run: after --set (and --scale), so the same file with other sets differs.
+  id.fields.emplace_back(
+      "suite", loaded.ok()
+                   ? "sha256 " + sha256_hex(json_text(suite.document)).substr(0, 16) + " (after --set)"
+                   : "one that does not load (" + loaded.message() + ")");
+  id.fields.emplace_back("target", "\"" + target_path + "\"");
+  id.fields.emplace_back("target kind", is_s3_target(target_path) ? "s3 (object store)" : "folder");
+  char timeout[32];
+  std::snprintf(timeout, sizeof timeout, "%.9g s", opts.rank_timeout_s);
+  id.fields.emplace_back("--rank-timeout", timeout);
+  id.fields.emplace_back("--keep", opts.keep ? "on" : "off");
+  id.fields.emplace_back("--no-preflight", opts.no_preflight ? "on" : "off");
+  for (const auto& f : opts.agreed) id.fields.push_back(f);
+  return id;
+}
+
 }  // namespace
 
 uint64_t preflight_margin(uint64_t planned) { return (64ULL << 20) + planned / 50; }
@@ -225,9 +280,15 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   const std::string started = rfc3339_utc_now();
   Suite suite;
   Status st = load_suite(opts.suite, opts.sets, &suite);
-  if (!st.ok()) return st;  // the same on every rank: the suite is the same
-
   const std::string target_path = opts.target ? *opts.target : suite.target ? *suite.target : kDefaultTarget;
+  // First of all, loaded or not: ranks that run different suites, targets or options would make different
+  // calls and wait for each other until the rank timeout. Refused here, naming who differs, before
+  // anything is made.
+  if (comm.size() > 1) {
+    if (Status same = agree_same_run(comm, run_identity(opts, suite, st, target_path)); !same.ok())
+      return same;
+  }
+  if (!st.ok()) return st;  // the same on every rank: the suite is the same
   TargetInfo target;
   // An s3:// target is a bucket and a prefix: its settings, credentials and a first listing are checked
   // here, as a folder's are, before anything is written.
@@ -511,10 +572,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     const bool stopped = comm.failed() || any_rank_stopped(comm, stop);
     if (comm.failed() && comm_failure.empty()) {
       // Lost between phases (the agreement to start this one): say who, not an empty reason.
-      std::string ranks;
-      for (int r : comm.lost_ranks()) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
-      comm_failure = "lost contact with rank" + std::string(comm.lost_ranks().size() == 1 ? " " : "s ") +
-                     (ranks.empty() ? "?" : ranks) + " before this phase could start";
+      comm_failure = who_failed(comm) + " before this phase could start";
     }
     if (stopped) {
       std::lock_guard<std::mutex> lock(report_mu);
@@ -608,7 +666,13 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   }
 
   fill_header(report, hosts, comm.lost_ranks());
-  if (comm.failed()) report->warnings.push_back(comm_failure);
+  if (comm.failed()) {
+    // Lost after the last phase (gathering the report's parts): no phase said who, so say it here.
+    if (comm_failure.empty()) {
+      comm_failure = who_failed(comm) + " after the last phase, while gathering the report's parts";
+    }
+    report->warnings.push_back(comm_failure);
+  }
   if (!preflight_note.empty()) report->warnings.push_back(preflight_note);
   attach_telemetry(sampled, suite.telemetry_interval_s, &report->phases);
   verify_phases(suite, target, counters, &report->phases);
@@ -639,7 +703,14 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   } else {
     report->warnings.push_back("free space after the run not measured: " + described.message());
   }
-  if (!removed.ok()) report->warnings.push_back("cleanup: " + removed.message());
+  if (!removed.ok()) {
+    // What is left, and the command that removes it, in the report and (cmd_run) on the console.
+    const std::string command = "iofab clean --yes --target " + shell_quoted(target.path);
+    report->warnings.push_back("cleanup: " + removed.message() + "; " + run_location +
+                               " is left behind: remove the rest with " + command);
+    report->target["left_behind"] = {
+        {"location", run_location}, {"error", removed.message()}, {"clean_command", command}};
+  }
   return Status::Ok();
 }
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/comm/comm.h"
@@ -25,6 +26,10 @@ struct RunOptions {
   std::string command_line;
   std::string comm_reason;              // why this Comm was chosen, for the report
   double rank_timeout_s = 600;          // a rank silent this long counts as lost
+  // Options of the command that every rank must share, by name, as a person reads them ("--scale", "4"):
+  // the runner compares them across ranks (with the suite, target and the options above) before anything
+  // is made (same_run.h).
+  std::vector<std::pair<std::string, std::string>> agreed;
   // Called on rank 0 with the finished report before the run folder is removed,
   // so the report is on disk even if the process is killed during cleanup.
   std::function<void(const Report&)> on_report_ready;

@@ -1,5 +1,7 @@
 #include "harness/runner/s3_run.h"
 
+#include <cstdio>
+
 #include "harness/engines/s3_ops.h"
 #include "harness/store/s3_store.h"
 
@@ -27,6 +29,11 @@ Status prepare_s3_target(const std::string& target_path, const S3Settings& setti
   t->config.addressing = settings.addressing;
   t->config.connections = settings.connections;
   t->config.max_retries = settings.max_retries;
+  t->config.first_byte_timeout_ns = static_cast<int64_t>(settings.first_byte_timeout_s * 1e9);
+  t->config.low_speed_limit = settings.low_speed_limit;
+  t->config.low_speed_time_ns = static_cast<int64_t>(settings.low_speed_time_s * 1e9);
+  // Said when it happens: a stalled endpoint is otherwise silent for every try and retry.
+  t->config.on_stall = [](const std::string& line) { std::fprintf(stderr, "iofab: %s\n", line.c_str()); };
   t->part_size = settings.part_size;
   t->parallel_parts = settings.parallel_parts;
 

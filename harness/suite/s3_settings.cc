@@ -31,14 +31,18 @@ void parse_s3_settings(const json& j, S3Settings* out, std::vector<std::string>*
                       describe_json_value(j));
     return;
   }
-  static const char* const kKeys[] = {"endpoint",    "region",      "addressing",  "part_size",
-                                      "parallel_parts", "connections", "max_retries", "allow_bucket_root"};
+  static const char* const kKeys[] = {
+      "endpoint",           "region",          "addressing",    "part_size",
+      "parallel_parts",     "connections",     "max_retries",   "allow_bucket_root",
+      "first_byte_timeout", "low_speed_limit", "low_speed_time"};
   for (const auto& [k, v] : j.items()) {
     bool known = false;
     for (const char* key : kKeys) known = known || k == key;
     if (!known) {
-      errors->push_back("s3." + k + ": unknown key; expected endpoint, region, addressing, part_size, "
-                        "parallel_parts, connections, max_retries, allow_bucket_root");
+      errors->push_back("s3." + k +
+                        ": unknown key; expected endpoint, region, addressing, part_size, "
+                        "parallel_parts, connections, max_retries, allow_bucket_root, first_byte_timeout, "
+                        "low_speed_limit, low_speed_time");
     }
   }
   if (j.contains("endpoint")) {
@@ -98,6 +102,33 @@ void parse_s3_settings(const json& j, S3Settings* out, std::vector<std::string>*
         s.endpoint +
         " is an IP address, which has no name to put it in; expected addressing \"path\", or an "
         "endpoint with a host name");
+  }
+  // A limit under a second would end healthy requests on a loaded server; over an hour it is no limit.
+  for (auto [key, field] : {std::pair{"first_byte_timeout", &s.first_byte_timeout_s},
+                            std::pair{"low_speed_time", &s.low_speed_time_s}}) {
+    if (!j.contains(key)) continue;
+    const json& v = j[key];
+    std::optional<double> t;
+    if (v.is_string()) t = units::parse_duration(v.get<std::string>());
+    if (v.is_number()) t = v.get<double>();
+    if (!t || !(*t >= 1 && *t <= 3600)) {
+      errors->push_back(std::string("s3.") + key + ": expected a duration from 1s to 1h like \"15s\", got " +
+                        describe_json_value(v));
+    } else {
+      *field = *t;
+    }
+  }
+  if (j.contains("low_speed_limit")) {
+    const json& v = j["low_speed_limit"];
+    std::optional<double> r;
+    if (v.is_string()) r = units::parse_rate(v.get<std::string>());
+    if (v.is_number()) r = v.get<double>();
+    if (!r || !(*r >= 1 && *r <= 1e12)) {
+      errors->push_back("s3.low_speed_limit: expected a rate from 1 byte/s to 1TB/s like \"1KiB/s\", got " +
+                        describe_json_value(v));
+    } else {
+      s.low_speed_limit = static_cast<uint64_t>(*r);
+    }
   }
   *out = std::move(s);
 }

@@ -4,7 +4,8 @@
 //   "target": "s3://bucket/prefix",
 //   "s3": {"endpoint": "http://127.0.0.1:9000", "region": "us-east-1", "addressing": "path",
 //          "part_size": "8MiB", "parallel_parts": 4, "connections": 8, "max_retries": 5,
-//          "allow_bucket_root": false}
+//          "allow_bucket_root": false, "first_byte_timeout": "15s", "low_speed_limit": "1KiB/s",
+//          "low_speed_time": "15s"}
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,10 @@ struct S3Settings {
   unsigned connections = 8;
   unsigned max_retries = 5;
   bool allow_bucket_root = false;  // a target of a bucket with no prefix: refused unless true
+  // A stalled request ends its try (S3Config's limits of the same names).
+  double first_byte_timeout_s = 15;
+  uint64_t low_speed_limit = 1024;  // bytes/s
+  double low_speed_time_s = 15;
 };
 
 // Reads j (the suite's "s3"); every problem appended to *errors as "s3.KEY: ..., expected ...".

@@ -142,6 +142,42 @@ TEST(TrainReadCli, RegeneratingADatasetDirKeepsTheUsersFiles) {
   EXPECT_NE(j["phases"][0]["warnings"].dump().find("NOTES.txt"), std::string::npos) << j["phases"][0].dump();
 }
 
+// docs/faults.md: a complete manifest edited to claim far more than its folder holds (num_samples 1e9 over
+// 300 files) is refused at once, naming the manifest and the field, and nothing is removed on its word.
+// Before, regeneration built the claimed layout (3.9 GB) and tried each claimed file (about 3 hours).
+TEST(TrainReadCli, AManifestClaimingMoreThanItsFolderHoldsIsRefusedAtOnce) {
+  TempDir dir("/dev/shm");
+  const std::string ds = dir.path() + "/ds";
+  const std::string suite = R"({"phases": [{"kind": "train_read", "layout": "files", "num_samples": %N,
+      "sample_size": "4KiB", "batch_size": 16, "epochs": 1, "files_per_dir": 50, "dataset_dir": "%D"}]})";
+  auto with = [&](const std::string& n) {
+    std::string t = suite;
+    t.replace(t.find("%N"), 2, n);
+    t.replace(t.find("%D"), 2, ds);
+    return t;
+  };
+  CommandResult r;
+  run_suite(dir.path(), with("300"), {}, &r);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json manifest = json::parse(read_file(ds + "/iofab-dataset.json"));
+  ASSERT_EQ(manifest["complete"], true);
+  manifest["spec"]["num_samples"] = 1000000000;
+  write_file(ds + "/iofab-dataset.json", manifest.dump());
+  write_file(dir.path() + "/s.json", with("120"));
+  // Bounded: the old code ran for hours here.
+  r = run_command({"/usr/bin/timeout", "-s", "KILL", "60", IOFAB_BINARY, "run", dir.path() + "/s.json",
+                   "--target", dir.path() + "/t", "--out", dir.path() + "/r.json", "--quiet"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  const json j = json::parse(read_file(dir.path() + "/r.json"), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.err;
+  const std::string reason = j["phases"][0]["reason"].get<std::string>();
+  EXPECT_NE(reason.find("iofab-dataset.json whose spec.num_samples (1000000000) names 1000000000 sample "
+                        "files, but its data/ holds 300 files"),
+            std::string::npos)
+      << reason;
+  EXPECT_EQ(list_files(ds + "/data").size(), 300u) << "nothing is removed on a manifest's false word";
+}
+
 // docs/faults.md: two runs cannot share a dataset_dir at once; the second is refused while the first holds
 // the lock (held here by the test, as the first run would), and runs once it is free.
 TEST(TrainReadCli, ADatasetDirInUseIsRefusedUntilItsLockIsFree) {
