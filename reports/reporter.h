@@ -34,7 +34,7 @@ struct Reporter {
   std::string (*render_comparison)(const Comparison& cmp);
 };
 
-// html, md, json, console, junit.
+// html, md, json, console, junit, openmetrics.
 const std::vector<Reporter>& reporter_table();
 const Reporter* find_reporter(std::string_view name);
 

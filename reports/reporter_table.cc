@@ -8,6 +8,7 @@
 #include "reports/json_report.h"
 #include "reports/junit_report.h"
 #include "reports/markdown_report.h"
+#include "reports/openmetrics_report.h"
 #include "reports/reporter.h"
 
 namespace iofab {
@@ -61,6 +62,10 @@ const std::vector<Reporter>& reporter_table() {
        nullptr, "", &console_for_comparison},
       {"junit", "JUnit XML for CI: a test case per phase and per check", ".xml", &junit_for_run, nullptr, "",
        nullptr},
+      {"openmetrics",
+       "OpenMetrics text: each headline figure and check as a gauge with the run's labels (node_exporter's "
+       "textfile collector, the Pushgateway)",
+       ".prom", &openmetrics_for_run, &openmetrics_for_systems, "metrics", nullptr},
   };
   return kTable;
 }

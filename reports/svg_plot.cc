@@ -338,12 +338,16 @@ std::string render_svg(const LineChart& c) {
       if (!std::isfinite(x) || !std::isfinite(y) || (c.x.log && x <= 0) || (c.y.log && y <= 0)) continue;
       const double px = mx(x), py = my(y);
       pts += num(px) + "," + num(py) + " ";
-      if (markers)
+      if (s.markers_only) {
+        dots << "<circle cx=\"" << num(px) << "\" cy=\"" << num(py) << "\" r=\"7\" fill=\"none\" stroke=\""
+             << color << "\" stroke-width=\"3\"/>";
+      } else if (markers) {
         dots << "<circle cx=\"" << num(px) << "\" cy=\"" << num(py) << "\" r=\"2.8\" fill=\"" << color
              << "\"/>";
+      }
     }
     o << "<g class=\"series\"><title>" << xml_escape(s.name) << "</title>";
-    if (!pts.empty()) {
+    if (!pts.empty() && !s.markers_only) {
       o << "<polyline fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\""
         << (s.dashed ? " stroke-dasharray=\"5 3\"" : "") << " points=\"" << pts << "\"/>";
     }

@@ -29,6 +29,9 @@ struct LineSeries {
   std::vector<std::pair<double, double>> points;  // (x, y) in base units; non-finite points are left out
   int color = -1;                                 // palette index; -1: the series' position
   bool dashed = false;
+  // Large ringed dots on the points and no line between them: points to mark on another series
+  // (the history page's regressions).
+  bool markers_only = false;
 };
 
 struct LineChart {

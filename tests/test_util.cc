@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -77,17 +78,39 @@ CommandResult run_command(const std::vector<std::string>& argv) {
   return r;
 }
 
+// Under ctest, IOFAB_TEST_REPORTS_DIR names a folder (tests/CMakeLists.txt): every report a run printed
+// ("report: PATH") is copied there, and ReportSchema.EveryReportTheTestsWrote validates them all against
+// docs/report.schema.json after the tests, so the schema cannot drift from what iofab writes.
+static void collect_reports(const CommandResult& r) {
+  const char* dir = std::getenv("IOFAB_TEST_REPORTS_DIR");
+  if (dir == nullptr || *dir == '\0') return;
+  static std::atomic<unsigned> counter{0};
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("report: ", 0) != 0) continue;
+    const fs::path from = line.substr(8);
+    const std::string name =
+        std::to_string(getpid()) + "-" + std::to_string(counter++) + "-" + from.filename().string();
+    std::error_code ec;
+    fs::copy_file(from, fs::path(dir) / name, fs::copy_options::overwrite_existing, ec);
+  }
+}
+
 CommandResult run_iofab(const std::vector<std::string>& args) {
   std::vector<std::string> argv{IOFAB_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
-  return run_command(argv);
+  CommandResult r = run_command(argv);
+  collect_reports(r);
+  return r;
 }
 
 CommandResult mpirun_iofab(int ranks, const std::vector<std::string>& args) {
   std::vector<std::string> argv{IOFAB_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-x",
                                 "ASAN_OPTIONS=detect_leaks=0", "-np", std::to_string(ranks), IOFAB_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
-  return run_command(argv);
+  CommandResult r = run_command(argv);
+  collect_reports(r);
+  return r;
 }
 
 pid_t start_mpirun_iofab(int ranks, const std::vector<std::string>& args, const std::string& log) {

@@ -20,6 +20,7 @@
 #include "reports/console_report.h"
 #include "reports/json_report.h"
 #include "reports/junit_report.h"
+#include "reports/openmetrics_report.h"
 #include "reports/repeat_console.h"
 
 namespace iofab {
@@ -89,7 +90,8 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
     std::string refused;
     if (comm.rank() == 0) {
       Status o =
-          check_outputs({{"suite", args.options.suite}}, {{"--out", args.out}, {"--junit", args.junit}});
+          check_outputs({{"suite", args.options.suite}},
+                        {{"--out", args.out}, {"--junit", args.junit}, {"--openmetrics", args.openmetrics}});
       if (!o.ok()) refused = o.message();
     }
     if (Status b = comm.broadcast(&refused, 0); !b.ok()) {
@@ -189,6 +191,12 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   if (!args.junit.empty()) {
     if (Status j = write_file_atomic(args.junit, junit_for_run(report)); !j.ok()) {
       err << "iofab: cannot write the JUnit file: " << j.message() << "\n";
+      return 3;
+    }
+  }
+  if (!args.openmetrics.empty()) {
+    if (Status m = write_file_atomic(args.openmetrics, openmetrics_for_run(report)); !m.ok()) {
+      err << "iofab: cannot write the OpenMetrics file: " << m.message() << "\n";
       return 3;
     }
   }

@@ -19,10 +19,11 @@ struct RunArgs {
   std::string rank_timeout;         // a duration; empty and not given: the default
   bool rank_timeout_given = false;  // --rank-timeout was on the command line (then empty is refused)
   std::string out;
-  int repeat = 0;          // > 0: run the suite this many times, report means (harness/runner/repeat.h)
-  bool no_warmup = false;  // with repeat: no warm-up run first
-  std::string junit;       // also write the checks as JUnit XML here
-  double scale = 0;        // > 0: every checkpoint phase's scale (--scale)
+  int repeat = 0;           // > 0: run the suite this many times, report means (harness/runner/repeat.h)
+  bool no_warmup = false;   // with repeat: no warm-up run first
+  std::string junit;        // also write the checks as JUnit XML here
+  std::string openmetrics;  // also write the headline figures and checks as OpenMetrics text here
+  double scale = 0;         // > 0: every checkpoint phase's scale (--scale)
   // Multi-rank runs: the helper process that writes the report (harness/runner/report_courier.h);
   // null: the report is written by this process.
   ReportCourier* courier = nullptr;

@@ -74,6 +74,9 @@ int iofab_main(int argc, char** argv) {
   run->add_flag("--no-warmup", run_args.no_warmup, "With --repeat: no warm-up run first");
   run->add_option("--junit", run_args.junit,
                   "Also write the checks as JUnit XML to FILE (for CI); checked before the run like --out");
+  run->add_option("--openmetrics", run_args.openmetrics,
+                  "Also write the headline figures and checks as OpenMetrics text to FILE (node_exporter's "
+                  "textfile collector, the Pushgateway); checked before the run like --out");
 
   std::string validate_suite;
   std::vector<std::string> validate_sets;
@@ -161,7 +164,10 @@ int iofab_main(int argc, char** argv) {
   compare->add_flag("--force", compare_args.force, "Compare reports of different suites or schema versions anyway");
 
   ReportArgs report_args;
-  auto* report = app.add_subcommand("report", "One self-contained HTML page (or Markdown) comparing reports");
+  auto* report = app.add_subcommand(
+      "report",
+      "One self-contained HTML page (or Markdown, OpenMetrics) comparing reports; with --history, "
+      "one suite's reports over time");
   report->add_option("reports", report_args.inputs, "Reports (JSON), one per system")->required();
   report
       ->add_option("-o,--out", report_args.out,
@@ -172,6 +178,15 @@ int iofab_main(int argc, char** argv) {
   report->add_option("--label", report_args.labels, "A name per report, in order (default: the file names)")
       ->take_all()
       ->allow_extra_args(false);  // one value per --label: "a.json --label A b.json" keeps b.json a report
+  report->add_flag("--history", report_args.history,
+                   "The reports are one suite's over time (a CI job's): write the history page, a plot per "
+                   "headline metric with compare's noise band and each regression marked, and a table of the "
+                   "last runs");
+  report->add_option("--tolerance", report_args.tolerance,
+                     "With --history: how far a metric may move the bad way before it is a regression, as "
+                     "compare's (default 5%)");
+  report->add_option("--last", report_args.last, "With --history: the runs in the table (default 10)")
+      ->check(CLI::Range(1, 1000000));
 
   try {
     app.parse(argc, argv);

@@ -6,6 +6,8 @@
 #include "harness/fs/atomic_file.h"
 #include "reports/compare.h"
 #include "reports/compare_format.h"
+#include "reports/history.h"
+#include "reports/history_page.h"
 #include "reports/junit_report.h"
 #include "reports/report_reader.h"
 #include "reports/reporter.h"
@@ -73,7 +75,70 @@ std::string report_format_help() {
          std::string(page_reporters().front()->name) + ")";
 }
 
+namespace {
+
+// `iofab report --history`: one suite's reports over time as one HTML page.
+int report_history(const ReportArgs& a, std::ostream& out, std::ostream& err) {
+  HistoryOptions opts;
+  opts.last = a.last;
+  if (!a.tolerance.empty()) {
+    auto tol = parse_tolerance(a.tolerance);
+    if (!tol) {
+      err << "iofab report: --tolerance: expected a percentage like \"5%\" or a fraction like 0.05, got \""
+          << a.tolerance << "\"\n";
+      return 2;
+    }
+    opts.tolerance = *tol;
+  }
+  if (!a.format.empty() && a.format != "html") {
+    err << "iofab report: --history writes an HTML page; --format " << a.format << " is not one\n";
+    return 2;
+  }
+  if (!a.labels.empty()) {
+    err << "iofab report: --history labels each report by its run's start time and id; --label is not "
+           "taken with it\n";
+    return 2;
+  }
+  std::vector<NamedPath> inputs;
+  for (const auto& in : a.inputs) inputs.push_back({"report", in});
+  if (Status o = check_outputs(inputs, {{"--out", a.out}}); !o.ok()) {
+    err << "iofab report: " << o.message() << "\n";
+    return 2;
+  }
+  std::vector<LoadedReport> reports(a.inputs.size());
+  for (size_t i = 0; i < a.inputs.size(); ++i) {
+    if (Status st = read_report_file(a.inputs[i], &reports[i]); !st.ok()) {
+      err << "iofab report: " << st.message() << "\n";
+      return 2;
+    }
+  }
+  History h;
+  if (Status st = build_history(std::move(reports), opts, &h); !st.ok()) {
+    err << "iofab report: " << st.message() << "\n";
+    return 2;
+  }
+  const std::string text = render_history_page(h);
+  if (a.out == "-") {
+    out << text;
+    return 0;
+  }
+  if (Status w = write_file_atomic(a.out, text); !w.ok()) {
+    err << "iofab report: cannot write " << a.out << ": " << w.message() << "\n";
+    return 3;
+  }
+  out << "history: " << a.out << " (" << h.runs.size() << " report" << (h.runs.size() == 1 ? "" : "s") << ", "
+      << h.regressions() << " regression" << (h.regressions() == 1 ? "" : "s") << ")\n";
+  return 0;
+}
+
+}  // namespace
+
 int cmd_report(const ReportArgs& a, std::ostream& out, std::ostream& err) {
+  if (a.history) return report_history(a, out, err);
+  if (!a.tolerance.empty()) {
+    err << "iofab report: --tolerance is for --history\n";
+    return 2;
+  }
   const Reporter* format = a.format.empty() ? &page_reporter_for(a.out) : find_reporter(a.format);
   if (format == nullptr || format->render_page == nullptr) {
     err << "iofab report: --format: expected " << names_as_choices(page_reporters()) << ", got \"" << a.format

@@ -27,6 +27,10 @@ struct ReportArgs {
   std::vector<std::string> labels;  // one per input when given; default: the file names
   std::string out;                  // "-": stdout
   std::string format;               // a page format of reports/reporter.h; empty: from out's extension
+  // --history: the inputs are one suite's reports over time; out gets the history page (reports/history.h).
+  bool history = false;
+  std::string tolerance;  // with history: as compare's --tolerance ("": 5%)
+  size_t last = 10;       // with history: rows in the page's table
 };
 int cmd_report(const ReportArgs& args, std::ostream& out, std::ostream& err);
 // What `iofab report --format` takes (the page formats of the reporter table), and its help text.

@@ -17,8 +17,10 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+}  // namespace
+
 // Reads an optional file: a missing one is not an error (most machines have only one of the two).
-Status read_optional(const std::string& path, bool* found, IniSections* out) {
+Status read_optional_ini(const std::string& path, bool* found, IniSections* out) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0 && errno == ENOENT) {
     *found = false;
@@ -29,6 +31,8 @@ Status read_optional(const std::string& path, bool* found, IniSections* out) {
   *found = true;
   return parse_ini(text, path, out);
 }
+
+namespace {
 
 bool take(const IniSections& ini, const std::string& section, const std::string& path, S3Credentials* out) {
   const auto it = ini.find(section);
@@ -51,11 +55,14 @@ Status parse_ini(std::string_view text, std::string_view what, IniSections* out)
   IniSections ini;
   std::string section;
   bool in_section = false;
+  std::string parent;  // the key with no value that indented lines below it belong to
   size_t line_no = 0;
   while (!text.empty()) {
     ++line_no;
     const size_t nl = text.find('\n');
-    std::string_view line = trim(text.substr(0, nl));
+    const std::string_view raw = text.substr(0, nl);
+    const bool indented = !raw.empty() && (raw.front() == ' ' || raw.front() == '\t');
+    std::string_view line = trim(raw);
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
     if (line.empty() || line.front() == '#' || line.front() == ';') continue;
     const std::string where = std::string(what) + " line " + std::to_string(line_no);
@@ -65,6 +72,7 @@ Status parse_ini(std::string_view text, std::string_view what, IniSections* out)
       }
       section = std::string(trim(line.substr(1, line.size() - 2)));
       in_section = true;
+      parent.clear();
       ini[section];
       continue;
     }
@@ -73,7 +81,13 @@ Status parse_ini(std::string_view text, std::string_view what, IniSections* out)
     if (!in_section) return Status::Invalid(where + ": a key before any [section]");
     const std::string key(trim(line.substr(0, eq)));
     if (key.empty()) return Status::Invalid(where + ": expected key = value");
-    ini[section][key] = std::string(trim(line.substr(eq + 1)));
+    const std::string value(trim(line.substr(eq + 1)));
+    if (indented && !parent.empty()) {
+      ini[section][parent + "." + key] = value;
+      continue;
+    }
+    parent = value.empty() ? key : "";
+    ini[section][key] = value;
   }
   *out = std::move(ini);
   return Status::Ok();
@@ -83,24 +97,38 @@ EnvLookup process_env() {
   return [](const char* name) -> const char* { return std::getenv(name); };
 }
 
+AwsFiles aws_files(const EnvLookup& env) {
+  auto get = [&](const char* name) {
+    const char* v = env(name);
+    return v == nullptr ? std::string() : std::string(v);
+  };
+  AwsFiles f;
+  f.profile = get("AWS_PROFILE").empty() ? "default" : get("AWS_PROFILE");
+  const std::string home = get("HOME");
+  f.credentials_path = get("AWS_SHARED_CREDENTIALS_FILE");
+  if (f.credentials_path.empty() && !home.empty()) f.credentials_path = home + "/.aws/credentials";
+  f.config_path = get("AWS_CONFIG_FILE");
+  if (f.config_path.empty() && !home.empty()) f.config_path = home + "/.aws/config";
+  f.config_section = f.profile == "default" ? "default" : "profile " + f.profile;
+  return f;
+}
+
 Status resolve_s3_credentials(const EnvLookup& env, S3Credentials* out) {
   auto get = [&](const char* name) {
     const char* v = env(name);
     return v == nullptr ? std::string() : std::string(v);
   };
-  const std::string profile = get("AWS_PROFILE").empty() ? "default" : get("AWS_PROFILE");
-  const std::string home = get("HOME");
-  std::string creds_path = get("AWS_SHARED_CREDENTIALS_FILE");
-  if (creds_path.empty() && !home.empty()) creds_path = home + "/.aws/credentials";
-  std::string config_path = get("AWS_CONFIG_FILE");
-  if (config_path.empty() && !home.empty()) config_path = home + "/.aws/config";
-  const std::string config_section = profile == "default" ? "default" : "profile " + profile;
+  const AwsFiles files = aws_files(env);
+  const std::string& profile = files.profile;
+  const std::string& creds_path = files.credentials_path;
+  const std::string& config_path = files.config_path;
+  const std::string& config_section = files.config_section;
 
   S3Credentials c;
   IniSections config;
   bool have_config = false;
   if (!config_path.empty()) {
-    if (Status s = read_optional(config_path, &have_config, &config); !s.ok()) return s;
+    if (Status s = read_optional_ini(config_path, &have_config, &config); !s.ok()) return s;
   }
   if (have_config) {
     const auto it = config.find(config_section);
@@ -118,7 +146,7 @@ Status resolve_s3_credentials(const EnvLookup& env, S3Credentials* out) {
   if (!creds_path.empty()) {
     IniSections creds;
     bool have = false;
-    if (Status s = read_optional(creds_path, &have, &creds); !s.ok()) return s;
+    if (Status s = read_optional_ini(creds_path, &have, &creds); !s.ok()) return s;
     if (have && take(creds, profile, creds_path, &c)) {
       *out = std::move(c);
       return Status::Ok();

@@ -170,17 +170,19 @@ Status check_target(const std::string& path, TargetInfo* info) {
 }
 
 nlohmann::json to_json(const TargetInfo& info) {
-  return {{"path", info.path},
-          {"fs_type", info.fs_type},
-          {"mount_point", info.mount_point},
-          {"mount_options", info.mount_options},
-          {"device", info.device},
-          {"mount_source", info.mount_source},
-          {"block_device", info.block_device},
-          {"devices", info.devices},
-          {"access", info.access},
-          {"free_bytes", info.free_bytes},
-          {"total_bytes", info.total_bytes}};
+  nlohmann::json j = {{"path", info.path},
+                      {"fs_type", info.fs_type},
+                      {"mount_point", info.mount_point},
+                      {"mount_options", info.mount_options},
+                      {"device", info.device},
+                      {"mount_source", info.mount_source},
+                      {"block_device", info.block_device},
+                      {"devices", info.devices},
+                      {"access", info.access},
+                      {"free_bytes", info.free_bytes},
+                      {"total_bytes", info.total_bytes}};
+  if (!info.endpoint_source.empty()) j["endpoint_source"] = info.endpoint_source;
+  return j;
 }
 
 }  // namespace iofab

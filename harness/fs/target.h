@@ -25,6 +25,9 @@ struct TargetInfo {
   // How the target reaches its storage, which decides what can verify a figure:
   // "block" (a local block device), "fuse", "network" (NFS, SMB, Lustre, GPFS, ...), "memory" (tmpfs).
   std::string access;
+  // An s3:// target: where its endpoint came from ("suite s3.endpoint", "AWS_ENDPOINT_URL", ...); ""
+  // otherwise.
+  std::string endpoint_source;
   uint64_t free_bytes = 0;  // available to this user
   uint64_t total_bytes = 0;
   bool read_only = false;

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "harness/engines/s3_endpoint_source.h"
 #include "harness/engines/s3_ops.h"
 #include "harness/store/s3_store.h"
 
@@ -17,15 +18,16 @@ Status prepare_s3_target(const std::string& target_path, const S3Settings& setti
                            "/some/prefix), or set s3.allow_bucket_root: true to write at the root (its run prefix "
                            "iofab-<run id>/ still holds every key it writes and deletes)");
   }
-  if (settings.endpoint.empty()) {
-    return Status::Invalid("target " + target_path +
-                           ": s3.endpoint is needed, e.g. \"s3\": {\"endpoint\": \"http://127.0.0.1:9000\"}");
+  // The suite's s3.endpoint, else AWS's settings (harness/engines/s3_endpoint_source.h).
+  S3Endpoint where;
+  if (Status s = resolve_s3_endpoint(settings.endpoint, settings.region, env, &where); !s.ok()) {
+    return Status::Invalid("target " + target_path + ": " + s.message());
   }
   auto t = std::make_shared<S3Target>();
   if (Status s = resolve_s3_credentials(env, &t->creds); !s.ok()) return s;
-  t->config.endpoint = settings.endpoint;
+  t->config.endpoint = where.endpoint;
   t->config.bucket = bucket;
-  t->config.region = !settings.region.empty() ? settings.region : !t->creds.region.empty() ? t->creds.region : "us-east-1";
+  t->config.region = where.region;
   t->config.addressing = settings.addressing;
   t->config.connections = settings.connections;
   t->config.max_retries = settings.max_retries;
@@ -50,8 +52,9 @@ Status prepare_s3_target(const std::string& target_path, const S3Settings& setti
   ti.fs_type = "s3";
   ti.access = "object";
   ti.mount_point = "s3://" + bucket;
-  ti.mount_source = settings.endpoint;
-  ti.device = settings.endpoint;
+  ti.mount_source = where.endpoint;
+  ti.device = where.endpoint;
+  ti.endpoint_source = where.endpoint_source;
   *info = std::move(ti);
   out->target = std::move(t);
   out->prefix = prefix;

@@ -9,8 +9,10 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
+#include "reports/history_fixture.h"
 #include "reports/html_fixture.h"
 #include "test_util.h"
 
@@ -162,6 +164,59 @@ TEST(ReportChromium, PageLoadsCleanWithEveryPlotAndRenders) {
   EXPECT_GT(png.idat_bytes, 4 * empty.idat_bytes + 10000)
       << "the screenshot compresses like a blank page: " << png.idat_bytes << " vs " << empty.idat_bytes
       << " bytes";
+}
+
+// The history page a CI job publishes: ten nightly reports, one with a regression, through
+// `iofab report --history`. It loads with no console message, holds one plot per headline metric with the
+// regression ringed, and renders. IOFAB_KEEP_SCREENSHOTS=DIR keeps the screenshot there to look at.
+TEST(ReportChromium, HistoryPageOfTenReportsMarksTheRegressionAndRenders) {
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) {
+    GTEST_SKIP() << "headless Chromium is not installed (Debian package `chromium`; ci/setup installs it, or "
+                    "set IOFAB_CHROMIUM to a Chromium binary)";
+  }
+  TempDir dir("/tmp");
+  std::vector<std::string> args = {"report", "--history"};
+  for (size_t k = kHistoryRuns; k >= 1; --k) {  // newest first: the page orders them by start time
+    const std::string path = dir.path() + "/nightly-" + std::to_string(k) + ".json";
+    write_file(path, history_report(k).dump());
+    args.push_back(path);
+  }
+  const std::string page = dir.path() + "/history.html";
+  args.insert(args.end(), {"-o", page});
+  CommandResult r = run_iofab(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "history: " + page + " (10 reports, 1 regression)\n");
+
+  Chromium browser(chromium, dir);
+  CommandResult dom = browser.run({"--dump-dom"}, page);
+  ASSERT_EQ(dom.exit_code, 0) << dom.err;
+  EXPECT_EQ(count(dom.out, "<svg"), 4u) << "one per headline metric: ingest's two, train's two";
+  EXPECT_EQ(count(dom.out, "r=\"7\" fill=\"none\""), 1u) << "the regression, ringed";
+  EXPECT_NE(dom.out.find("nightly-7"), std::string::npos);
+  const auto console = console_lines(dom.err);
+  EXPECT_TRUE(console.empty()) << "console: " << console.front();
+
+  const std::string shot = dir.path() + "/history.png", blank_shot = dir.path() + "/blank.png";
+  CommandResult s = browser.run({"--window-size=1280,2000", "--screenshot=" + shot}, page);
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const std::string blank = dir.path() + "/blank.html";
+  write_file(
+      blank,
+      "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>b</title></head><body></body></html>");
+  CommandResult sb = browser.run({"--window-size=1280,2000", "--screenshot=" + blank_shot}, blank);
+  ASSERT_EQ(sb.exit_code, 0) << sb.err;
+  const Png png = read_png(read_file(shot));
+  const Png empty = read_png(read_file(blank_shot));
+  ASSERT_TRUE(png.ok && empty.ok);
+  EXPECT_GT(png.idat_bytes, 4 * empty.idat_bytes + 10000) << "the screenshot compresses like a blank page";
+  if (const char* keep = std::getenv("IOFAB_KEEP_SCREENSHOTS"); keep != nullptr && *keep != '\0') {
+    std::error_code ec;
+    std::filesystem::copy_file(shot, std::string(keep) + "/history.png",
+                               std::filesystem::copy_options::overwrite_existing, ec);
+    std::filesystem::copy_file(page, std::string(keep) + "/history.html",
+                               std::filesystem::copy_options::overwrite_existing, ec);
+  }
 }
 
 }  // namespace

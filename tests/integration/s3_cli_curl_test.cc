@@ -134,6 +134,58 @@ TEST(S3Cli, BadS3SettingsExit2NamingTheFieldAndWriteNothing) {
   EXPECT_TRUE(bucket_keys(*srv).empty());
 }
 
+// The AWS settings a suite without s3.endpoint falls back to, set for one test and put back after.
+struct AwsEndpointEnv {
+  AwsEndpointEnv(const std::string& endpoint_url, const std::string& config_file) {
+    for (const char* name : {"AWS_ENDPOINT_URL_S3", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE",
+                             "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"}) {
+      unsetenv(name);
+    }
+    setenv("AWS_CONFIG_FILE", config_file.c_str(), 1);
+    if (endpoint_url.empty()) {
+      unsetenv("AWS_ENDPOINT_URL");
+    } else {
+      setenv("AWS_ENDPOINT_URL", endpoint_url.c_str(), 1);
+    }
+  }
+  ~AwsEndpointEnv() {
+    unsetenv("AWS_ENDPOINT_URL");
+    unsetenv("AWS_CONFIG_FILE");
+  }
+};
+
+TEST(S3Cli, ASuiteWithoutAnEndpointRunsOnAwsEndpointUrlAndTheReportSaysSo) {
+  IOFAB_START_S3RVER(srv, "bench");
+  use_s3_credentials(kS3rverKeyId);
+  RunFiles f("/dev/shm");
+  json doc = json::parse(s3_suite(*srv, "s3://bench/runs", kIngest));
+  doc["s3"].erase("endpoint");
+  write_file(f.suite, doc.dump());
+  AwsEndpointEnv env(srv->endpoint(), f.dir.path() + "/no-aws-config");
+  CommandResult r = run_iofab({"run", f.suite, "--out", f.report, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const json rep = json::parse(read_file(f.report));
+  EXPECT_EQ(rep["target"]["endpoint_source"], "AWS_ENDPOINT_URL");
+  EXPECT_EQ(rep["target"]["mount_source"], srv->endpoint());
+  EXPECT_EQ(rep["phases"][0]["result"]["metrics"]["write_bytes"], 4.0 * (6 << 20));
+  EXPECT_TRUE(bucket_keys(*srv).empty());
+}
+
+TEST(S3Cli, NoEndpointAnywhereExits2NamingEveryPlaceLooked) {
+  IOFAB_START_S3RVER(srv, "bench");
+  use_s3_credentials(kS3rverKeyId);
+  RunFiles f("/dev/shm");
+  json doc = json::parse(s3_suite(*srv, "s3://bench/runs", kIngest));
+  doc["s3"].erase("endpoint");
+  write_file(f.suite, doc.dump());
+  AwsEndpointEnv env("", f.dir.path() + "/no-aws-config");
+  CommandResult r = run_iofab({"run", f.suite, "--out", f.report, "-q"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("no S3 endpoint: set s3.endpoint in the suite"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("AWS_ENDPOINT_URL"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(f.report));
+}
+
 // clean of an s3:// target: the objects and unfinished multipart uploads under run prefixes of iofab's
 // naming below the target, and nothing else; a kept run's only with --include-kept; a list without --yes.
 TEST(S3Cli, CleanRemovesOnlyWhatRunsLeftUnderTheirRunPrefixes) {

@@ -80,8 +80,8 @@ TEST(ReporterTable, TheCliOffersTheTablesPageFormats) {
   std::vector<std::string> pages;
   for (const Reporter* r : page_reporters()) pages.emplace_back(r->name);
   EXPECT_EQ(report_format_choices(), pages);
-  EXPECT_EQ(names_as_choices(page_reporters()), "html or md");
-  EXPECT_EQ(report_format_help(), "html or md (default: from -o's extension, else html)");
+  EXPECT_EQ(names_as_choices(page_reporters()), "html, md or openmetrics");
+  EXPECT_EQ(report_format_help(), "html, md or openmetrics (default: from -o's extension, else html)");
 
   CommandResult help = run_iofab({"report", "--help"});
   EXPECT_EQ(help.exit_code, 0) << help.err;
@@ -99,7 +99,7 @@ TEST(ReporterTable, TheCliOffersTheTablesPageFormats) {
   args.out = "-";
   args.format = "json";
   EXPECT_EQ(cmd_report(args, out, err), 2);
-  EXPECT_EQ(err.str(), "iofab report: --format: expected html or md, got \"json\"\n");
+  EXPECT_EQ(err.str(), "iofab report: --format: expected html, md or openmetrics, got \"json\"\n");
 }
 
 std::string docs_table() {
