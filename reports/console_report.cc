@@ -15,6 +15,10 @@ std::string format_metric_value(double value, const std::string& unit) {
   if (unit == "bytes") return units::format_bytes(value);
   if (unit == "bytes/s") return units::format_rate(value);
   if (unit == "s") return units::format_duration(value);
+  if (unit == "ops/s") {
+    std::snprintf(buf, sizeof buf, "%.4g ops/s", value);
+    return buf;
+  }
   if (unit == "fraction") {
     std::snprintf(buf, sizeof buf, "%.1f%%", value * 100);
     return buf;

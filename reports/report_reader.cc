@@ -379,6 +379,7 @@ std::string unit_from_name(const std::string& m) {
   if (m.find("bytes_per_s") != std::string::npos || starts_with(m, "busbw.") || starts_with(m, "algbw.")) {
     return "bytes/s";
   }
+  if (ends_with(m, "_ops_per_s")) return "ops/s";
   if (ends_with(m, "_per_s")) return "count";  // samples_per_s: a rate of things, not a time
   if (ends_with(m, "_seconds") || ends_with(m, "_s") || m.find("_seconds.") != std::string::npos) return "s";
   if (ends_with(m, "_bytes") || m.find("bytes_per_rank") != std::string::npos) return "bytes";

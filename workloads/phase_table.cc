@@ -3,6 +3,7 @@
 #include "workloads/checkpoint/checkpoint_phase.h"
 #include "workloads/collectives_phase.h"
 #include "workloads/ingest_phase.h"
+#include "workloads/metadata/metadata_phase.h"
 #include "workloads/model_load/model_load_phase.h"
 #include "workloads/prepare_phase.h"
 #include "workloads/rdma/fabric_ceiling.h"
@@ -52,6 +53,11 @@ const std::vector<PhaseKind>& phase_table() {
        &parse_collectives, &collectives_metrics, nullptr, "", "", true},
       {"rdma", "verbs RDMA write/read/send between rank pairs: bytes/s, message rate, latency percentiles",
        &parse_rdma, &rdma_metrics, &join_collectives_and_verbs, "", "", true},
+      // Moves no bytes worth verifying (at most a few KiB a file): its figures are operations a second.
+      {.name = "metadata",
+       .summary = "file create, stat, open, read, list, rename, remove rates, per-rank or shared folders (mdtest)",
+       .parse = &parse_metadata,
+       .metrics = &metadata_metrics},
   };
   return kTable;
 }

@@ -8,7 +8,9 @@ Status Status::FromErrno(std::string_view what, int err) {
   std::string msg(what);
   msg += ": ";
   msg += std::strerror(err);
-  return Status(Code::kIoError, std::move(msg));
+  Status s(Code::kIoError, std::move(msg));
+  s.errno_ = err;
+  return s;
 }
 
 Status Status::FromCode(Code code, std::string msg) {

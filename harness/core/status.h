@@ -39,6 +39,9 @@ class [[nodiscard]] Status {
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
+  // The errno a FromErrno status was made from (EEXIST, ENOSPC, ...), for counts of errors by kind; 0
+  // for any other status. It does not travel between ranks (FromCode).
+  int sys_errno() const { return errno_; }
   // Drops this status on purpose (see above).
   void ignore_error() const {}
   // Keeps the first error: takes s only while this is ok (absl::Status::Update), so a step that
@@ -51,6 +54,7 @@ class [[nodiscard]] Status {
   Status(Code code, std::string msg) : code_(code), message_(std::move(msg)) {}
   Code code_ = Code::kOk;
   std::string message_;
+  int errno_ = 0;
 };
 
 // Keeps in *worst the first real error, else the first interruption, so a

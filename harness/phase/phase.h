@@ -31,7 +31,8 @@ namespace iofab {
 
 class ParamReader;
 
-enum class Unit { kBytes, kBytesPerSecond, kSeconds, kFraction, kCount, kRatio };
+// kOpsPerSecond: operations a second (a metadata rate: creates, stats), "ops/s" in the report.
+enum class Unit { kBytes, kBytesPerSecond, kSeconds, kFraction, kCount, kRatio, kOpsPerSecond };
 // Which way is good, for checks' defaults and for `compare`.
 enum class Better { kHigher, kLower, kNeither };
 

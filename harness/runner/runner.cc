@@ -53,6 +53,7 @@ const char* unit_name(Unit u) {
     case Unit::kFraction: return "fraction";
     case Unit::kCount: return "count";
     case Unit::kRatio: return "ratio";
+    case Unit::kOpsPerSecond: return "ops/s";
   }
   return "count";
 }

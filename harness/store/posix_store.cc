@@ -14,6 +14,7 @@
 
 #include "harness/core/input_file.h"
 #include "harness/fs/run_dir.h"
+#include "harness/store/store_folder.h"
 
 namespace iofab {
 namespace {
@@ -62,6 +63,40 @@ int open_beneath(int root, const std::string& path, int flags, mode_t mode) {
   }
 }
 
+EntryInfo entry_info(const struct stat& st) {
+  EntryInfo info;
+  info.kind = S_ISREG(st.st_mode)   ? EntryKind::kFile
+              : S_ISDIR(st.st_mode) ? EntryKind::kFolder
+                                    : EntryKind::kOther;
+  info.size = S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
+  info.modified_unix_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+  return info;
+}
+
+// The sorted names in the folder open on fd (taken: closed here); shown names it in errors.
+Status list_folder(int fd, const std::string& shown, std::vector<std::string>* names) {
+  names->clear();
+  if (fd < 0) return Status::FromErrno("list " + shown, errno);
+  DIR* d = fdopendir(fd);
+  if (d == nullptr) {
+    const int e = errno;
+    close(fd);
+    return Status::FromErrno("list " + shown, e);
+  }
+  // A descriptor may share its read position with another (a dup of a store's root): start at the top.
+  rewinddir(d);
+  errno = 0;
+  while (dirent* e = readdir(d)) {
+    const std::string n = e->d_name;
+    if (n != "." && n != "..") names->push_back(n);
+  }
+  const int e = errno;
+  closedir(d);
+  if (e != 0) return Status::FromErrno("list " + shown, e);
+  std::sort(names->begin(), names->end());
+  return Status::Ok();
+}
+
 // A flock held on the descriptor's open file description: closing the descriptor (and every duplicate)
 // releases it, as does the holder's death.
 class PosixLock final : public StoreLock {
@@ -75,6 +110,91 @@ class PosixLock final : public StoreLock {
  private:
   int fd_;  // -1: a read-only filesystem without the lock's file, nothing to hold
   bool created_;
+};
+
+// A folder of the POSIX store held by its descriptor: each call is one *at() system call on it.
+class PosixFolder final : public StoreFolder {
+ public:
+  PosixFolder(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~PosixFolder() override { close(fd_); }
+
+  const std::string& path() const override { return path_; }
+
+  Status create(std::string_view name, const OpenOptions& opts, StoreFile* out) override {
+    if (Status s = check_folder_name(name); !s.ok()) return s;
+    const std::string n(name);
+    const int flags = O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | (opts.direct ? O_DIRECT : 0);
+    const int fd = openat(fd_, n.c_str(), flags, 0644);
+    if (fd < 0) return Status::FromErrno("open " + shown(n), errno);
+    *out = StoreFile(fd, join_store_path(path_, n));
+    return Status::Ok();
+  }
+
+  Status open(std::string_view name, const OpenOptions& opts, StoreFile* out) override {
+    if (Status s = check_folder_name(name); !s.ok()) return s;
+    int fd = -1;
+    const std::string n(name);
+    Status s = open_regular_file_at(fd_, n, O_NOFOLLOW | (opts.direct ? O_DIRECT : 0), &fd);
+    if (!s.ok()) return Status::FromCode(s.code(), "open " + shown(s.message()));
+    *out = StoreFile(fd, join_store_path(path_, n));
+    return Status::Ok();
+  }
+
+  Status stat(std::string_view name, EntryInfo* info) override {
+    *info = {};
+    if (Status s = check_folder_name(name); !s.ok()) return s;
+    const std::string n(name);
+    struct stat st {};
+    if (fstatat(fd_, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      return errno == ENOENT ? Status::Ok() : Status::FromErrno("stat " + shown(n), errno);
+    }
+    *info = entry_info(st);
+    return Status::Ok();
+  }
+
+  Status remove(std::string_view name) override {
+    if (Status s = check_folder_name(name); !s.ok()) return s;
+    const std::string n(name);
+    if (unlinkat(fd_, n.c_str(), 0) == 0 || errno == ENOENT) return Status::Ok();
+    if (errno == EISDIR && (unlinkat(fd_, n.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT)) return Status::Ok();
+    return Status::FromErrno("remove " + shown(n), errno);
+  }
+
+  Status make_folder(std::string_view name) override {
+    if (Status s = check_folder_name(name); !s.ok()) return s;
+    const std::string n(name);
+    if (mkdirat(fd_, n.c_str(), 0755) == 0) return Status::Ok();
+    const int e = errno;
+    // One that exists already is fine, as Store::make_folder; only then is the second call paid.
+    struct stat st {};
+    if (e == EEXIST && fstatat(fd_, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+      return Status::Ok();
+    }
+    return Status::FromErrno("mkdir " + shown(n), e);
+  }
+
+  Status rename(std::string_view from, std::string_view to) override {
+    if (Status s = check_folder_name(from); !s.ok()) return s;
+    if (Status s = check_folder_name(to); !s.ok()) return s;
+    const std::string f(from), t(to);
+    if (renameat(fd_, f.c_str(), fd_, t.c_str()) != 0) {
+      return Status::FromErrno("rename " + shown(f) + " to " + shown(t), errno);
+    }
+    return Status::Ok();
+  }
+
+  Status list(std::vector<std::string>* names) override {
+    // A descriptor of its own: readdir moves the read position, and the held one serves other threads.
+    return list_folder(openat(fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), shown(""), names);
+  }
+
+ private:
+  std::string shown(const std::string& name) const {
+    return name.empty() ? (path_.empty() ? "." : path_) : join_store_path(path_, name);
+  }
+
+  int fd_;
+  std::string path_;
 };
 
 class PosixStore final : public Store {
@@ -138,7 +258,7 @@ class PosixStore final : public Store {
 
   Status sync_folder(std::string_view path) override {
     Fd dir;
-    if (Status s = open_folder(path, &dir); !s.ok()) return s;
+    if (Status s = open_folder_fd(path, &dir); !s.ok()) return s;
     if (fsync(dir.fd) != 0) return Status::FromErrno("fsync folder " + shown(path), errno);
     return Status::Ok();
   }
@@ -146,23 +266,10 @@ class PosixStore final : public Store {
   Status list(std::string_view path, std::vector<std::string>* names) override {
     names->clear();
     Fd dir;
-    if (Status s = open_folder(path, &dir); !s.ok()) return s;
-    DIR* d = fdopendir(dir.fd);
-    if (d == nullptr) return Status::FromErrno("list " + shown(path), errno);
-    dir.fd = -1;  // closedir closes it
-    // The root's descriptor is a duplicate sharing one offset with the store's (and its opener's): a
-    // listing before this one left it at the end.
-    rewinddir(d);
-    errno = 0;
-    while (dirent* e = readdir(d)) {
-      const std::string n = e->d_name;
-      if (n != "." && n != "..") names->push_back(n);
-    }
-    const int e = errno;
-    closedir(d);
-    if (e != 0) return Status::FromErrno("list " + shown(path), e);
-    std::sort(names->begin(), names->end());
-    return Status::Ok();
+    if (Status s = open_folder_fd(path, &dir); !s.ok()) return s;
+    const int fd = dir.fd;
+    dir.fd = -1;  // list_folder closes it
+    return list_folder(fd, shown(path), names);
   }
 
   Status stat(std::string_view path, EntryInfo* info) override {
@@ -176,11 +283,7 @@ class PosixStore final : public Store {
     if (fstatat(parent.fd, leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       return errno == ENOENT ? Status::Ok() : Status::FromErrno("stat " + std::string(path), errno);
     }
-    info->kind = S_ISREG(st.st_mode)   ? EntryKind::kFile
-                 : S_ISDIR(st.st_mode) ? EntryKind::kFolder
-                                       : EntryKind::kOther;
-    info->size = S_ISREG(st.st_mode) ? static_cast<uint64_t>(st.st_size) : 0;
-    info->modified_unix_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    *info = entry_info(st);
     return Status::Ok();
   }
 
@@ -269,6 +372,14 @@ class PosixStore final : public Store {
     return Status::Ok();
   }
 
+  Status open_folder(std::string_view path, std::unique_ptr<StoreFolder>* out) override {
+    Fd dir;
+    if (Status s = open_folder_fd(path, &dir); !s.ok()) return s;
+    *out = std::make_unique<PosixFolder>(dir.fd, std::string(path));
+    dir.fd = -1;  // the folder owns it
+    return Status::Ok();
+  }
+
   Status sync_all() override {
     if (syncfs(root_) != 0) return Status::FromErrno("syncfs " + location_, errno);
     return Status::Ok();
@@ -282,7 +393,7 @@ class PosixStore final : public Store {
     return slash == std::string_view::npos ? message : std::string(path.substr(0, slash + 1)) + message;
   }
 
-  Status open_folder(std::string_view path, Fd* out) {
+  Status open_folder_fd(std::string_view path, Fd* out) {
     if (Status s = check_store_path(path, true); !s.ok()) return s;
     // The root afresh, never a dup: a dup shares the root's read position, and a second list() would
     // start where the first one's readdir ended (at the end: no names).

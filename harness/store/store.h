@@ -76,6 +76,8 @@ class StoreLock {
   virtual bool created() const = 0;
 };
 
+class StoreFolder;
+
 class Store {
  public:
   Store() = default;
@@ -120,6 +122,11 @@ class Store {
   // Makes every write to the store's filesystem durable at once (POSIX: syncfs): after many small
   // files, one flush where a sync() of each would cost a device flush apiece.
   virtual Status sync_all() = 0;
+
+  // The folder path held open for work on the names inside it (harness/store/store_folder.h): one system
+  // call a create, stat or remove on a store with descriptors. The folder must exist. The default serves
+  // each call by path.
+  virtual Status open_folder(std::string_view path, std::unique_ptr<StoreFolder>* out);
 
   // An object store's request figures (counts, time to first byte, latency, retries, errors by status)
   // since the last call, for the phase that just ran; false for a store that sends no requests.

@@ -181,6 +181,7 @@ std::optional<double> parse_threshold(const json& v, Unit unit) {
       return units::parse_fraction(s);
     case Unit::kCount:
     case Unit::kRatio:
+    case Unit::kOpsPerSecond:
       return units::parse_count(s);
   }
   return std::nullopt;
@@ -194,6 +195,7 @@ const char* unit_example(Unit unit) {
     case Unit::kFraction: return "a fraction like 0.9 or \"90%\"";
     case Unit::kCount: return "a number like 1000";
     case Unit::kRatio: return "a number like 1.5";
+    case Unit::kOpsPerSecond: return "operations a second like 1e5";
   }
   return "a number";
 }

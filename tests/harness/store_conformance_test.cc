@@ -14,6 +14,7 @@
 
 #include "harness/store/memory_store.h"
 #include "harness/store/posix_store.h"
+#include "harness/store/store_folder.h"
 #include "test_util.h"
 
 namespace iofab::testing {
@@ -253,6 +254,53 @@ TEST_P(StoreConformance, ListingTheRootAgainNamesTheSameEntries) {
 TEST_P(StoreConformance, SyncAllSucceeds) {
   ASSERT_TRUE(put("a", "x").ok());
   EXPECT_TRUE(store_->sync_all().ok());
+}
+
+TEST_P(StoreConformance, AHeldFolderCreatesStatsRenamesListsAndRemovesTheNamesInside) {
+  ASSERT_TRUE(store_->make_folder("d").ok());
+  std::unique_ptr<StoreFolder> d;
+  ASSERT_TRUE(store_->open_folder("d", &d).ok());
+  EXPECT_EQ(d->path(), "d");
+  {
+    StoreFile f;
+    ASSERT_TRUE(d->create("a", {}, &f).ok());
+    StoreFile again;
+    const Status twice = d->create("a", {}, &again);
+    EXPECT_FALSE(twice.ok());
+    EXPECT_NE(twice.message().find("d/a"), std::string::npos) << twice.message();
+  }
+  EntryInfo info;
+  ASSERT_TRUE(d->stat("a", &info).ok());
+  EXPECT_EQ(info.kind, EntryKind::kFile);
+  ASSERT_TRUE(d->stat("missing", &info).ok());
+  EXPECT_EQ(info.kind, EntryKind::kMissing);
+  ASSERT_TRUE(d->rename("a", "b").ok());
+  ASSERT_TRUE(d->make_folder("sub").ok());
+  std::vector<std::string> names;
+  ASSERT_TRUE(d->list(&names).ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"b", "sub"}));
+  ASSERT_TRUE(store_->stat("d/b", &info).ok());  // the same entry, seen by path
+  EXPECT_EQ(info.kind, EntryKind::kFile);
+  StoreFile opened;
+  EXPECT_TRUE(d->open("b", {}, &opened).ok());
+  EXPECT_TRUE(d->remove("b").ok());
+  EXPECT_TRUE(d->remove("sub").ok());
+  ASSERT_TRUE(d->list(&names).ok());
+  EXPECT_TRUE(names.empty());
+}
+
+TEST_P(StoreConformance, AHeldFolderTakesOneNameNotAPathAndOnlyAFolder) {
+  ASSERT_TRUE(store_->make_folder("d").ok());
+  ASSERT_TRUE(put("file", "x").ok());
+  std::unique_ptr<StoreFolder> d;
+  EXPECT_FALSE(store_->open_folder("file", &d).ok());
+  EXPECT_FALSE(store_->open_folder("missing", &d).ok());
+  ASSERT_TRUE(store_->open_folder("d", &d).ok());
+  StoreFile f;
+  const Status s = d->create("x/y", {}, &f);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("one name"), std::string::npos) << s.message();
+  EXPECT_FALSE(d->create("..", {}, &f).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StoreConformance,

@@ -88,6 +88,35 @@ TEST(Mountstats, NoCountersForAnAbsentNonNfsOrTruncatedMount) {
   EXPECT_FALSE(parse_client_counters("device a mounted on /m with fstype nfs\n\tbytes:\t1 2 3\n", "/m"));
 }
 
+// The per-op section as a Linux 6.1 NFS v4.2 client writes it (fields: ops, transmissions, timeouts, bytes
+// sent, bytes received, queue, rtt, execute, errors), two mounts after one another.
+constexpr const char* kPerOp =
+    "device srv:/a mounted on /mnt/a with fstype nfs4 statvers=1.1\n"
+    "\tbytes:\t1 2 0 0 3 4 0 0\n"
+    "\tper-op statistics\n"
+    "\t        NULL: 1 1 0 44 24 0 0 0 0\n"
+    "\t     GETATTR: 120 120 0 21760 26880 2 45 51 0\n"
+    "\t      LOOKUP: 33 33 0 6120 3360 0 12 14 3\n"
+    "\t      REMOVE: 7 7 0 1344 1064 0 3 3 0\n"
+    "device srv:/b mounted on /mnt/b with fstype nfs statvers=1.1\n"
+    "\tper-op statistics\n"
+    "\t      CREATE: 9 9 0 0 0 0 0 0 0\n"
+    "device tmpfs mounted on /tmp with fstype tmpfs\n";
+
+TEST(Mountstats, PerOpCountsOfTheNamedNfsMountOnly) {
+  auto a = parse_nfs_op_counts(kPerOp, "/mnt/a");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ((*a)["GETATTR"], 120u);
+  EXPECT_EQ((*a)["LOOKUP"], 33u);
+  EXPECT_EQ((*a)["REMOVE"], 7u);
+  EXPECT_EQ(a->count("CREATE"), 0u);  // the next mount's
+  auto b = parse_nfs_op_counts(kPerOp, "/mnt/b");
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ((*b)["CREATE"], 9u);
+  EXPECT_FALSE(parse_nfs_op_counts(kPerOp, "/tmp").has_value());
+  EXPECT_FALSE(parse_nfs_op_counts(kPerOp, "/mnt/none").has_value());
+}
+
 TEST(TargetCounters, DifferenceSaturatesAndNeedsBothSamples) {
   TargetCounters a, b;
   a.device_seen = b.device_seen = true;
