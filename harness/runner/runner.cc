@@ -706,7 +706,9 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   }
   if (!removed.ok()) {
     // What is left, and the command that removes it, in the report and (cmd_run) on the console.
-    const std::string command = "iofab clean --yes --target " + shell_quoted(target.path);
+    std::string command = "iofab clean --yes --target " + shell_quoted(target.path);
+    // clean reaches an object store with the suite's s3 settings (endpoint, addressing, credentials).
+    if (on_s3) command += " --suite " + shell_quoted(opts.suite);
     report->warnings.push_back("cleanup: " + removed.message() + "; " + run_location +
                                " is left behind: remove the rest with " + command);
     report->target["left_behind"] = {
