@@ -117,9 +117,9 @@ TEST(SuiteChecks, GroupMembersSharingADatasetDirAreRefused) {
       {"kind": "train_read", "name": "a", "num_samples": 64, "dataset_dir": ")" +
                            d.path() + R"(/ds"},
       {"kind": "train_read", "name": "b", "num_samples": 64, "dataset_dir": ")" +
-                           d.path() + R"(/./ds/"}]}]})",
+                           d.path() + R"(/./ds"}]}]})",
                        "phases[0].concurrent[1].dataset_dir: \"" + d.path() +
-                           "/./ds/\" is the dataset_dir of a, which runs at the same time");
+                           "/./ds\" is the dataset_dir of a, which runs at the same time");
   // One after the other, the second reuses the first's dataset: allowed.
   Suite s;
   Status st = parse(R"({"phases": [
