@@ -5,9 +5,9 @@
 #   platform   harness/{core,stats,fs,gpu,telemetry,comm,engines,rdma,store,results,phase}
 #   workloads  workloads/         the phases and their table
 #   reports    reports/           output formats, compare
-#   driver     harness/{suite,runner,cli}   reads the suite, runs it, writes reports
+#   driver     harness/{suite,targets,runner,cli}   reads the suite, runs it, writes reports
 set(IOFAB_PLATFORM_DIRS core stats fs gpu telemetry comm engines rdma store results phase)
-set(IOFAB_DRIVER_DIRS suite runner cli)
+set(IOFAB_DRIVER_DIRS suite targets runner cli)
 
 # Sources of the given top-level folders (harness/<sub> or workloads, reports), backends filtered out.
 function(iofab_layer_sources out)

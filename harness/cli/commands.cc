@@ -16,7 +16,7 @@
 #include "harness/gpu/devices.h"
 #include "harness/runner/repeat.h"
 #include "harness/suite/suite.h"
-#include "harness/suite/suite_target.h"
+#include "harness/targets/run_target.h"
 #include "reports/console_report.h"
 #include "reports/json_report.h"
 #include "reports/junit_report.h"

@@ -30,7 +30,7 @@ struct RunArgs {
 };
 
 int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err);
-// target: the one the run would use (--target), checked against the suite (harness/suite/suite_target.h);
+// target: the one the run would use (--target), checked against the suite (harness/targets/run_target.h);
 // empty: the suite's own "target", if any.
 int cmd_validate(const std::string& suite, const std::vector<std::string>& sets, const std::string& target,
                  std::ostream& out, std::ostream& err);
@@ -49,13 +49,9 @@ struct CleanArgs {
 // (left by a killed run) and removes them: with yes, or after a "y" on in when
 // interactive (a terminal). Otherwise it only lists them. Folders of runs with
 // --keep are left unless include_kept. Exit 0, 2 for a target that cannot be
-// read, 3 when a removal failed. An s3:// target: clean_s3_target.
+// read, 3 when a removal failed. Each kind of target cleans its own way (harness/targets/).
 int cmd_clean(const CleanArgs& args, bool interactive, std::istream& in, std::ostream& out,
               std::ostream& err);
-// clean of s3://bucket/prefix: the objects and unfinished multipart uploads under
-// <prefix>/iofab-<run id>/ only (run prefixes of iofab's naming), by the same rules.
-int clean_s3_target(const CleanArgs& args, bool interactive, std::istream& in, std::ostream& out,
-                    std::ostream& err);
 // clean's question: true with yes, or after a "y" on in when interactive; else says why nothing went.
 bool confirm_removal(const std::string& what, size_t count, bool yes, bool interactive, std::istream& in,
                      std::ostream& out);

@@ -46,7 +46,4 @@ inline constexpr const char* kDefaultTarget = "./iofab-data";
 // holds it on rank 0.
 Status run_suite(Comm& comm, const RunOptions& opts, Report* report);
 
-// Margin the preflight keeps free beyond the planned bytes.
-uint64_t preflight_margin(uint64_t planned);
-
 }  // namespace iofab

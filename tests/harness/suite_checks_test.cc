@@ -8,7 +8,7 @@
 #include <string>
 
 #include "harness/suite/suite.h"
-#include "harness/suite/suite_target.h"
+#include "harness/targets/run_target.h"
 #include "test_util.h"
 
 namespace iofab::testing {

@@ -7,8 +7,9 @@
 #include "harness/engines/s3_credentials.h"
 #include "harness/engines/s3_uploads.h"
 #include "harness/fs/run_dir.h"
-#include "harness/runner/s3_run.h"
 #include "harness/suite/suite.h"
+#include "harness/targets/s3/s3_run.h"
+#include "harness/targets/s3/s3_target.h"
 
 namespace iofab {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/runner/s3_run.h"
+#include "harness/targets/s3/s3_run.h"
 
 #include <cstdio>
 

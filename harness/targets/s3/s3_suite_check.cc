@@ -1,21 +1,17 @@
-#include "harness/suite/suite_target.h"
-
+// What a suite may hold on an s3:// target: only the phase kinds that run on an object store, params that
+// make sense there, engines that reach an object, no concurrent group, and no key longer than S3's 1,024
+// bytes (the run's prefix and the longest path a phase makes below it).
 #include <string>
 #include <vector>
 
 #include "harness/engines/s3_config.h"
-#include "harness/phase/request_metrics.h"
+#include "harness/suite/suite.h"
+#include "harness/targets/s3/s3_target.h"
 #include "workloads/phase_table.h"
 
 namespace iofab {
 
 namespace {
-
-std::string join_lines(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : "\n") + s;
-  return out;
-}
 
 // "ingest, train_read, checkpoint, restore, collectives and rdma": the kinds whose table row says they run
 // on an object store, in the table's order.
@@ -78,29 +74,10 @@ void check_key_lengths(const Suite& suite, std::string_view target, const std::s
   }
 }
 
-// On a folder there are no requests: a check on a request figure could never have a value.
-void check_phases_on_folder(const Suite& suite, std::string_view target, std::vector<std::string>* errors) {
-  for (const auto& p : suite.phases) {
-    for (const auto& c : p.checks) {
-      if (!is_request_metric(c.metric)) continue;
-      errors->push_back(c.path + ".metric: " + c.metric +
-                        " is a figure of an object store's requests, measured only on an s3:// target; the "
-                        "target " +
-                        std::string(target) +
-                        " is a folder, where the phase sends no requests: drop the check, or run on an s3:// "
-                        "target");
-    }
-  }
-}
-
 }  // namespace
 
-Status check_suite_for_target(const Suite& suite, std::string_view target, int ranks) {
+Status check_suite_on_s3(const Suite& suite, std::string_view target, int ranks) {
   std::vector<std::string> errors;
-  if (!is_s3_target(target)) {
-    check_phases_on_folder(suite, target, &errors);
-    return errors.empty() ? Status::Ok() : Status::Invalid(join_lines(errors));
-  }
   if (!suite.groups.empty()) {
     // An object store's request figures are taken per store, not per phase: at once they would mix.
     errors.push_back("phases: concurrent group " + suite.groups.front().label +
