@@ -90,7 +90,7 @@ std::string who_failed(const Comm& comm) {
 
 // What this rank is about to run, for agree_same_run: every field a rank must share with the others.
 RunIdentity run_identity(const RunOptions& opts, const Suite& suite, const Status& loaded,
-                         const std::string& target_path) {
+                         const std::string& target_path, const RunTargetKind& kind) {
   RunIdentity id;
   const BuildInfo& bi = build_info();
   id.fields.emplace_back("iofab", std::string(bi.version) + " (" + bi.git_sha + ")");
@@ -100,7 +100,7 @@ RunIdentity run_identity(const RunOptions& opts, const Suite& suite, const Statu
                    ? "sha256 " + sha256_hex(json_text(suite.document)).substr(0, 16) + " (after --set)"
                    : "one that does not load (" + loaded.message() + ")");
   id.fields.emplace_back("target", "\"" + target_path + "\"");
-  id.fields.emplace_back("target kind", std::string(run_target_kind(target_path).shown));
+  id.fields.emplace_back("target kind", std::string(kind.shown));
   char timeout[32];
   std::snprintf(timeout, sizeof timeout, "%.9g s", opts.rank_timeout_s);
   id.fields.emplace_back("--rank-timeout", timeout);
@@ -151,12 +151,13 @@ class SuiteRun {
     target_path_ = opts_.target ? *opts_.target : suite_.target ? *suite_.target : kDefaultTarget;
     // First of all, loaded or not: ranks that run different suites, targets or options would make
     // different calls and wait for each other until the rank timeout. Refused here, naming who differs.
+    const RunTargetKind& kind =
+        run_target_kind(target_path_, opts_.target_kinds ? *opts_.target_kinds : run_target_kinds());
     if (comm_.size() > 1) {
-      if (Status same = agree_same_run(comm_, run_identity(opts_, suite_, st, target_path_)); !same.ok())
+      if (Status same = agree_same_run(comm_, run_identity(opts_, suite_, st, target_path_, kind)); !same.ok())
         return same;
     }
     if (!st.ok()) return st;  // the same on every rank: the suite is the same
-    const RunTargetKind& kind = run_target_kind(target_path_);
     // What the suite may hold on this kind of target: bad input, refused before anything is written.
     if (Status fits = kind.check_suite(suite_, target_path_, comm_.size()); !fits.ok()) return fits;
     target_ = kind.make(target_path_, suite_);

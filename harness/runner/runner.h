@@ -13,6 +13,7 @@
 #include "harness/comm/comm.h"
 #include "harness/core/status.h"
 #include "harness/results/report.h"
+#include "harness/targets/run_target.h"
 
 namespace iofab {
 
@@ -37,6 +38,8 @@ struct RunOptions {
   // as it would stand if this process died then (the running phase cut short,
   // this host only), for a helper process to write in its place (ReportCourier).
   std::function<void(const Report&)> on_fallback_report;
+  // The kinds of target the run knows; null: the table iofab is built with (tests add a fake kind).
+  const std::vector<RunTargetKind>* target_kinds = nullptr;
 };
 
 inline constexpr const char* kDefaultTarget = "./iofab-data";

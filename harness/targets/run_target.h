@@ -71,10 +71,12 @@ struct RunTargetKind {
                std::ostream& err) = nullptr;
 };
 
-// The kind of a target string (every string has one: the folder takes what no other claims).
-const RunTargetKind& run_target_kind(std::string_view target);
-// The table itself, for the docs' test and `iofab list`.
+// The table of target kinds iofab is built with.
 const std::vector<RunTargetKind>& run_target_kinds();
+// The kind of a target string in kinds (every string has one: the last row, the folder, takes what no
+// other claims).
+const RunTargetKind& run_target_kind(std::string_view target,
+                                     const std::vector<RunTargetKind>& kinds = run_target_kinds());
 
 // What a suite may hold on the target (its kind's check_suite).
 Status check_suite_for_target(const Suite& suite, std::string_view target, int ranks);

@@ -27,11 +27,11 @@ const std::vector<RunTargetKind>& run_target_kinds() {
   return kinds;
 }
 
-const RunTargetKind& run_target_kind(std::string_view target) {
-  for (const auto& k : run_target_kinds()) {
+const RunTargetKind& run_target_kind(std::string_view target, const std::vector<RunTargetKind>& kinds) {
+  for (const auto& k : kinds) {
     if (k.claims == nullptr || k.claims(target)) return k;
   }
-  return run_target_kinds().back();
+  return kinds.back();
 }
 
 Status check_suite_for_target(const Suite& suite, std::string_view target, int ranks) {
