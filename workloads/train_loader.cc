@@ -139,9 +139,9 @@ struct TrainLoader::Reader {
     bool from_cache = false;
     bool corrupt = false;
     SampleCache::Fill fill;  // a source read the cache is being filled from
-    uint64_t next = 0;     // file offset of the next piece to submit
-    uint64_t end = 0;      // end of the span read (aligned under O_DIRECT)
-    unsigned pending = 0;  // pieces submitted and not yet completed
+    uint64_t next = 0;       // file offset of the next piece to submit
+    uint64_t end = 0;        // end of the span read (aligned under O_DIRECT)
+    unsigned pending = 0;    // pieces submitted and not yet completed
     bool used = false;
   };
   struct Slot {
@@ -282,194 +282,253 @@ Status TrainLoader::create(const LoaderConfig& config, const DatasetLayout& layo
   return Status::Ok();
 }
 
-Status TrainLoader::read_loop(Reader& r, Epoch& e) {
-  const bool files = layout_.spec().layout == DatasetLayoutKind::kFiles;
-  const DatasetSpec& spec = layout_.spec();
-  const uint64_t stride = layout_.max_sample_size();
-  Status result;
-  auto release = [&](Reader::Sample& smp) {
-    if (smp.fill.active() && cache_ != nullptr) cache_->abandon(&smp.fill);
+// One reader's share of one epoch: claims positions in the window, reads each sample in pieces through the
+// reader's engine (IoPump), checks its header, collates it into the batch, fills the cache tier, and counts
+// it. Nested in TrainLoader for the loader's dataset, config and cache.
+class TrainLoader::ReadPass {
+ public:
+  ReadPass(TrainLoader& l, Reader& r, Epoch& e) : l_(l), r_(r), e_(e) {}
+
+  Status run() {
+    while (result_.ok()) {
+      if (e_.quit.load(std::memory_order_acquire) || e_.stop.load(std::memory_order_relaxed)) break;
+      const uint64_t pos = e_.cursor.load(std::memory_order_acquire);
+      if (pos >= e_.n) break;
+      if (pos >= e_.limit.load(std::memory_order_acquire)) {
+        wait_for_window();
+        continue;
+      }
+      IoPump pump(*r_.engine, r_.bufs, r_.slots, /*fixed_buffers=*/true, /*latency=*/nullptr,
+                  /*series=*/nullptr, e_.t0, /*progress=*/nullptr, &e_.stop);
+      keep_first(&result_, pump.run([this](unsigned slot, IoRequest& req) { return next(slot, req); },
+                                    [this](unsigned slot, const IoRequest& req) { done(slot, req); }));
+      // Samples whose reads failed or were abandoned still hold their files.
+      for (auto& smp : r_.samples) {
+        if (smp.used) release(smp);
+      }
+      r_.current = -1;
+    }
+    if (!result_.ok() && result_.code() != Status::Code::kInterrupted) e_.fail();
+    return result_;
+  }
+
+ private:
+  using Sample = Reader::Sample;
+
+  void wait_for_window() {
+    std::unique_lock<std::mutex> lock(e_.mu);
+    e_.readers_cv.wait_for(lock, kPoll, [&] {
+      return e_.quit.load() || e_.cursor.load() < e_.limit.load() || e_.cursor.load() >= e_.n;
+    });
+  }
+
+  // The first error stops the epoch on every reader.
+  void fail(const Status& s) {
+    keep_first(&result_, s);
+    e_.fail();
+  }
+
+  void release(Sample& smp) {
+    if (smp.fill.active() && l_.cache_ != nullptr) l_.cache_->abandon(&smp.fill);
     if (smp.file.is_open()) {
-      keep_first(&result, r.engine->remove_file(smp.handle));
+      keep_first(&result_, r_.engine->remove_file(smp.handle));
       smp.file = StoreFile();
     }
     smp.used = false;
-  };
-  // Claims the next position in the window and sets its sample up; false when there is none now.
-  auto start_sample = [&]() -> bool {
-    uint64_t pos = e.cursor.load(std::memory_order_relaxed);
+  }
+
+  // The next position in the window, claimed; false when there is none now.
+  bool claim_position(uint64_t* pos) {
+    *pos = e_.cursor.load(std::memory_order_relaxed);
     do {
-      if (pos >= e.limit.load(std::memory_order_acquire)) return false;
-    } while (
-        !e.cursor.compare_exchange_weak(pos, pos + 1, std::memory_order_acq_rel, std::memory_order_relaxed));
+      if (*pos >= e_.limit.load(std::memory_order_acquire)) return false;
+    } while (!e_.cursor.compare_exchange_weak(*pos, *pos + 1, std::memory_order_acq_rel,
+                                              std::memory_order_relaxed));
+    return true;
+  }
+
+  // Claims the next position and sets its sample up (cache lookup, file, piece range); false when there is
+  // none now or it failed.
+  bool start_sample() {
+    uint64_t pos = 0;
+    if (!claim_position(&pos)) return false;
     unsigned idx = 0;
-    while (r.samples[idx].used) ++idx;  // one is always free: see Reader::samples
-    Reader::Sample& smp = r.samples[idx];
-    smp = Reader::Sample();
+    while (r_.samples[idx].used) ++idx;  // one is always free: see Reader::samples
+    Sample& smp = r_.samples[idx];
+    smp = Sample();
     smp.used = true;
-    smp.sample = e.plan.samples[pos];
+    smp.sample = e_.plan.samples[pos];
     smp.pos = pos;
     smp.start_ns = now_ns();
-    const uint64_t file = layout_.file_of(smp.sample);
-    const uint64_t size = layout_.size_of(smp.sample);
     StoreFile opened;
-    if (cache_ != nullptr) {
-      Status s = cache_->lookup(smp.sample, config_.direct, &opened);
-      if (!s.ok()) {
-        smp.used = false;
-        keep_first(&result, s);
-        e.fail();
-        return false;
-      }
-      smp.from_cache = opened.is_open();
-      if (!smp.from_cache) {
-        bool started = false;
-        const uint64_t f0 = now_ns();
-        s = cache_->begin(smp.sample, size, &smp.fill, &started);
-        r.stats.fill_ns += now_ns() - f0;
-        if (!s.ok()) {
-          smp.used = false;
-          keep_first(&result, s);
-          e.fail();
-          return false;
-        }
-        if (!started) r.stats.unfilled_samples++;
-      }
-    }
-    if (files || smp.from_cache) {
-      Status s = smp.from_cache ? Status::Ok()
-                                : open_dataset_file(store_, data_, layout_, file, config_.direct, &opened);
-      int handle = -1;
-      if (s.ok()) s = r.engine->add_store_file(opened, &handle);
-      if (!s.ok()) {
-        release(smp);
-        keep_first(&result, s);
-        e.fail();
-        return false;
-      }
-      smp.file = std::move(opened);  // the sample holds it until its last piece completes
-      smp.handle = handle;
-    } else {
-      smp.handle = r.shard_handles[file];
-    }
-    const uint64_t off = smp.from_cache ? 0 : layout_.offset_of(smp.sample);
+    if (l_.cache_ != nullptr && !look_up_cache(smp, &opened)) return false;
+    if (!open_source(smp, std::move(opened))) return false;
+    const uint64_t off = smp.from_cache ? 0 : l_.layout_.offset_of(smp.sample);
+    const uint64_t size = l_.layout_.size_of(smp.sample);
+    const bool direct = l_.config_.direct;
     smp.base = off;
-    smp.next = config_.direct ? off / kRecordAlignment * kRecordAlignment : off;
-    smp.end = config_.direct ? (off + size + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment
-                             : off + size;
-    r.current = static_cast<int>(idx);
+    smp.next = direct ? off / kRecordAlignment * kRecordAlignment : off;
+    smp.end = direct ? (off + size + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment : off + size;
+    r_.current = static_cast<int>(idx);
     return true;
-  };
-  auto next = [&](unsigned slot, IoRequest& req) -> bool {
-    if (e.quit.load(std::memory_order_relaxed)) return false;
-    if (r.current < 0 && !start_sample()) return false;
-    const auto idx = static_cast<unsigned>(r.current);
-    Reader::Sample& smp = r.samples[idx];
-    const uint64_t len = std::min(config_.max_request, smp.end - smp.next);
+  }
+
+  // A hit opens the cached copy (*opened); a miss begins its fill where the tier has room.
+  bool look_up_cache(Sample& smp, StoreFile* opened) {
+    Status s = l_.cache_->lookup(smp.sample, l_.config_.direct, opened);
+    smp.from_cache = s.ok() && opened->is_open();
+    if (s.ok() && !smp.from_cache) {
+      bool started = false;
+      const uint64_t f0 = now_ns();
+      s = l_.cache_->begin(smp.sample, l_.layout_.size_of(smp.sample), &smp.fill, &started);
+      r_.stats.fill_ns += now_ns() - f0;
+      if (s.ok() && !started) r_.stats.unfilled_samples++;
+    }
+    if (s.ok()) return true;
+    smp.used = false;
+    fail(s);
+    return false;
+  }
+
+  // The handle the sample's pieces are read through: its own file (a files layout, or the cache's copy),
+  // which it holds until its last piece completes, or its shard's.
+  bool open_source(Sample& smp, StoreFile opened) {
+    const uint64_t file = l_.layout_.file_of(smp.sample);
+    if (l_.layout_.spec().layout != DatasetLayoutKind::kFiles && !smp.from_cache) {
+      smp.handle = r_.shard_handles[file];
+      return true;
+    }
+    Status s = smp.from_cache
+                   ? Status::Ok()
+                   : open_dataset_file(l_.store_, l_.data_, l_.layout_, file, l_.config_.direct, &opened);
+    int handle = -1;
+    if (s.ok()) s = r_.engine->add_store_file(opened, &handle);
+    if (!s.ok()) {
+      release(smp);
+      fail(s);
+      return false;
+    }
+    smp.file = std::move(opened);
+    smp.handle = handle;
+    return true;
+  }
+
+  // IoPump's next: the current sample's next piece, starting a sample when none is current.
+  bool next(unsigned slot, IoRequest& req) {
+    if (e_.quit.load(std::memory_order_relaxed)) return false;
+    if (r_.current < 0 && !start_sample()) return false;
+    const auto idx = static_cast<unsigned>(r_.current);
+    Sample& smp = r_.samples[idx];
+    const uint64_t len = std::min(l_.config_.max_request, smp.end - smp.next);
     req.offset = smp.next;
     req.len = static_cast<uint32_t>(len);
     req.file = smp.handle;
     req.op = IoOp::kRead;
-    r.slot[slot] = {idx, smp.next};
+    r_.slot[slot] = {idx, smp.next};
     smp.next += len;
     smp.pending++;
-    if (smp.next == smp.end) r.current = -1;
+    if (smp.next == smp.end) r_.current = -1;
     return true;
-  };
-  auto done = [&](unsigned slot, const IoRequest& req) {
-    const Reader::Slot& sl = r.slot[slot];
-    Reader::Sample& smp = r.samples[sl.sample];
-    const uint64_t off = smp.base;
-    const uint32_t size = layout_.size_of(smp.sample);
+  }
+
+  // IoPump's done: a piece arrived; the sample is counted once its last one has.
+  void done(unsigned slot, const IoRequest& req) {
+    const Reader::Slot& sl = r_.slot[slot];
+    Sample& smp = r_.samples[sl.sample];
     const auto* buf = static_cast<const unsigned char*>(req.buf);
+    const uint64_t off = smp.base;
+    const uint32_t size = l_.layout_.size_of(smp.sample);
     // The part of the sample this piece holds: [from, to) in file offsets.
     const uint64_t from = std::max(off, sl.offset);
     const uint64_t to = std::min<uint64_t>(off + size, sl.offset + req.len);
-    if (verify_ && sl.offset <= off && off < sl.offset + req.len) {
-      unsigned char h[kSampleHeader];
-      sample_header(spec, smp.sample, h);
-      const uint64_t n = std::min<uint64_t>({kSampleHeader, size, to - off});
-      if (std::memcmp(buf + (off - sl.offset), h, n) != 0) {
-        r.stats.corrupt++;
-        smp.corrupt = true;
-      }
+    if (l_.verify_ && sl.offset <= off && off < sl.offset + req.len)
+      check_header(smp, buf + (off - sl.offset), to - off);
+    const uint64_t at = e_.plan.consumed_at(smp.pos);
+    if (from < to) {
+      collate(at, from - off, buf + (from - sl.offset), to - from);
+      fill_cache(smp, from - off, buf + (from - sl.offset), to - from);
     }
-    const uint64_t at = e.plan.consumed_at(smp.pos);
-    const uint64_t batch = at / e.plan.batch_size;
-    if (copier_ != nullptr && from < to) {
-      // Collate: the sample's bytes go to its place in the batch's pinned buffer.
-      auto* dst = static_cast<unsigned char*>(copier_->host(batch % copier_->slots()));
-      std::memcpy(dst + (at - e.plan.batch_begin(batch)) * stride + (from - off), buf + (from - sl.offset),
-                  to - from);
-    }
-    if (smp.fill.active() && from < to) {
-      const uint64_t f0 = now_ns();
-      Status ws = smp.fill.write(buf + (from - sl.offset), to - from, from - off);
-      r.stats.fill_ns += now_ns() - f0;
-      if (!ws.ok()) {
-        keep_first(&result, ws);
-        e.fail();
-        cache_->abandon(&smp.fill);
-      }
-    }
-    r.stats.io_bytes += req.len;
+    r_.stats.io_bytes += req.len;
     smp.pending--;
     if (smp.pending > 0 || smp.next < smp.end) return;
-    if (smp.fill.active()) {
-      // Only a sample read whole and verified is served later: a corrupt one would pass its fault on.
-      const uint64_t f0 = now_ns();
-      if (smp.corrupt || !verify_) {
-        cache_->abandon(&smp.fill);
-      } else if (Status cs = cache_->commit(&smp.fill); cs.ok()) {
-        r.stats.filled_samples++;
-        r.stats.filled_bytes += cached_sample_bytes(size);
-      } else {
-        keep_first(&result, cs);
-        e.fail();
-      }
-      r.stats.fill_ns += now_ns() - f0;
+    if (smp.fill.active()) commit_fill(smp, size);
+    finish_sample(smp, size, at / e_.plan.batch_size);
+  }
+
+  void check_header(Sample& smp, const unsigned char* at, uint64_t have) {
+    unsigned char h[kSampleHeader];
+    sample_header(l_.layout_.spec(), smp.sample, h);
+    const uint64_t n = std::min<uint64_t>({kSampleHeader, l_.layout_.size_of(smp.sample), have});
+    if (std::memcmp(at, h, n) != 0) {
+      r_.stats.corrupt++;
+      smp.corrupt = true;
     }
-    (smp.from_cache ? r.stats.cache_bytes : r.stats.source_bytes) += size;
-    if (smp.from_cache) r.stats.cache_samples++;
+  }
+
+  // The sample's bytes [within, within + n) go to its place in the batch's pinned buffer.
+  void collate(uint64_t at, uint64_t within, const unsigned char* bytes, uint64_t n) {
+    BatchCopier* copier = l_.copier_;
+    if (copier == nullptr) return;
+    const uint64_t batch = at / e_.plan.batch_size;
+    auto* dst = static_cast<unsigned char*>(copier->host(batch % copier->slots()));
+    std::memcpy(dst + (at - e_.plan.batch_begin(batch)) * l_.layout_.max_sample_size() + within, bytes, n);
+  }
+
+  void fill_cache(Sample& smp, uint64_t within, const unsigned char* bytes, uint64_t n) {
+    if (!smp.fill.active()) return;
+    const uint64_t f0 = now_ns();
+    Status ws = smp.fill.write(bytes, n, within);
+    r_.stats.fill_ns += now_ns() - f0;
+    if (!ws.ok()) {
+      fail(ws);
+      l_.cache_->abandon(&smp.fill);
+    }
+  }
+
+  // Only a sample read whole and verified is served later: a corrupt one would pass its fault on.
+  void commit_fill(Sample& smp, uint32_t size) {
+    const uint64_t f0 = now_ns();
+    if (smp.corrupt || !l_.verify_) {
+      l_.cache_->abandon(&smp.fill);
+    } else if (Status cs = l_.cache_->commit(&smp.fill); cs.ok()) {
+      r_.stats.filled_samples++;
+      r_.stats.filled_bytes += cached_sample_bytes(size);
+    } else {
+      fail(cs);
+    }
+    r_.stats.fill_ns += now_ns() - f0;
+  }
+
+  // The sample is whole: its figures, and its batch told when it was the batch's last.
+  void finish_sample(Sample& smp, uint32_t size, uint64_t batch) {
+    EpochStats& st = r_.stats;
+    (smp.from_cache ? st.cache_bytes : st.source_bytes) += size;
+    if (smp.from_cache) st.cache_samples++;
     release(smp);
     const uint64_t end = now_ns();
-    const uint64_t start_rel = smp.start_ns > e.t0 ? smp.start_ns - e.t0 : 0;
-    r.stats.reads.latency.record(end - smp.start_ns);
-    if (marks_ != nullptr) r.marks.push_back({end, end - smp.start_ns});
-    r.stats.reads.series.add(end - e.t0, size);
-    r.stats.reads.span(start_rel, end - e.t0);
-    r.stats.reads.bytes += size;
-    r.stats.reads.ios++;
-    r.stats.id_count++;
-    r.stats.id_sum += sample_fingerprint(smp.sample);
-    if (e.progress != nullptr) e.progress->fetch_add(size, std::memory_order_relaxed);
-    if (e.filled[batch].fetch_add(1, std::memory_order_acq_rel) + 1 == e.plan.batch_len(batch)) {
-      { std::lock_guard<std::mutex> lock(e.mu); }
-      e.consumer_cv.notify_all();
+    const uint64_t start_rel = smp.start_ns > e_.t0 ? smp.start_ns - e_.t0 : 0;
+    st.reads.latency.record(end - smp.start_ns);
+    if (l_.marks_ != nullptr) r_.marks.push_back({end, end - smp.start_ns});
+    st.reads.series.add(end - e_.t0, size);
+    st.reads.span(start_rel, end - e_.t0);
+    st.reads.bytes += size;
+    st.reads.ios++;
+    st.id_count++;
+    st.id_sum += sample_fingerprint(smp.sample);
+    if (e_.progress != nullptr) e_.progress->fetch_add(size, std::memory_order_relaxed);
+    if (e_.filled[batch].fetch_add(1, std::memory_order_acq_rel) + 1 == e_.plan.batch_len(batch)) {
+      { std::lock_guard<std::mutex> lock(e_.mu); }
+      e_.consumer_cv.notify_all();
     }
-  };
-  while (result.ok()) {
-    if (e.quit.load(std::memory_order_acquire) || e.stop.load(std::memory_order_relaxed)) break;
-    const uint64_t pos = e.cursor.load(std::memory_order_acquire);
-    if (pos >= e.n) break;
-    if (pos >= e.limit.load(std::memory_order_acquire)) {
-      std::unique_lock<std::mutex> lock(e.mu);
-      e.readers_cv.wait_for(lock, kPoll, [&] {
-        return e.quit.load() || e.cursor.load() < e.limit.load() || e.cursor.load() >= e.n;
-      });
-      continue;
-    }
-    IoPump pump(*r.engine, r.bufs, r.slots, true, nullptr, nullptr, e.t0, nullptr, &e.stop);
-    keep_first(&result, pump.run(next, done));
-    // Samples whose reads failed or were abandoned still hold their files.
-    for (auto& smp : r.samples) {
-      if (smp.used) release(smp);
-    }
-    r.current = -1;
   }
-  if (!result.ok() && result.code() != Status::Code::kInterrupted) e.fail();
-  return result;
-}
+
+  TrainLoader& l_;
+  Reader& r_;
+  Epoch& e_;
+  Status result_;
+};
+
+Status TrainLoader::read_loop(Reader& r, Epoch& e) { return ReadPass(*this, r, e).run(); }
 
 Status TrainLoader::run_epoch(const BatchPlan& plan, uint64_t t0, const std::atomic<bool>& stop,
                               std::atomic<uint64_t>* progress, EpochStats* out) {

@@ -158,6 +158,7 @@ class TrainLoader {
  private:
   struct Reader;
   struct Epoch;
+  class ReadPass;
   TrainLoader(const LoaderConfig& config, const DatasetLayout& layout, Store& store, std::string data,
               BatchCopier* copier);
   Status read_loop(Reader& r, Epoch& e);

@@ -127,7 +127,8 @@ class TrainReadRun {
   Status open_dataset_folder() {
     Status mine;
     if (!user_dir_) {
-      mine = store_ != nullptr ? store_->make_folder(root_) : Status::Internal("train_read: the run has no store");
+      mine = store_ != nullptr ? store_->make_folder(root_)
+                               : Status::Internal("train_read: the run has no store");
     } else if (rank_ == 0) {
       mine = open_dataset_store(p_.dataset_dir, true, &dir_store_);
     }
@@ -207,8 +208,9 @@ class TrainReadRun {
 
   // Generation, timed on its own from a barrier to the agreement that every rank finished.
   Status generate_dataset() {
-    Status st = agree(comm_, rank_ == 0 ? prepare_dataset_dir(*store_, root_, layout_, &prepare_notes_, &ctx_.stop)
-                                        : Status::Ok());
+    Status st =
+        agree(comm_, rank_ == 0 ? prepare_dataset_dir(*store_, root_, layout_, &prepare_notes_, &ctx_.stop)
+                                : Status::Ok());
     if (st.ok()) st = comm_.barrier();
     if (!st.ok()) return st;
     const uint64_t g0 = now_ns();
@@ -224,14 +226,16 @@ class TrainReadRun {
     st = agree(comm_, mine);
     generate_seconds_ = static_cast<double>(now_ns() - g0) * 1e-9;
     if (!st.ok()) return st;
-    return agree(comm_, rank_ == 0 ? complete_manifest(*store_, root_, layout_, generate_seconds_) : Status::Ok());
+    return agree(comm_,
+                 rank_ == 0 ? complete_manifest(*store_, root_, layout_, generate_seconds_) : Status::Ok());
   }
 
   Status check_reused_dataset() {
     EntryInfo info;
     Status mine = store_->stat(data_, &info);
     if (mine.ok() && info.kind != EntryKind::kFolder) {
-      mine = Status::FromErrno("open " + dataset_path_ + "/data", info.kind == EntryKind::kMissing ? ENOENT : ENOTDIR);
+      mine = Status::FromErrno("open " + dataset_path_ + "/data",
+                               info.kind == EntryKind::kMissing ? ENOENT : ENOTDIR);
     }
     return agree(comm_, mine);
   }
@@ -251,7 +255,8 @@ class TrainReadRun {
   }
 
   Status make_loader() {
-    // The engine: the one injected (tests), else the store's own (s3 on an object store) or the one asked for.
+    // The engine: the one injected (tests), else the store's own (s3 on an object store) or the one asked
+    // for.
     EngineFactory make = make_;
     Status engine = Status::Ok();
     if (!make) {
@@ -270,8 +275,9 @@ class TrainReadRun {
     lc.map_advice = p_.madvise;
     lc.series_interval_ns = p_.series_interval_ns;
     lc.cache_tier = !p_.cache_dir.empty();
-    return agree(comm_, engine.ok() ? TrainLoader::create(lc, layout_, *store_, data_, make, copier_.get(), &loader_)
-                                    : engine);
+    return agree(comm_, engine.ok()
+                            ? TrainLoader::create(lc, layout_, *store_, data_, make, copier_.get(), &loader_)
+                            : engine);
   }
 
   // What the epochs read through and where their bytes are counted.
@@ -298,7 +304,8 @@ class TrainReadRun {
     order_.interleave = p_.read_threads;
     order_.seed = decision_.order_seed;
     local_.memory_bytes = host_memory_bytes();
-    reads_cache_disk_ = where_.rank == 0 && !cache_device_.empty() && read_disk_counters(cache_device_).has_value();
+    reads_cache_disk_ =
+        where_.rank == 0 && !cache_device_.empty() && read_disk_counters(cache_device_).has_value();
     if (p_.cache_source_epoch) ctx_.progress.total_bytes.fetch_add(layout_.sample_bytes() / share());
   }
 
@@ -329,7 +336,8 @@ class TrainReadRun {
                                      static_cast<uint64_t>(where_.size), drop, &cache);
     CacheCounts tier;
     if (mine.ok() && cache_tier_ != nullptr && !source_only) mine = cache_tier_->cache_pass(drop, &tier);
-    const BatchPlan plan = plan_ordered_epoch(order_, epoch, rank_, comm_.size(), p_.batch_size, p_.drop_last);
+    const BatchPlan plan =
+        plan_ordered_epoch(order_, epoch, rank_, comm_.size(), p_.batch_size, p_.drop_last);
     uint64_t planned_sum = 0;
     for (uint32_t s : plan.samples) planned_sum += sample_fingerprint(s);
     if (mine.ok() && ctx_.stop.load()) mine = Status::Interrupted();
@@ -435,7 +443,8 @@ class TrainReadRun {
   }
 
   void warn(PhaseResult* result) const {
-    for (const auto& n : prepare_notes_) result->warnings.push_back("dataset_dir " + dataset_path_ + ": " + n);
+    for (const auto& n : prepare_notes_)
+      result->warnings.push_back("dataset_dir " + dataset_path_ + ": " + n);
     if (p_.to_gpu && !gpu_["used"].get<bool>()) {
       result->warnings.push_back("to_gpu skipped: " + gpu_.value("reason", std::string("unknown")) +
                                  "; batches were read but not copied to a device");

@@ -11,23 +11,24 @@ void fill_header(const RunHeader& h, const std::vector<std::string>& hosts, cons
   r->tool = {{"name", "iofab"},         {"version", bi.version},       {"git_sha", bi.git_sha},
              {"compiler", bi.compiler}, {"build_type", bi.build_type}, {"backends", bi.backends}};
   const ClusterHosts cluster = cluster_hosts(hosts);
-  r->cluster = {{"ranks", h.comm.size()},       {"comm", h.comm.name()},
-                {"comm_reason", h.comm_reason}, {"hosts", cluster.hosts},
+  r->cluster = {{"ranks", h.comm.size()},           {"comm", h.comm.name()},
+                {"comm_reason", h.comm_reason},     {"hosts", cluster.hosts},
                 {"rank_hosts", cluster.rank_hosts}, {"lost_ranks", lost},
                 {"report_rank", h.comm.rank()}};
   r->target = to_json(h.target);
   r->target["run_folder"] = h.location;
   r->target["kept"] = h.keep;
-  r->run = {{"id", h.run_id},
-            {"start_time", h.started},
-            {"duration_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - h.run_start).count()},
-            {"command_line", h.command_line},
-            {"suite",
-             {{"name", h.suite.name},
-              {"source", h.suite.source},
-              {"sha256", h.suite.sha256},
-              {"sets", h.sets},
-              {"document", h.suite.document}}}};
+  r->run = {
+      {"id", h.run_id},
+      {"start_time", h.started},
+      {"duration_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - h.run_start).count()},
+      {"command_line", h.command_line},
+      {"suite",
+       {{"name", h.suite.name},
+        {"source", h.suite.source},
+        {"sha256", h.suite.sha256},
+        {"sets", h.sets},
+        {"document", h.suite.document}}}};
 }
 
 void LiveReport::begin(std::string name, std::string kind) {
@@ -42,8 +43,8 @@ void LiveReport::add(std::vector<PhaseReport> phases) {
   running_name_.clear();
 }
 
-Report LiveReport::partial(const std::vector<int>& lost, PhaseStatus cut_status, const std::string& cut_reason,
-                           const std::string& warning) const {
+Report LiveReport::partial(const std::vector<int>& lost, PhaseStatus cut_status,
+                           const std::string& cut_reason, const std::string& warning) const {
   Report r;
   PhaseReport cur;
   {

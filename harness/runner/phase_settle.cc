@@ -12,13 +12,20 @@ namespace {
 
 const char* unit_name(Unit u) {
   switch (u) {
-    case Unit::kBytes: return "bytes";
-    case Unit::kBytesPerSecond: return "bytes/s";
-    case Unit::kSeconds: return "s";
-    case Unit::kFraction: return "fraction";
-    case Unit::kCount: return "count";
-    case Unit::kRatio: return "ratio";
-    case Unit::kOpsPerSecond: return "ops/s";
+    case Unit::kBytes:
+      return "bytes";
+    case Unit::kBytesPerSecond:
+      return "bytes/s";
+    case Unit::kSeconds:
+      return "s";
+    case Unit::kFraction:
+      return "fraction";
+    case Unit::kCount:
+      return "count";
+    case Unit::kRatio:
+      return "ratio";
+    case Unit::kOpsPerSecond:
+      return "ops/s";
   }
   return "count";
 }
@@ -26,14 +33,18 @@ const char* unit_name(Unit u) {
 // Which way is good, so `compare` reads each metric's direction from the report itself.
 const char* better_name(Better b) {
   switch (b) {
-    case Better::kHigher: return "higher";
-    case Better::kLower: return "lower";
-    case Better::kNeither: return "neither";
+    case Better::kHigher:
+      return "higher";
+    case Better::kLower:
+      return "lower";
+    case Better::kNeither:
+      return "neither";
   }
   return "neither";
 }
 
-void settle_status(const PhaseEnd& end, const PhaseResult& result, PhaseReport* pr, std::string* comm_failure) {
+void settle_status(const PhaseEnd& end, const PhaseResult& result, PhaseReport* pr,
+                   std::string* comm_failure) {
   const std::string signal = "interrupted by signal " + std::to_string(end.stop_signal);
   if (!result.skip_reason.empty()) {
     pr->status = PhaseStatus::kSkipped;
@@ -78,15 +89,15 @@ void evaluate_checks(const PhaseSpec& spec, PhaseReport* pr) {
     auto it = pr->metrics.find(ch.metric);
     const bool measured = it != pr->metrics.end() && it->is_number() && std::isfinite(it->get<double>());
     const double value = measured ? it->get<double>() : 0;
-    pr->checks.push_back(CheckResult{
-        .name = ch.name,
-        .metric = ch.metric,
-        .op = check_op_text(ch.op),
-        .threshold = ch.threshold,
-        .threshold_text = ch.threshold_text,
-        .value = value,
-        .has_value = measured,
-        .passed = measured && pr->status == PhaseStatus::kPassed && check_passes(ch.op, value, ch.threshold)});
+    pr->checks.push_back(CheckResult{.name = ch.name,
+                                     .metric = ch.metric,
+                                     .op = check_op_text(ch.op),
+                                     .threshold = ch.threshold,
+                                     .threshold_text = ch.threshold_text,
+                                     .value = value,
+                                     .has_value = measured,
+                                     .passed = measured && pr->status == PhaseStatus::kPassed &&
+                                               check_passes(ch.op, value, ch.threshold)});
   }
 }
 

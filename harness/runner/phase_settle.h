@@ -16,11 +16,11 @@ PhaseReport phase_skeleton(const PhaseSpec& spec);
 
 // How a phase's run ended.
 struct PhaseEnd {
-  Comm& comm;             // the Comm it ran on (a concurrent group's member has its own)
-  bool on_run_comm;       // comm is the run's own
-  const Status& status;   // what its run returned
-  bool stop_requested;    // the stop flag was set
-  int stop_signal;        // the signal that set it
+  Comm& comm;            // the Comm it ran on (a concurrent group's member has its own)
+  bool on_run_comm;      // comm is the run's own
+  const Status& status;  // what its run returned
+  bool stop_requested;   // the stop flag was set
+  int stop_signal;       // the signal that set it
 };
 
 // Fills pr from how the phase ended and what it measured (result's figures move into pr). *comm_failure:

@@ -74,8 +74,8 @@ void verify_phases(const Suite& suite, const TargetInfo& target, const std::vect
       if ((reads ? other.target_read_bytes : other.target_write_bytes).empty()) continue;
       v.level = kLevelUnverified;
       v.counted_bytes.reset();
-      v.note = "unverified: it ran beside " + suite.phases[j].name + ", which also " + (reads ? "read" : "wrote") +
-               " through the target, and the device counters hold both";
+      v.note = "unverified: it ran beside " + suite.phases[j].name + ", which also " +
+               (reads ? "read" : "wrote") + " through the target, and the device counters hold both";
       break;
     }
     // Read from a folder of the user's (dataset_dir, from) on another mount: the target's counters

@@ -14,7 +14,8 @@ std::string bytes_text(uint64_t n) {
 
 Status too_big(const std::string& step, int ranks, bool keep) {
   return Status::Invalid("phase " + step + ": the bytes it puts on the target on " + std::to_string(ranks) +
-                         " rank" + (ranks == 1 ? "" : "s") + (keep ? ", with what earlier phases keep," : "") +
+                         " rank" + (ranks == 1 ? "" : "s") +
+                         (keep ? ", with what earlier phases keep," : "") +
                          " exceed 2^64 bytes (its sizes x workers x ranks); make them smaller");
 }
 
@@ -52,8 +53,8 @@ Status plan_preflight(const Suite& suite, int ranks, bool keep, PreflightPlan* p
   return Status::Ok();
 }
 
-Status check_preflight(const PreflightPlan& plan, std::optional<uint64_t> free_bytes, const std::string& shown,
-                       std::string* note) {
+Status check_preflight(const PreflightPlan& plan, std::optional<uint64_t> free_bytes,
+                       const std::string& shown, std::string* note) {
   note->clear();
   // A suite that writes nothing (a restore of another run's checkpoint) needs no free space.
   if (plan.peak == 0) return Status::Ok();
@@ -66,11 +67,11 @@ Status check_preflight(const PreflightPlan& plan, std::optional<uint64_t> free_b
   if (need && *need <= *free_bytes) return Status::Ok();
   return Status::Invalid(
       "preflight: target " + shown + " has " + std::to_string(*free_bytes) + " bytes free (" +
-      units::format_bytes(static_cast<double>(*free_bytes)) + "), the suite needs " +
-      bytes_text(plan.peak) + (plan.keep ? " with --keep" : " for phase " + plan.biggest) +
-      (plan.retained_at_peak > 0
-           ? " (with " + std::to_string(plan.retained_at_peak) + " bytes that earlier phases leave for later ones)"
-           : "") +
+      units::format_bytes(static_cast<double>(*free_bytes)) + "), the suite needs " + bytes_text(plan.peak) +
+      (plan.keep ? " with --keep" : " for phase " + plan.biggest) +
+      (plan.retained_at_peak > 0 ? " (with " + std::to_string(plan.retained_at_peak) +
+                                       " bytes that earlier phases leave for later ones)"
+                                 : "") +
       " plus a margin of " + units::format_bytes(static_cast<double>(preflight_margin(plan.peak))) +
       "; nothing was written");
 }

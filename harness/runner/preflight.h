@@ -28,7 +28,7 @@ Status plan_preflight(const Suite& suite, int ranks, bool keep, PreflightPlan* p
 
 // The plan against free_bytes (none: the target has no such figure, and *note says the peak went
 // unchecked). Invalid names the target (shown), what it has and what the suite needs.
-Status check_preflight(const PreflightPlan& plan, std::optional<uint64_t> free_bytes, const std::string& shown,
-                       std::string* note);
+Status check_preflight(const PreflightPlan& plan, std::optional<uint64_t> free_bytes,
+                       const std::string& shown, std::string* note);
 
 }  // namespace iofab

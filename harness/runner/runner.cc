@@ -154,7 +154,8 @@ class SuiteRun {
     const RunTargetKind& kind =
         run_target_kind(target_path_, opts_.target_kinds ? *opts_.target_kinds : run_target_kinds());
     if (comm_.size() > 1) {
-      if (Status same = agree_same_run(comm_, run_identity(opts_, suite_, st, target_path_, kind)); !same.ok())
+      if (Status same = agree_same_run(comm_, run_identity(opts_, suite_, st, target_path_, kind));
+          !same.ok())
         return same;
     }
     if (!st.ok()) return st;  // the same on every rank: the suite is the same
@@ -237,10 +238,11 @@ class SuiteRun {
     std::string ranks;
     for (int g : gone) ranks += (ranks.empty() ? "" : ", ") + std::to_string(g);
     const std::string reason =
-        gone.empty() ? "interrupted by signal " + std::to_string(stop_signal()) +
-                           " inside a data-plane call that did not return in time"
-                     : "lost rank" + std::string(gone.size() == 1 ? " " : "s ") + ranks +
-                           " (process exited) inside a blocking data-plane call; the launcher is ending the job";
+        gone.empty()
+            ? "interrupted by signal " + std::to_string(stop_signal()) +
+                  " inside a data-plane call that did not return in time"
+            : "lost rank" + std::string(gone.size() == 1 ? " " : "s ") + ranks +
+                  " (process exited) inside a blocking data-plane call; the launcher is ending the job";
     opts_.on_report_ready(live_->partial(
         gone, gone.empty() ? PhaseStatus::kInterrupted : PhaseStatus::kError, reason,
         "written by the stop watchdog: the run did not get back to writing its report in time, so later "
@@ -438,9 +440,9 @@ class SuiteRun {
   std::string this_host_;
   LocalRank local_;
   bool samples_host_ = false;
-  std::vector<json> telemetry_;              // this host's telemetry per phase
-  std::vector<TargetCounters> counted_;      // what the target's devices moved per phase, on this host
-  std::string comm_failure_;                 // the first word on a lost rank
+  std::vector<json> telemetry_;          // this host's telemetry per phase
+  std::vector<TargetCounters> counted_;  // what the target's devices moved per phase, on this host
+  std::string comm_failure_;             // the first word on a lost rank
   std::unique_ptr<RunHeader> header_;
   std::unique_ptr<LiveReport> live_;
   // Last: it reads the live report from its own thread, so it goes first.

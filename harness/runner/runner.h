@@ -18,15 +18,15 @@
 namespace iofab {
 
 struct RunOptions {
-  std::string suite = "default";        // a path or a built-in suite name
-  std::optional<std::string> target;    // overrides the suite's target
-  std::vector<std::string> sets;        // --set PATH=VALUE
-  bool keep = false;                    // leave the run folder
-  bool quiet = false;                   // no live progress line
-  bool no_preflight = false;            // tests only: skip the free-space check
+  std::string suite = "default";      // a path or a built-in suite name
+  std::optional<std::string> target;  // overrides the suite's target
+  std::vector<std::string> sets;      // --set PATH=VALUE
+  bool keep = false;                  // leave the run folder
+  bool quiet = false;                 // no live progress line
+  bool no_preflight = false;          // tests only: skip the free-space check
   std::string command_line;
-  std::string comm_reason;              // why this Comm was chosen, for the report
-  double rank_timeout_s = 600;          // a rank silent this long counts as lost
+  std::string comm_reason;      // why this Comm was chosen, for the report
+  double rank_timeout_s = 600;  // a rank silent this long counts as lost
   // Options of the command that every rank must share, by name, as a person reads them ("--scale", "4"):
   // the runner compares them across ranks (with the suite, target and the options above) before anything
   // is made (same_run.h).

@@ -9,9 +9,9 @@
 namespace iofab {
 
 struct SuiteStep {
-  size_t first = 0;  // its first phase in suite.phases
-  size_t count = 1;  // how many phases it runs
-  int group = -1;    // its concurrent group, -1 for a phase alone
+  size_t first = 0;   // its first phase in suite.phases
+  size_t count = 1;   // how many phases it runs
+  int group = -1;     // its concurrent group, -1 for a phase alone
   std::string label;  // the phase's name, or the group's label
 };
 

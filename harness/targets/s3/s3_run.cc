@@ -13,10 +13,11 @@ Status prepare_s3_target(const std::string& target_path, const S3Settings& setti
   std::string bucket, prefix;
   if (Status s = parse_s3_target(target_path, &bucket, &prefix); !s.ok()) return s;
   if (prefix.empty() && !settings.allow_bucket_root) {
-    return Status::Invalid("target " + target_path +
-                           ": the root of a bucket; iofab writes under a prefix of its own (s3://" + bucket +
-                           "/some/prefix), or set s3.allow_bucket_root: true to write at the root (its run prefix "
-                           "iofab-<run id>/ still holds every key it writes and deletes)");
+    return Status::Invalid(
+        "target " + target_path + ": the root of a bucket; iofab writes under a prefix of its own (s3://" +
+        bucket +
+        "/some/prefix), or set s3.allow_bucket_root: true to write at the root (its run prefix "
+        "iofab-<run id>/ still holds every key it writes and deletes)");
   }
   // The suite's s3.endpoint, else AWS's settings (harness/engines/s3_endpoint_source.h).
   S3Endpoint where;

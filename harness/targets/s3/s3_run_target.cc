@@ -11,7 +11,8 @@ namespace {
 
 class S3RunTargetImpl final : public RunTarget {
  public:
-  S3RunTargetImpl(std::string path, S3Settings settings) : path_(std::move(path)), settings_(std::move(settings)) {}
+  S3RunTargetImpl(std::string path, S3Settings settings)
+      : path_(std::move(path)), settings_(std::move(settings)) {}
 
   // Its settings, credentials and a first listing are checked, as a folder's are, before anything is
   // written.
@@ -32,7 +33,9 @@ class S3RunTargetImpl final : public RunTarget {
     return Status::Ok();
   }
   // The writer alone lists and deletes the run's keys (every rank doing it would race).
-  Status remove_run(bool writer) override { return writer && store_ ? store_->remove_tree("") : Status::Ok(); }
+  Status remove_run(bool writer) override {
+    return writer && store_ ? store_->remove_tree("") : Status::Ok();
+  }
   std::optional<uint64_t> free_bytes_after(Status* why) const override {
     *why = Status::Ok();
     return std::nullopt;

@@ -82,8 +82,8 @@ inline Status check_suite_on_fake(const Suite& /*suite*/, std::string_view /*tar
   return Status::Ok();
 }
 
-inline int clean_fake(const CleanArgs& /*args*/, bool /*interactive*/, std::istream& /*in*/, std::ostream& out,
-                      std::ostream& /*err*/) {
+inline int clean_fake(const CleanArgs& /*args*/, bool /*interactive*/, std::istream& /*in*/,
+                      std::ostream& out, std::ostream& /*err*/) {
   out << "a memory store keeps nothing between runs\n";
   return 0;
 }
