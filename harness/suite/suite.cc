@@ -320,6 +320,215 @@ std::string sha256_hex(std::string_view data) {
   return hex;
 }
 
+namespace {
+
+// One suite document into a Suite, every error kept (each names its JSON path), in named steps.
+class SuiteParser {
+ public:
+  SuiteParser(const json& doc, Suite* out) : doc_(doc), out_(out) {}
+
+  Status parse() {
+    check_top_keys();
+    parse_header();
+    parse_defaults();
+    if (!doc_.contains("phases") || !doc_["phases"].is_array() || doc_["phases"].empty()) {
+      errors_.push_back("phases: expected a non-empty array of phases like [{\"kind\": \"ingest\"}]");
+    } else {
+      parse_phases();
+    }
+    if (!errors_.empty()) return Status::Invalid(join(errors_, "\n"));
+    return Status::Ok();
+  }
+
+ private:
+  void check_top_keys() {
+    for (const auto& [k, v] : doc_.items()) {
+      if (kTopKeys.count(k) == 0) {
+        errors_.push_back(k + ": unknown key; expected name, description, target, s3, defaults, phases, "
+                              "telemetry_interval");
+      }
+    }
+  }
+
+  // name, description, target, s3 and telemetry_interval.
+  void parse_header() {
+    if (doc_.contains("name")) {
+      if (doc_["name"].is_string()) out_->name = doc_["name"].get<std::string>();
+      else errors_.push_back("name: expected a string, got " + describe_json_value(doc_["name"]));
+    }
+    if (doc_.contains("description")) {
+      if (doc_["description"].is_string()) out_->description = doc_["description"].get<std::string>();
+      else errors_.push_back("description: expected a string, got " + describe_json_value(doc_["description"]));
+    }
+    if (doc_.contains("target")) {
+      if (doc_["target"].is_string() && !doc_["target"].get<std::string>().empty()) {
+        out_->target = doc_["target"].get<std::string>();
+      } else {
+        errors_.push_back("target: expected a folder path or s3://bucket/prefix, got " +
+                          describe_json_value(doc_["target"]));
+      }
+    }
+    if (doc_.contains("s3")) parse_s3_settings(doc_["s3"], &out_->s3, &errors_);
+    if (doc_.contains("telemetry_interval")) parse_telemetry_interval(doc_["telemetry_interval"]);
+  }
+
+  // A duration like "1s" or seconds; 0 turns the sampler off.
+  void parse_telemetry_interval(const json& t) {
+    std::optional<double> v;
+    if (t.is_number()) v = t.get<double>();
+    if (t.is_string()) v = units::parse_duration(t.get<std::string>());
+    if (!v || !(*v == 0 || (*v >= 0.05 && *v <= 3600))) {
+      errors_.push_back("telemetry_interval: expected 0 (off) or a duration from 50ms to 1h like \"1s\", got " +
+                        describe_json_value(t));
+    } else {
+      out_->telemetry_interval_s = *v;
+    }
+  }
+
+  void parse_defaults() {
+    if (!doc_.contains("defaults")) return;
+    if (!doc_["defaults"].is_object()) {
+      errors_.push_back("defaults: expected an object of phase parameters, got " +
+                        describe_json_value(doc_["defaults"]));
+    } else {
+      defaults_ = &doc_["defaults"];
+    }
+  }
+
+  void parse_phases() {
+    const auto parse_one = [this](const json& p, const std::string& path) { return parse_phase(p, path); };
+    for (size_t i = 0; i < doc_["phases"].size(); ++i) {
+      const json& p = doc_["phases"][i];
+      const std::string path = "phases[" + std::to_string(i) + "]";
+      if (p.is_object() && p.contains("concurrent")) {
+        parse_group(p, path, parse_one, out_, &errors_);
+        continue;
+      }
+      parse_phase(p, path);
+    }
+    // Only between valid phases: a checkpoint phase with a typo in it must not also show as missing.
+    if (errors_.empty()) check_phase_links(out_->phases, paths_, &errors_);
+    check_unused_defaults();
+  }
+
+  // One phase object at path; true when it is valid (then it is the last of out_->phases).
+  bool parse_phase(const json& p, const std::string& path) {
+    const PhaseKind* kind = phase_kind_of(p, path);
+    if (kind == nullptr) return false;
+    PhaseSpec spec;
+    spec.path = path;
+    spec.kind = kind;
+    if (!phase_name(p, path, *kind, &spec.name)) return false;
+    const json applicable = applicable_defaults(*kind, path);
+    ParamReader reader(p, path, &applicable);
+    spec.phase = kind->parse(reader);
+    Status st = reader.finish(kPhaseOwnKeys);
+    errors_.insert(errors_.end(), reader.errors().begin(), reader.errors().end());
+    if (p.contains("checks")) {
+      parse_checks(p["checks"], path + ".checks", *kind, reader.resolved(), &spec.checks, &errors_);
+    }
+    if (p.contains("headline")) parse_headline(p["headline"], path + ".headline", *kind, &spec.headline, &errors_);
+    if (!st.ok()) return false;
+    if (!spec.phase->planned_bytes(1) || !spec.phase->retained_bytes(1)) {
+      errors_.push_back(path + ": the bytes this phase puts on the target exceed 2^64 even on one rank; make its "
+                               "sizes or counts smaller");
+      return false;
+    }
+    spec.params = reader.resolved();
+    out_->phases.push_back(std::move(spec));
+    paths_.push_back(path);
+    return true;
+  }
+
+  const PhaseKind* phase_kind_of(const json& p, const std::string& path) {
+    if (!p.is_object()) {
+      errors_.push_back(path + ": expected an object with \"kind\", got " + describe_json_value(p));
+      return nullptr;
+    }
+    std::string kinds;
+    for (const auto& k : phase_table()) kinds += (kinds.empty() ? "" : ", ") + std::string(k.name);
+    if (!p.contains("kind") || !p["kind"].is_string()) {
+      errors_.push_back(path + ".kind: expected one of: " + kinds);
+      return nullptr;
+    }
+    const PhaseKind* kind = find_phase_kind(p["kind"].get<std::string>());
+    if (kind == nullptr) {
+      errors_.push_back(path + ".kind: unknown phase kind " + describe_json_value(p["kind"]) +
+                        "; expected one of: " + kinds);
+    }
+    return kind;
+  }
+
+  // The phase's name (its kind's by default): letters, digits, '_' and '-', unique in the suite.
+  bool phase_name(const json& p, const std::string& path, const PhaseKind& kind, std::string* name) {
+    *name = std::string(kind.name);
+    if (p.contains("name")) {
+      const json& n = p["name"];
+      bool ok = n.is_string() && !n.get<std::string>().empty() && n.get<std::string>().size() <= kMaxPhaseNameBytes;
+      if (ok) {
+        for (char c : n.get<std::string>()) {
+          ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
+        }
+      }
+      if (!ok) {
+        errors_.push_back(path + ".name: expected a name of letters, digits, '_' and '-', at most " +
+                          std::to_string(kMaxPhaseNameBytes) +
+                          " of them (the phase's folder is named after it), got " + describe_json_value(n));
+        return false;
+      }
+      *name = n.get<std::string>();
+    }
+    if (!names_.insert(*name).second) {
+      errors_.push_back(path + ".name: \"" + *name + "\" is used by an earlier phase; names must be unique");
+      return false;
+    }
+    return true;
+  }
+
+  // Only the defaults this kind knows apply to it.
+  json applicable_defaults(const PhaseKind& kind, const std::string& path) {
+    json applicable = json::object();
+    if (defaults_ == nullptr) return applicable;
+    const json empty = json::object();
+    ParamReader probe(empty, path);
+    kind.parse(probe);
+    for (const auto& [k, v] : defaults_->items()) {
+      if (probe.known_keys().count(k) != 0) {
+        applicable[k] = v;
+        defaults_used_.insert(k);
+      }
+    }
+    return applicable;
+  }
+
+  // A default no phase of the suite took: known to some kind not in this suite is fine; known to none is
+  // a typo.
+  void check_unused_defaults() {
+    if (defaults_ == nullptr) return;
+    const json empty = json::object();
+    for (const auto& [k, v] : defaults_->items()) {
+      if (defaults_used_.count(k) != 0) continue;
+      bool known = false;
+      for (const auto& kind : phase_table()) {
+        ParamReader probe(empty, "defaults");
+        kind.parse(probe);
+        known = known || probe.known_keys().count(k) != 0;
+      }
+      if (!known) errors_.push_back("defaults." + k + ": not a parameter of any phase kind");
+    }
+  }
+
+  const json& doc_;
+  Suite* out_;
+  std::vector<std::string> errors_;
+  const json* defaults_ = nullptr;
+  std::set<std::string, std::less<>> names_;
+  std::set<std::string, std::less<>> defaults_used_;
+  std::vector<std::string> paths_;  // each valid phase's JSON path, for messages
+};
+
+}  // namespace
+
 Status parse_suite(std::string_view text, std::string_view source, const std::vector<std::string>& sets,
                    Suite* out) {
   out->source = source;
@@ -339,159 +548,7 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
     if (!st.ok()) return st;
   }
   out->document = doc;
-
-  std::vector<std::string> errors;
-  for (const auto& [k, v] : doc.items()) {
-    if (kTopKeys.count(k) == 0) {
-      errors.push_back(k + ": unknown key; expected name, description, target, s3, defaults, phases, "
-                           "telemetry_interval");
-    }
-  }
-  if (doc.contains("name")) {
-    if (doc["name"].is_string()) out->name = doc["name"].get<std::string>();
-    else errors.push_back("name: expected a string, got " + describe_json_value(doc["name"]));
-  }
-  if (doc.contains("description")) {
-    if (doc["description"].is_string()) out->description = doc["description"].get<std::string>();
-    else errors.push_back("description: expected a string, got " + describe_json_value(doc["description"]));
-  }
-  if (doc.contains("target")) {
-    if (doc["target"].is_string() && !doc["target"].get<std::string>().empty()) {
-      out->target = doc["target"].get<std::string>();
-    } else {
-      errors.push_back("target: expected a folder path or s3://bucket/prefix, got " + describe_json_value(doc["target"]));
-    }
-  }
-  if (doc.contains("s3")) parse_s3_settings(doc["s3"], &out->s3, &errors);
-  if (doc.contains("telemetry_interval")) {
-    // A duration like "1s" or seconds; 0 turns the sampler off.
-    const json& t = doc["telemetry_interval"];
-    std::optional<double> v;
-    if (t.is_number()) v = t.get<double>();
-    if (t.is_string()) v = units::parse_duration(t.get<std::string>());
-    if (!v || !(*v == 0 || (*v >= 0.05 && *v <= 3600))) {
-      errors.push_back("telemetry_interval: expected 0 (off) or a duration from 50ms to 1h like \"1s\", got " +
-                       describe_json_value(t));
-    } else {
-      out->telemetry_interval_s = *v;
-    }
-  }
-  const json* defaults = nullptr;
-  if (doc.contains("defaults")) {
-    if (!doc["defaults"].is_object()) {
-      errors.push_back("defaults: expected an object of phase parameters, got " + describe_json_value(doc["defaults"]));
-    } else {
-      defaults = &doc["defaults"];
-    }
-  }
-  if (!doc.contains("phases") || !doc["phases"].is_array() || doc["phases"].empty()) {
-    errors.push_back("phases: expected a non-empty array of phases like [{\"kind\": \"ingest\"}]");
-  } else {
-    std::set<std::string, std::less<>> names;
-    std::set<std::string, std::less<>> defaults_used;
-    std::vector<std::string> paths;  // each valid phase's JSON path, for messages
-    const json empty = json::object();
-    // One phase object at path; true when it is valid (then it is the last of out->phases).
-    auto parse_phase = [&](const json& p, const std::string& path) -> bool {
-      if (!p.is_object()) {
-        errors.push_back(path + ": expected an object with \"kind\", got " + describe_json_value(p));
-        return false;
-      }
-      std::string kinds;
-      for (const auto& k : phase_table()) kinds += (kinds.empty() ? "" : ", ") + std::string(k.name);
-      if (!p.contains("kind") || !p["kind"].is_string()) {
-        errors.push_back(path + ".kind: expected one of: " + kinds);
-        return false;
-      }
-      const PhaseKind* kind = find_phase_kind(p["kind"].get<std::string>());
-      if (kind == nullptr) {
-        errors.push_back(path + ".kind: unknown phase kind " + describe_json_value(p["kind"]) + "; expected one of: " +
-                         kinds);
-        return false;
-      }
-      PhaseSpec spec;
-      spec.path = path;
-      spec.kind = kind;
-      spec.name = std::string(kind->name);
-      if (p.contains("name")) {
-        const json& n = p["name"];
-        bool ok = n.is_string() && !n.get<std::string>().empty() &&
-                  n.get<std::string>().size() <= kMaxPhaseNameBytes;
-        if (ok) {
-          for (char c : n.get<std::string>()) {
-            ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
-          }
-        }
-        if (!ok) {
-          errors.push_back(path + ".name: expected a name of letters, digits, '_' and '-', at most " +
-                           std::to_string(kMaxPhaseNameBytes) +
-                           " of them (the phase's folder is named after it), got " + describe_json_value(n));
-          return false;
-        }
-        spec.name = n.get<std::string>();
-      }
-      if (!names.insert(spec.name).second) {
-        errors.push_back(path + ".name: \"" + spec.name + "\" is used by an earlier phase; names must be unique");
-        return false;
-      }
-      // Only the defaults this kind knows apply to it.
-      json applicable = json::object();
-      if (defaults != nullptr) {
-        ParamReader probe(empty, path);
-        kind->parse(probe);
-        for (const auto& [k, v] : defaults->items()) {
-          if (probe.known_keys().count(k) != 0) {
-            applicable[k] = v;
-            defaults_used.insert(k);
-          }
-        }
-      }
-      ParamReader reader(p, path, &applicable);
-      spec.phase = kind->parse(reader);
-      Status st = reader.finish(kPhaseOwnKeys);
-      errors.insert(errors.end(), reader.errors().begin(), reader.errors().end());
-      if (p.contains("checks")) {
-        parse_checks(p["checks"], path + ".checks", *kind, reader.resolved(), &spec.checks, &errors);
-      }
-      if (p.contains("headline")) parse_headline(p["headline"], path + ".headline", *kind, &spec.headline, &errors);
-      if (!st.ok()) return false;
-      if (!spec.phase->planned_bytes(1) || !spec.phase->retained_bytes(1)) {
-        errors.push_back(path + ": the bytes this phase puts on the target exceed 2^64 even on one rank; make its "
-                                "sizes or counts smaller");
-        return false;
-      }
-      spec.params = reader.resolved();
-      out->phases.push_back(std::move(spec));
-      paths.push_back(path);
-      return true;
-    };
-    for (size_t i = 0; i < doc["phases"].size(); ++i) {
-      const json& p = doc["phases"][i];
-      const std::string path = "phases[" + std::to_string(i) + "]";
-      if (p.is_object() && p.contains("concurrent")) {
-        parse_group(p, path, parse_phase, out, &errors);
-        continue;
-      }
-      parse_phase(p, path);
-    }
-    // Only between valid phases: a checkpoint phase with a typo in it must not also show as missing.
-    if (errors.empty()) check_phase_links(out->phases, paths, &errors);
-    if (defaults != nullptr) {
-      for (const auto& [k, v] : defaults->items()) {
-        if (defaults_used.count(k) != 0) continue;
-        // Known to some kind not in this suite is fine; known to none is a typo.
-        bool known = false;
-        for (const auto& kind : phase_table()) {
-          ParamReader probe(empty, "defaults");
-          kind.parse(probe);
-          known = known || probe.known_keys().count(k) != 0;
-        }
-        if (!known) errors.push_back("defaults." + k + ": not a parameter of any phase kind");
-      }
-    }
-  }
-  if (!errors.empty()) return Status::Invalid(join(errors, "\n"));
-  return Status::Ok();
+  return SuiteParser(out->document, out).parse();
 }
 
 bool has_concurrent_groups(const Suite& suite) { return !suite.groups.empty(); }
