@@ -10,6 +10,11 @@ pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 
+# The optional backends, by the suffix of their sources' names (foo_uring.cc, foo_uring_test.cc): the one
+# list the layers (Layers.cmake) and the tests (tests/CMakeLists.txt) filter by.
+set(IOFAB_OPTIONAL_BACKENDS uring mpi cuda nccl ibverbs curl)
+list(JOIN IOFAB_OPTIONAL_BACKENDS "|" IOFAB_BACKEND_SUFFIXES)
+
 set(IOFAB_BACKEND_SOURCES "")
 set(IOFAB_BACKEND_LIBS "")
 set(IOFAB_BACKEND_DEFS "")

@@ -64,7 +64,7 @@ Status write_dataset_file(Store& store, Writer& w, const std::string& path, uint
   if (!s.ok()) return s;
   int h = -1;
   if (s = w.engine->add_store_file(f, &h); !s.ok()) return s;
-  IoPump pump(*w.engine, w.buf, 1, false, nullptr, nullptr, 0, progress, stop);
+  IoPump pump(*w.engine, w.buf, {.slots = 1, .progress = progress, .stop = stop});
   uint64_t off = 0;
   s = pump.run(
       [&](unsigned, IoRequest& req) {

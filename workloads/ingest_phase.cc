@@ -127,7 +127,8 @@ Status IngestPhase::setup(unsigned w, Store& store, const std::string& folder, i
     s = store.create(join_store_path(folder, file_name(rank, w, f)), open_opts, &file);
     if (!s.ok()) {
       if (p_.direct && s.message().find("Invalid argument") != std::string::npos) {
-        return Status::IoError(s.message() + " (this filesystem does not support O_DIRECT; set direct: false)");
+        return Status::IoError(s.message() +
+                               " (this filesystem does not support O_DIRECT; set direct: false)");
       }
       return s;
     }
@@ -146,8 +147,14 @@ Status IngestPhase::body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseCont
   // A worker's blocks are one stream, numbered across its files.
   const ReducibleFiller reducible(seed, p_.reduce);
   const bool reduce = p_.reduce.any();
-  IoPump pump(*wk->engine, wk->bufs, p_.queue_depth, true, &wk->tally.latency, &wk->tally.series, t0,
-              &ctx.progress.done_bytes, &ctx.stop);
+  IoPump pump(*wk->engine, wk->bufs,
+              {.slots = p_.queue_depth,
+               .fixed_buffers = true,
+               .latency = &wk->tally.latency,
+               .series = &wk->tally.series,
+               .t0_ns = t0,
+               .progress = &ctx.progress.done_bytes,
+               .stop = &ctx.stop});
   uint64_t file = 0;
   uint64_t offset = 0;
   uint64_t block_id = 0;
@@ -192,7 +199,9 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
   WorkerRun run;
   Status barrier = run_workers(
       ctx.comm, p_.workers,
-      [&](unsigned w) { return dir_status.ok() ? setup(w, *ctx.store, ctx.phase_name, rank, &workers[w]) : dir_status; },
+      [&](unsigned w) {
+        return dir_status.ok() ? setup(w, *ctx.store, ctx.phase_name, rank, &workers[w]) : dir_status;
+      },
       [&](unsigned w, uint64_t t0) {
         return body(&workers[w], t0, p_.seed * 1000003 + static_cast<uint64_t>(rank) * 4099 + w + 17, ctx);
       },
@@ -267,7 +276,8 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
   if (S3Stats req; merge_request_stats(rank_requests, &req)) {
     put_request_metrics(req, total.seconds(), result);
   } else if (!p_.direct) {
-    result->warnings.push_back("buffered writes (direct: false): bandwidth includes page-cache absorption until fsync");
+    result->warnings.push_back(
+        "buffered writes (direct: false): bandwidth includes page-cache absorption until fsync");
   }
   return worst;
 }
@@ -294,18 +304,19 @@ std::unique_ptr<Phase> parse_ingest(ParamReader& r) {
 const std::vector<MetricInfo>& ingest_metrics() {
   static const std::vector<MetricInfo> kMetrics = [] {
     std::vector<MetricInfo> rows = {
-      {"write_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher, "aggregate: bytes / (last end - first start)"},
-      {"write_bytes", Unit::kBytes, Better::kNeither, "bytes written by all ranks"},
-      {"write_seconds", Unit::kSeconds, Better::kLower, "first start to last end, fsync included"},
-      {"fsync_seconds", Unit::kSeconds, Better::kLower, "longest worker's final fsync"},
-      {"ios", Unit::kCount, Better::kNeither, "writes completed"},
-      {"latency_p50_s", Unit::kSeconds, Better::kLower, "per-write latency, median"},
-      {"latency_p90_s", Unit::kSeconds, Better::kLower, "per-write latency, 90th percentile"},
-      {"latency_p99_s", Unit::kSeconds, Better::kLower, "per-write latency, 99th percentile"},
-      {"latency_p999_s", Unit::kSeconds, Better::kLower, "per-write latency, 99.9th percentile"},
-      {"latency_max_s", Unit::kSeconds, Better::kLower, "per-write latency, max"},
-      {"rank_bytes_per_s_min", Unit::kBytesPerSecond, Better::kHigher, "slowest rank's bytes/s"},
-      {"rank_bytes_per_s_max", Unit::kBytesPerSecond, Better::kHigher, "fastest rank's bytes/s"},
+        {"write_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+         "aggregate: bytes / (last end - first start)"},
+        {"write_bytes", Unit::kBytes, Better::kNeither, "bytes written by all ranks"},
+        {"write_seconds", Unit::kSeconds, Better::kLower, "first start to last end, fsync included"},
+        {"fsync_seconds", Unit::kSeconds, Better::kLower, "longest worker's final fsync"},
+        {"ios", Unit::kCount, Better::kNeither, "writes completed"},
+        {"latency_p50_s", Unit::kSeconds, Better::kLower, "per-write latency, median"},
+        {"latency_p90_s", Unit::kSeconds, Better::kLower, "per-write latency, 90th percentile"},
+        {"latency_p99_s", Unit::kSeconds, Better::kLower, "per-write latency, 99th percentile"},
+        {"latency_p999_s", Unit::kSeconds, Better::kLower, "per-write latency, 99.9th percentile"},
+        {"latency_max_s", Unit::kSeconds, Better::kLower, "per-write latency, max"},
+        {"rank_bytes_per_s_min", Unit::kBytesPerSecond, Better::kHigher, "slowest rank's bytes/s"},
+        {"rank_bytes_per_s_max", Unit::kBytesPerSecond, Better::kHigher, "fastest rank's bytes/s"},
     };
     // On an s3:// target: requests/s, time to first byte, latency, retries, errors.
     for (const MetricInfo& m : request_metric_infos()) rows.push_back(m);

@@ -142,7 +142,7 @@ Status Pipeline::read_one(Engine& engine, Item* item, ThreadFigures* f) {
   int h = -1;
   if (s.ok()) s = engine.add_store_file(file, &h);
   if (!s.ok()) return s;
-  IoPump pump(engine, item->raw, 1, false, nullptr, nullptr, 0, io_.progress, io_.stop);
+  IoPump pump(engine, item->raw, {.slots = 1, .progress = io_.progress, .stop = io_.stop});
   bool sent = false;
   s = pump.run(
       [&](unsigned, IoRequest& req) {

@@ -44,7 +44,7 @@ Status ShardWriter::flush(bool last) {
     len = padded;
   }
   if (len == 0) return Status::Ok();
-  IoPump pump(engine_, staging_, 1, false, nullptr, nullptr, 0, nullptr, nullptr);
+  IoPump pump(engine_, staging_, {.slots = 1});
   bool sent = false;
   Status s = pump.run(
       [&](unsigned, IoRequest& req) {

@@ -298,8 +298,8 @@ class TrainLoader::ReadPass {
         wait_for_window();
         continue;
       }
-      IoPump pump(*r_.engine, r_.bufs, r_.slots, /*fixed_buffers=*/true, /*latency=*/nullptr,
-                  /*series=*/nullptr, e_.t0, /*progress=*/nullptr, &e_.stop);
+      IoPump pump(*r_.engine, r_.bufs,
+                  {.slots = r_.slots, .fixed_buffers = true, .t0_ns = e_.t0, .stop = &e_.stop});
       keep_first(&result_, pump.run([this](unsigned slot, IoRequest& req) { return next(slot, req); },
                                     [this](unsigned slot, const IoRequest& req) { done(slot, req); }));
       // Samples whose reads failed or were abandoned still hold their files.

@@ -1,5 +1,6 @@
 // The engine table: the one place that lists engines. A new engine is a new
-// file with a factory, plus one row here.
+// file with a factory (and a probe when it may not work everywhere), plus one
+// row here that names them and the params it takes.
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,34 +24,90 @@ Status make_s3_engine(const EngineOptions& opts, std::unique_ptr<Engine>* out); 
 Status Engine::add_store_file(const StoreFile& file, int* index) {
   if (file.fd() < 0) {
     return Status::Invalid(std::string(name()) + ": " + file.path() +
-                           (file.object() != nullptr ? " is an object-store object, not a file; set engine: auto"
-                                                     : " is not open"));
+                           (file.object() != nullptr
+                                ? " is an object-store object, not a file; set engine: auto"
+                                : " is not open"));
   }
   return add_file(file.fd(), index);
 }
 
 namespace {
 
+using MakeEngineFn = Status (*)(const EngineOptions& opts, std::unique_ptr<Engine>* out);
+// Whether a built engine works on this machine now: *why not when it does not; *mode a note on how it runs.
+using UsableFn = bool (*)(std::string* why, std::string* mode);
+
+#ifdef IOFAB_HAVE_URING
+bool io_uring_usable_here(std::string* why, std::string* /*mode*/) {
+  // A ring is cheap to set up, but the answer cannot change while we run.
+  static const std::string reason = [] {
+    std::string w;
+    return io_uring_usable(&w) ? std::string() : w;
+  }();
+  *why = reason;
+  return reason.empty();
+}
+constexpr MakeEngineFn kMakeIoUring = make_io_uring_engine;
+constexpr UsableFn kIoUringUsable = io_uring_usable_here;
+#else
+constexpr MakeEngineFn kMakeIoUring = nullptr;
+constexpr UsableFn kIoUringUsable = nullptr;
+#endif
+#ifdef IOFAB_HAVE_CURL
+constexpr MakeEngineFn kMakeS3 = make_s3_engine;
+#else
+constexpr MakeEngineFn kMakeS3 = nullptr;
+#endif
+#ifdef IOFAB_HAVE_CUDA
+constexpr MakeEngineFn kMakeCufile =
+    make_cufile_engine;  // its cuFile part is loaded at run time, never linked
+#else
+constexpr MakeEngineFn kMakeCufile = nullptr;
+#endif
+
+// One engine: its name, what it is, its factory, its probe and the params it takes (as fio's
+// ioengine_ops carries its .options).
 struct EngineRow {
-  const char* name;
-  const char* description;
-  bool direct = true;       // takes O_DIRECT files (direct: true)
-  bool map_advice = false;  // maps files: takes a madvise hint (madvise)
-  bool moves_data = true;   // false: reads leave the buffers as they were (EngineCaps::moves_data)
+  const char* name = nullptr;
+  const char* description = nullptr;
+  MakeEngineFn make = nullptr;    // null: not built in
+  const char* missing = nullptr;  // what the build lacked, when make is null
+  UsableFn usable = nullptr;      // null: usable wherever it is built
+  bool direct = true;             // takes O_DIRECT files (direct: true)
+  bool map_advice = false;        // maps files: takes a madvise hint (madvise)
+  bool moves_data = true;         // false: reads leave the buffers as they were (EngineCaps::moves_data)
 };
 
 constexpr EngineRow kEngines[] = {
-    {"psync", "pread/pwrite, one I/O at a time per worker (fio's psync)"},
-    {"io_uring", "Linux io_uring via liburing: queue depth, registered files and buffers"},
-    {"cufile", "GPUDirect Storage via cuFile (loaded at run time): device buffers, a host copy per I/O"},
-    {"s3", "S3 objects over HTTP (libcurl): ranged GETs, multipart uploads; the engine of an s3:// target"},
-    {"mmap",
-     "page-fault reads from a shared mapping, copied out (safetensors, torch.load(mmap=True)); madvise "
-     "hints; writes are pwrite",
-     false, true},
+    {.name = "psync",
+     .description = "pread/pwrite, one I/O at a time per worker (fio's psync)",
+     .make = make_psync_engine},
+    {.name = "io_uring",
+     .description = "Linux io_uring via liburing: queue depth, registered files and buffers",
+     .make = kMakeIoUring,
+     .missing = "liburing was not found at build time",
+     .usable = kIoUringUsable},
+    {.name = "cufile",
+     .description = "GPUDirect Storage via cuFile (loaded at run time): device buffers, a host copy per I/O",
+     .make = kMakeCufile,
+     .missing = "the CUDA toolkit was not found at build time",
+     .usable = cufile_usable},
+    {.name = "s3",
+     .description =
+         "S3 objects over HTTP (libcurl): ranged GETs, multipart uploads; the engine of an s3:// target",
+     .make = kMakeS3,
+     .missing = "libcurl was not found at build time"},
+    {.name = "mmap",
+     .description =
+         "page-fault reads from a shared mapping, copied out (safetensors, torch.load(mmap=True)); "
+         "madvise hints; writes are pwrite",
+     .make = make_mmap_engine,
+     .direct = false,
+     .map_advice = true},
     {.name = "null",
      .description =
          "moves no data: queued I/Os complete at once, in full (tests the harness, not the storage)",
+     .make = make_null_engine,
      .moves_data = false},
 };
 
@@ -58,42 +115,18 @@ EngineInfo probe(const EngineRow& row) {
   EngineInfo info;
   info.name = row.name;
   info.description = row.description;
-  const std::string_view name = row.name;
-  if (name == "io_uring") {
-#ifdef IOFAB_HAVE_URING
-    info.built = true;
-    // A ring is cheap to set up, but the answer cannot change while we run.
-    static const std::string reason = [] {
-      std::string why;
-      return io_uring_usable(&why) ? std::string() : why;
-    }();
-    info.usable = reason.empty();
-    info.reason = reason;
-#else
-    info.reason = "not built: liburing was not found at build time";
-#endif
-    return info;
-  }
-  if (name == "s3") {
-#ifdef IOFAB_HAVE_CURL
-    info.built = true;
-    info.usable = true;
-#else
-    info.reason = "not built: libcurl was not found at build time";
-#endif
-    return info;
-  }
-  if (name == "cufile") {
-    std::string mode;
-    info.usable = cufile_usable(&info.reason, &mode);
-#ifdef IOFAB_HAVE_CUDA
-    info.built = true;  // its cuFile part is loaded at run time, never linked
-#endif
-    if (!mode.empty()) info.description += "; " + mode;
+  if (row.make == nullptr) {
+    info.reason = std::string("not built: ") + row.missing;
     return info;
   }
   info.built = true;
-  info.usable = true;
+  if (row.usable == nullptr) {
+    info.usable = true;
+    return info;
+  }
+  std::string mode;
+  info.usable = row.usable(&info.reason, &mode);
+  if (!mode.empty()) info.description += "; " + mode;
   return info;
 }
 
@@ -149,17 +182,7 @@ Status make_engine(std::string_view name, const EngineOptions& opts, std::unique
   const EngineInfo info = probe(*row);
   if (!info.usable) return Status::Unavailable("engine " + info.name + " unavailable: " + info.reason);
 
-  if (name == "psync") return make_psync_engine(opts, out);
-  if (name == "null") return make_null_engine(opts, out);
-  if (name == "mmap") return make_mmap_engine(opts, out);
-  if (name == "cufile") return make_cufile_engine(opts, out);
-#ifdef IOFAB_HAVE_URING
-  if (name == "io_uring") return make_io_uring_engine(opts, out);
-#endif
-#ifdef IOFAB_HAVE_CURL
-  if (name == "s3") return make_s3_engine(opts, out);
-#endif
-  return Status::Internal("engine " + std::string(name) + " is listed but has no factory");
+  return row->make(opts, out);
 }
 
 }  // namespace iofab

@@ -20,19 +20,27 @@
 
 namespace iofab {
 
+// How a pump runs, by name at every call site: IoPump pump(engine, bufs, {.slots = 16, .stop = &stop}).
+struct IoPumpOptions {
+  unsigned slots = 1;                         // how many buffers of bufs to use: the queue depth
+  bool fixed_buffers = false;                 // the buffers are registered with the engine
+  Histogram* latency = nullptr;               // each I/O's latency, when given
+  TimeSeries* series = nullptr;               // bytes over time from t0_ns, when given
+  uint64_t t0_ns = 0;                         // the phase's start, for the time series
+  std::atomic<uint64_t>* progress = nullptr;  // bytes done, for the console
+  const std::atomic<bool>* stop = nullptr;    // set: submit no more, drain, return Interrupted
+};
+
 class IoPump {
  public:
-  // slots: how many buffers of bufs to use (the queue depth). t0_ns: the
-  // phase start, for the time series. progress and stop may be null.
-  IoPump(Engine& engine, const IoBuffers& bufs, unsigned slots, bool fixed_buffers, Histogram* latency,
-         TimeSeries* series, uint64_t t0_ns, std::atomic<uint64_t>* progress, const std::atomic<bool>* stop)
+  IoPump(Engine& engine, const IoBuffers& bufs, const IoPumpOptions& o)
       : engine_(engine),
         bufs_(bufs),
-        slots_(slots),
-        fixed_(fixed_buffers),
-        stop_(stop),
-        driver_(engine, slots, "moved 0 bytes (end of file or device full)", latency, series, t0_ns,
-                progress) {}
+        slots_(o.slots),
+        fixed_(o.fixed_buffers),
+        stop_(o.stop),
+        driver_(engine, o.slots, "moved 0 bytes (end of file or device full)", o.latency, o.series, o.t0_ns,
+                o.progress) {}
 
   // next(unsigned slot, IoRequest& req) -> bool: req.buf, buf_index and tag
   // are set; fill file, op, offset, len (len <= bufs.size()); false = no more.

@@ -27,8 +27,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::set<std::string, std::less<>> kTopKeys = {"name",     "description", "target",            "s3",
-                                                      "defaults", "phases",      "telemetry_interval"};
+const std::set<std::string, std::less<>> kTopKeys = {
+    "name", "description", "target", "s3", "defaults", "phases", "telemetry_interval"};
 const std::set<std::string, std::less<>> kPhaseOwnKeys = {"kind", "name", "checks", "headline"};
 const std::set<std::string, std::less<>> kCheckKeys = {"metric", "op", "value", "name"};
 
@@ -105,7 +105,8 @@ Status apply_set(json* doc, const std::string& set) {
   }
   if (path.rfind("defaults.", 0) == 0 && path.size() > 9) {
     if (!doc->contains("defaults")) (*doc)["defaults"] = json::object();
-    if (!(*doc)["defaults"].is_object()) return Status::Invalid("--set " + path + ": defaults is not an object");
+    if (!(*doc)["defaults"].is_object())
+      return Status::Invalid("--set " + path + ": defaults is not an object");
     (*doc)["defaults"][path.substr(9)] = value;
     return Status::Ok();
   }
@@ -126,7 +127,8 @@ Status apply_set(json* doc, const std::string& set) {
       bool ok = path.size() > 7 && path[6] == '[' && close != std::string::npos && close > 7 &&
                 close + 2 < path.size();
       for (size_t i = 7; ok && i < close; ++i) ok = std::isdigit(static_cast<unsigned char>(path[i])) != 0;
-      if (!ok) return Status::Invalid("--set " + path + ": expected phases.NAME.KEY=VALUE or phases[I].KEY=VALUE");
+      if (!ok)
+        return Status::Invalid("--set " + path + ": expected phases.NAME.KEY=VALUE or phases[I].KEY=VALUE");
       index = std::stol(path.substr(7, close - 7));
       key = path.substr(close + 2);
     }
@@ -147,8 +149,10 @@ Status apply_set(json* doc, const std::string& set) {
     for_each_phase_object(phases, [&](json& p) {
       // A name or kind of the wrong type is reported by validation, not here.
       std::string name;
-      if (p.contains("name") && p["name"].is_string()) name = p["name"].get<std::string>();
-      else if (!p.contains("name") && p.contains("kind") && p["kind"].is_string()) name = p["kind"].get<std::string>();
+      if (p.contains("name") && p["name"].is_string())
+        name = p["name"].get<std::string>();
+      else if (!p.contains("name") && p.contains("kind") && p["kind"].is_string())
+        name = p["kind"].get<std::string>();
       if (name.empty()) return;
       names.push_back(name);
       if (name == phase && !found) {
@@ -157,10 +161,11 @@ Status apply_set(json* doc, const std::string& set) {
       }
     });
     if (found) return Status::Ok();
-    return Status::Invalid("--set " + path + ": no phase named \"" + phase + "\"; the suite's phases: " +
-                           join(names, ", "));
+    return Status::Invalid("--set " + path + ": no phase named \"" + phase +
+                           "\"; the suite's phases: " + join(names, ", "));
   }
-  return Status::Invalid("--set " + path + ": unknown path; expected target, s3.KEY, defaults.KEY or phases.NAME.KEY");
+  return Status::Invalid("--set " + path +
+                         ": unknown path; expected target, s3.KEY, defaults.KEY or phases.NAME.KEY");
 }
 
 // Parses a check threshold in the unit of its metric.
@@ -189,20 +194,27 @@ std::optional<double> parse_threshold(const json& v, Unit unit) {
 
 const char* unit_example(Unit unit) {
   switch (unit) {
-    case Unit::kBytes: return "a size like \"1GiB\"";
-    case Unit::kBytesPerSecond: return "a rate like \"2GB/s\"";
-    case Unit::kSeconds: return "a duration like \"180s\"";
-    case Unit::kFraction: return "a fraction like 0.9 or \"90%\"";
-    case Unit::kCount: return "a number like 1000";
-    case Unit::kRatio: return "a number like 1.5";
-    case Unit::kOpsPerSecond: return "operations a second like 1e5";
+    case Unit::kBytes:
+      return "a size like \"1GiB\"";
+    case Unit::kBytesPerSecond:
+      return "a rate like \"2GB/s\"";
+    case Unit::kSeconds:
+      return "a duration like \"180s\"";
+    case Unit::kFraction:
+      return "a fraction like 0.9 or \"90%\"";
+    case Unit::kCount:
+      return "a number like 1000";
+    case Unit::kRatio:
+      return "a number like 1.5";
+    case Unit::kOpsPerSecond:
+      return "operations a second like 1e5";
   }
   return "a number";
 }
 
 // `headline`: the metrics the console shows for the phase, instead of the first ones of its table.
-void parse_headline(const json& arr, const std::string& path, const PhaseKind& kind, std::vector<std::string>* out,
-                    std::vector<std::string>* errors) {
+void parse_headline(const json& arr, const std::string& path, const PhaseKind& kind,
+                    std::vector<std::string>* out, std::vector<std::string>* errors) {
   if (!arr.is_array() || arr.empty() || arr.size() > 8) {
     errors->push_back(path + ": expected an array of 1 to 8 metric names like [\"mlperf_au\"], got " +
                       describe_json_value(arr));
@@ -238,8 +250,10 @@ bool measured_with_engine(const PhaseKind& kind, const std::string& metric, cons
 void parse_checks(const json& arr, const std::string& path, const PhaseKind& kind, const json& params,
                   std::vector<CheckSpec>* out, std::vector<std::string>* errors) {
   if (!arr.is_array()) {
-    errors->push_back(path + ": expected an array of checks like [{\"metric\": \"write_bytes_per_s\", \"op\": "
-                             "\">=\", \"value\": \"1GB/s\"}], got " + describe_json_value(arr));
+    errors->push_back(path +
+                      ": expected an array of checks like [{\"metric\": \"write_bytes_per_s\", \"op\": "
+                      "\">=\", \"value\": \"1GB/s\"}], got " +
+                      describe_json_value(arr));
     return;
   }
   for (size_t i = 0; i < arr.size(); ++i) {
@@ -250,7 +264,8 @@ void parse_checks(const json& arr, const std::string& path, const PhaseKind& kin
       continue;
     }
     for (const auto& [k, v] : c.items()) {
-      if (kCheckKeys.count(k) == 0) errors->push_back(cp + "." + k + ": unknown key; expected metric, op, value, name");
+      if (kCheckKeys.count(k) == 0)
+        errors->push_back(cp + "." + k + ": unknown key; expected metric, op, value, name");
     }
     CheckSpec spec;
     spec.path = cp;
@@ -270,11 +285,16 @@ void parse_checks(const json& arr, const std::string& path, const PhaseKind& kin
     if (!measured_with_engine(kind, spec.metric, params, cp + ".metric", errors)) continue;
     std::string op = c.contains("op") && c["op"].is_string() ? c["op"].get<std::string>() : "";
     if (!c.contains("op")) op = info->better == Better::kLower ? "<=" : ">=";
-    if (op == ">=") spec.op = CheckOp::kGe;
-    else if (op == "<=") spec.op = CheckOp::kLe;
-    else if (op == ">") spec.op = CheckOp::kGt;
-    else if (op == "<") spec.op = CheckOp::kLt;
-    else if (op == "==") spec.op = CheckOp::kEq;
+    if (op == ">=")
+      spec.op = CheckOp::kGe;
+    else if (op == "<=")
+      spec.op = CheckOp::kLe;
+    else if (op == ">")
+      spec.op = CheckOp::kGt;
+    else if (op == "<")
+      spec.op = CheckOp::kLt;
+    else if (op == "==")
+      spec.op = CheckOp::kEq;
     else {
       errors->push_back(cp + ".op: expected one of \">=\" \"<=\" \">\" \"<\" \"==\", got " +
                         describe_json_value(c.value("op", json())));
@@ -344,8 +364,9 @@ class SuiteParser {
   void check_top_keys() {
     for (const auto& [k, v] : doc_.items()) {
       if (kTopKeys.count(k) == 0) {
-        errors_.push_back(k + ": unknown key; expected name, description, target, s3, defaults, phases, "
-                              "telemetry_interval");
+        errors_.push_back(k +
+                          ": unknown key; expected name, description, target, s3, defaults, phases, "
+                          "telemetry_interval");
       }
     }
   }
@@ -353,12 +374,16 @@ class SuiteParser {
   // name, description, target, s3 and telemetry_interval.
   void parse_header() {
     if (doc_.contains("name")) {
-      if (doc_["name"].is_string()) out_->name = doc_["name"].get<std::string>();
-      else errors_.push_back("name: expected a string, got " + describe_json_value(doc_["name"]));
+      if (doc_["name"].is_string())
+        out_->name = doc_["name"].get<std::string>();
+      else
+        errors_.push_back("name: expected a string, got " + describe_json_value(doc_["name"]));
     }
     if (doc_.contains("description")) {
-      if (doc_["description"].is_string()) out_->description = doc_["description"].get<std::string>();
-      else errors_.push_back("description: expected a string, got " + describe_json_value(doc_["description"]));
+      if (doc_["description"].is_string())
+        out_->description = doc_["description"].get<std::string>();
+      else
+        errors_.push_back("description: expected a string, got " + describe_json_value(doc_["description"]));
     }
     if (doc_.contains("target")) {
       if (doc_["target"].is_string() && !doc_["target"].get<std::string>().empty()) {
@@ -378,8 +403,9 @@ class SuiteParser {
     if (t.is_number()) v = t.get<double>();
     if (t.is_string()) v = units::parse_duration(t.get<std::string>());
     if (!v || !(*v == 0 || (*v >= 0.05 && *v <= 3600))) {
-      errors_.push_back("telemetry_interval: expected 0 (off) or a duration from 50ms to 1h like \"1s\", got " +
-                        describe_json_value(t));
+      errors_.push_back(
+          "telemetry_interval: expected 0 (off) or a duration from 50ms to 1h like \"1s\", got " +
+          describe_json_value(t));
     } else {
       out_->telemetry_interval_s = *v;
     }
@@ -427,11 +453,13 @@ class SuiteParser {
     if (p.contains("checks")) {
       parse_checks(p["checks"], path + ".checks", *kind, reader.resolved(), &spec.checks, &errors_);
     }
-    if (p.contains("headline")) parse_headline(p["headline"], path + ".headline", *kind, &spec.headline, &errors_);
+    if (p.contains("headline"))
+      parse_headline(p["headline"], path + ".headline", *kind, &spec.headline, &errors_);
     if (!st.ok()) return false;
     if (!spec.phase->planned_bytes(1) || !spec.phase->retained_bytes(1)) {
-      errors_.push_back(path + ": the bytes this phase puts on the target exceed 2^64 even on one rank; make its "
-                               "sizes or counts smaller");
+      errors_.push_back(path +
+                        ": the bytes this phase puts on the target exceed 2^64 even on one rank; make its "
+                        "sizes or counts smaller");
       return false;
     }
     spec.params = reader.resolved();
@@ -464,7 +492,8 @@ class SuiteParser {
     *name = std::string(kind.name);
     if (p.contains("name")) {
       const json& n = p["name"];
-      bool ok = n.is_string() && !n.get<std::string>().empty() && n.get<std::string>().size() <= kMaxPhaseNameBytes;
+      bool ok =
+          n.is_string() && !n.get<std::string>().empty() && n.get<std::string>().size() <= kMaxPhaseNameBytes;
       if (ok) {
         for (char c : n.get<std::string>()) {
           ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
@@ -557,8 +586,8 @@ Status load_suite(const std::string& path_or_name, const std::vector<std::string
   std::string name = path_or_name;
   if (name.rfind("builtin:", 0) == 0) name = name.substr(8);
   const bool builtin_only = path_or_name.rfind("builtin:", 0) == 0;
-  const bool is_builtin_name =
-      std::any_of(embedded_suites().begin(), embedded_suites().end(), [&](const auto& s) { return s.name == name; });
+  const bool is_builtin_name = std::any_of(embedded_suites().begin(), embedded_suites().end(),
+                                           [&](const auto& s) { return s.name == name; });
   if (!builtin_only) {
     std::string text;
     Status rs = read_input_file(path_or_name, kMaxSuiteFileBytes, &text);
@@ -575,8 +604,8 @@ Status load_suite(const std::string& path_or_name, const std::vector<std::string
   }
   std::string known;
   for (const auto& s : embedded_suites()) known += (known.empty() ? "" : ", ") + std::string(s.name);
-  return Status::Invalid("suite " + path_or_name + ": no such file, and not a built-in suite (built-in: " + known +
-                         ")");
+  return Status::Invalid("suite " + path_or_name +
+                         ": no such file, and not a built-in suite (built-in: " + known + ")");
 }
 
 }  // namespace iofab

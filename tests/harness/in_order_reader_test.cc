@@ -147,7 +147,7 @@ TEST(InOrderReader, WorksWithTheFifoFakeAndASynchronousEngine) {
   const auto data = pattern(9 * kBlock);
   {
     IoBuffers wb = ring(4);
-    IoPump pump(fake, wb, 4, false, nullptr, nullptr, now_ns(), nullptr, nullptr);
+    IoPump pump(fake, wb, {.slots = 4, .t0_ns = now_ns()});
     uint64_t off = 0;
     ASSERT_TRUE(pump.run(
                         [&](unsigned, IoRequest& req) {

@@ -48,7 +48,7 @@ TEST(IoDriver, PumpFailureAfterAShortTransferNamesTheFailedIosOffset) {
   int f = 0;
   ASSERT_TRUE(engine.add_file(-1, &f).ok());
   IoBuffers bufs = buffers(1);
-  IoPump pump(engine, bufs, 1, false, nullptr, nullptr, now_ns(), nullptr, nullptr);
+  IoPump pump(engine, bufs, {.slots = 1, .t0_ns = now_ns()});
   Status s = write_blocks(pump, f, 10);
   EXPECT_EQ(s.code(), Status::Code::kIoError);
   EXPECT_NE(s.message().find("write of 2048 bytes at offset 10240: No space left on device"),
@@ -63,7 +63,7 @@ TEST(IoDriver, ReaderFailureAfterAShortTransferNamesTheFailedIosOffset) {
   int f = 0;
   ASSERT_TRUE(engine.add_file(-1, &f).ok());
   IoBuffers wbufs = buffers(1);
-  IoPump writer(engine, wbufs, 1, false, nullptr, nullptr, now_ns(), nullptr, nullptr);
+  IoPump writer(engine, wbufs, {.slots = 1, .t0_ns = now_ns()});
   // Four blocks written as 8 I/Os; the read's 4th I/O (11th in all) is the rest of block 1.
   ASSERT_TRUE(write_blocks(writer, f, 4).ok());
   IoBuffers ring = buffers(1);

@@ -43,7 +43,8 @@ TEST(IoPump, WritesEveryBlockOnceAtDepth) {
   Histogram lat;
   TimeSeries series(1'000'000);
   std::atomic<uint64_t> progress{0};
-  IoPump pump(engine, bufs, 8, false, &lat, &series, now_ns(), &progress, nullptr);
+  IoPump pump(engine, bufs,
+              {.slots = 8, .latency = &lat, .series = &series, .t0_ns = now_ns(), .progress = &progress});
   uint64_t done = 0;
   Status s = pump.run(Writer{100}, [&](unsigned, const IoRequest& r) {
     EXPECT_EQ(r.len, kBlock);
@@ -58,7 +59,8 @@ TEST(IoPump, WritesEveryBlockOnceAtDepth) {
   for (auto b : series.bytes()) series_total += b;
   EXPECT_EQ(series_total, 100u * kBlock);
   ASSERT_EQ(engine.file(f).size(), 100u * kBlock);
-  for (uint64_t b = 0; b < 100; ++b) EXPECT_EQ(engine.file(f)[b * kBlock + 17], static_cast<char>(b & 0xff)) << b;
+  for (uint64_t b = 0; b < 100; ++b)
+    EXPECT_EQ(engine.file(f)[b * kBlock + 17], static_cast<char>(b & 0xff)) << b;
 }
 
 TEST(IoPump, ShortTransfersAreCompletedNotCountedTwice) {
@@ -67,7 +69,7 @@ TEST(IoPump, ShortTransfersAreCompletedNotCountedTwice) {
   ASSERT_TRUE(engine.add_file(-1, &f).ok());
   IoBuffers bufs = buffers(4);
   Histogram lat;
-  IoPump pump(engine, bufs, 4, false, &lat, nullptr, now_ns(), nullptr, nullptr);
+  IoPump pump(engine, bufs, {.slots = 4, .latency = &lat, .t0_ns = now_ns()});
   Status s = pump.run(Writer{20}, [](unsigned, const IoRequest&) {});
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(pump.stats().ios, 20u);
@@ -83,7 +85,7 @@ TEST(IoPump, FailedCompletionStopsWithErrnoTextAndDrains) {
   int f = 0;
   ASSERT_TRUE(engine.add_file(-1, &f).ok());
   IoBuffers bufs = buffers(8);
-  IoPump pump(engine, bufs, 8, false, nullptr, nullptr, now_ns(), nullptr, nullptr);
+  IoPump pump(engine, bufs, {.slots = 8, .t0_ns = now_ns()});
   Status s = pump.run(Writer{1000}, [](unsigned, const IoRequest&) {});
   EXPECT_EQ(s.code(), Status::Code::kIoError);
   EXPECT_NE(s.message().find("No space left on device"), std::string::npos) << s.message();
@@ -97,7 +99,7 @@ TEST(IoPump, BusyAnswersAreRetried) {
   int f = 0;
   ASSERT_TRUE(engine.add_file(-1, &f).ok());
   IoBuffers bufs = buffers(4);
-  IoPump pump(engine, bufs, 4, false, nullptr, nullptr, now_ns(), nullptr, nullptr);
+  IoPump pump(engine, bufs, {.slots = 4, .t0_ns = now_ns()});
   Status s = pump.run(Writer{50}, [](unsigned, const IoRequest&) {});
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(pump.stats().ios, 50u);
@@ -110,7 +112,7 @@ TEST(IoPump, StopFlagEndsTheRunAsInterrupted) {
   ASSERT_TRUE(engine.add_file(-1, &f).ok());
   IoBuffers bufs = buffers(4);
   std::atomic<bool> stop{false};
-  IoPump pump(engine, bufs, 4, false, nullptr, nullptr, now_ns(), nullptr, &stop);
+  IoPump pump(engine, bufs, {.slots = 4, .t0_ns = now_ns(), .stop = &stop});
   uint64_t done = 0;
   Status s = pump.run(Writer{1'000'000}, [&](unsigned, const IoRequest&) {
     if (++done == 10) stop.store(true);
@@ -125,9 +127,9 @@ TEST(IoPump, ReadsBackShortAtEndOfFileIsAnError) {
   int f = 0;
   ASSERT_TRUE(engine.add_file(-1, &f).ok());
   IoBuffers bufs = buffers(2);
-  IoPump writer(engine, bufs, 2, false, nullptr, nullptr, now_ns(), nullptr, nullptr);
+  IoPump writer(engine, bufs, {.slots = 2, .t0_ns = now_ns()});
   ASSERT_TRUE(writer.run(Writer{2}, [](unsigned, const IoRequest&) {}).ok());
-  IoPump reader(engine, bufs, 2, false, nullptr, nullptr, now_ns(), nullptr, nullptr);
+  IoPump reader(engine, bufs, {.slots = 2, .t0_ns = now_ns()});
   uint64_t next = 0;
   Status s = reader.run(
       [&](unsigned, IoRequest& req) {

@@ -44,7 +44,7 @@ TEST(IoPumpUring, FailedCompletionFailsTheRunAndDrainsTheRing) {
   IoBuffers bufs;
   ASSERT_TRUE(IoBuffers::allocate(8, 65536, &bufs).ok());
   ASSERT_TRUE(engine.register_buffers(bufs.iovecs()).ok());
-  IoPump pump(engine, bufs, 8, true, nullptr, nullptr, now_ns(), nullptr, nullptr);
+  IoPump pump(engine, bufs, {.slots = 8, .fixed_buffers = true, .t0_ns = now_ns()});
   uint64_t next = 0;
   s = pump.run(
       [&](unsigned, IoRequest& req) {

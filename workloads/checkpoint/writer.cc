@@ -30,8 +30,8 @@ uint64_t writer_seed(const CheckpointParams& p, const Writer& wk) {
 uint64_t blocks_of(uint64_t bytes, uint64_t block_size) { return (bytes + block_size - 1) / block_size; }
 
 // Bytes [offset, offset + len) of file f at step: its tensors' content, zeros between and after them.
-void fill_from_records(const PlannedFile& f, uint64_t seed, uint64_t step, uint64_t offset, unsigned char* buf,
-                       size_t len, const Reducibility& reduce) {
+void fill_from_records(const PlannedFile& f, uint64_t seed, uint64_t step, uint64_t offset,
+                       unsigned char* buf, size_t len, const Reducibility& reduce) {
   const uint64_t end = offset + len;
   auto it = std::upper_bound(f.records.begin(), f.records.end(), offset,
                              [](uint64_t off, const FileRecord& r) { return off < r.file_offset + r.bytes; });
@@ -74,8 +74,14 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
   const uint64_t blocks = blocks_of(shard_bytes, p.block_size);
   const auto slots =
       static_cast<unsigned>(std::min<uint64_t>(p.queue_depth, staged ? blocks : p.queue_depth));
-  IoPump pump(*wk->engine, bufs, slots, !staged, &wk->tally.latency, &wk->tally.series, wc.phase_t0,
-              &wc.ctx.progress.done_bytes, &wc.ctx.stop);
+  IoPump pump(*wk->engine, bufs,
+              {.slots = slots,
+               .fixed_buffers = !staged,
+               .latency = &wk->tally.latency,
+               .series = &wk->tally.series,
+               .t0_ns = wc.phase_t0,
+               .progress = &wc.ctx.progress.done_bytes,
+               .stop = &wc.ctx.stop});
   uint64_t offset = 0;
   uint64_t block = 0;
   Status committed;

@@ -30,7 +30,7 @@ Status write_one(PhaseContext& ctx, const ModelLoadParams& p, const std::string&
   int handle = -1;
   if (s.ok()) s = engine->add_store_file(file, &handle);
   if (!s.ok()) return s;
-  IoPump pump(*engine, bufs, p.queue_depth, true, nullptr, nullptr, 0, nullptr, &ctx.stop);
+  IoPump pump(*engine, bufs, {.slots = p.queue_depth, .fixed_buffers = true, .stop = &ctx.stop});
   uint64_t offset = 0;
   s = pump.run(
       [&](unsigned, IoRequest& req) {

@@ -37,8 +37,14 @@ Status read_file_slices(const RestoreParams& p, const PhaseContext& ctx, const S
   if (!s.ok()) return s;
   const bool verify = rd->engine->caps().moves_data;
   std::vector<SlotRead> slots(rd->ring.count());
-  IoPump pump(*rd->engine, rd->ring, std::min<unsigned>(p.queue_depth, static_cast<unsigned>(rd->ring.count())),
-              true, &rd->tally.latency, &rd->tally.series, t0, &ctx.progress.done_bytes, &ctx.stop);
+  IoPump pump(*rd->engine, rd->ring,
+              {.slots = std::min<unsigned>(p.queue_depth, static_cast<unsigned>(rd->ring.count())),
+               .fixed_buffers = true,
+               .latency = &rd->tally.latency,
+               .series = &rd->tally.series,
+               .t0_ns = t0,
+               .progress = &ctx.progress.done_bytes,
+               .stop = &ctx.stop});
   size_t i = first;
   uint64_t pos = rd->slices[first].file_offset;
   std::string corrupt;
@@ -57,7 +63,8 @@ Status read_file_slices(const RestoreParams& p, const PhaseContext& ctx, const S
           begin = pos / kShardAlign * kShardAlign;
           piece = std::min<uint64_t>(piece, p.block_size - (pos - begin));
         }
-        const uint64_t stop = p.direct ? (pos + piece + kShardAlign - 1) / kShardAlign * kShardAlign : pos + piece;
+        const uint64_t stop =
+            p.direct ? (pos + piece + kShardAlign - 1) / kShardAlign * kShardAlign : pos + piece;
         slots[slot] = {sr.key, sr.tensor_offset + (pos - sr.file_offset), sr.file_offset - sr.tensor_offset,
                        static_cast<uint32_t>(pos - begin), static_cast<uint32_t>(piece)};
         req.file = handle;
@@ -75,9 +82,9 @@ Status read_file_slices(const RestoreParams& p, const PhaseContext& ctx, const S
         if (!check_tensor_bytes(m.seed, m.step, sr.key, sr.tensor_offset,
                                 static_cast<const unsigned char*>(req.buf) + sr.skip, sr.want, &bad, m.reduce,
                                 sr.file_phase)) {
-          corrupt = "corrupt: file bytes from " + std::to_string(req.offset + sr.skip) + " do not hold tensor " +
-                    "bytes " + std::to_string(sr.tensor_offset) + " on (first wrong tensor byte " +
-                    std::to_string(bad) + ")";
+          corrupt = "corrupt: file bytes from " + std::to_string(req.offset + sr.skip) +
+                    " do not hold tensor " + "bytes " + std::to_string(sr.tensor_offset) +
+                    " on (first wrong tensor byte " + std::to_string(bad) + ")";
         }
         rd->verify_ns += now_ns() - h0;
         rd->verified_bytes += sr.want;

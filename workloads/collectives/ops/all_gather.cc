@@ -22,7 +22,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo all_gather_op() {
-  return {"all_gather", &split_bus_factor, &gathered_counts, &fill_own_block, &check, &run, true, true, true};
+  return {.name = "all_gather",
+          .bus_factor = &split_bus_factor,
+          .counts = &gathered_counts,
+          .fill = &fill_own_block,
+          .check = &check,
+          .run = &run,
+          .by_default = true,
+          .out_of_place = true,
+          .in_place = true};
 }
 
 }  // namespace iofab

@@ -26,7 +26,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo all_reduce_op() {
-  return {"all_reduce", &bus_factor, &counts, &fill_reduction, &check, &run, true, true, true};
+  return {.name = "all_reduce",
+          .bus_factor = &bus_factor,
+          .counts = &counts,
+          .fill = &fill_reduction,
+          .check = &check,
+          .run = &run,
+          .by_default = true,
+          .out_of_place = true,
+          .in_place = true};
 }
 
 }  // namespace iofab

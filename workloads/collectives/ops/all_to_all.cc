@@ -42,7 +42,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo all_to_all_op() {
-  return {"all_to_all", &split_bus_factor, &counts, &fill, &check, &run, true, true, false};
+  return {.name = "all_to_all",
+          .bus_factor = &split_bus_factor,
+          .counts = &counts,
+          .fill = &fill,
+          .check = &check,
+          .run = &run,
+          .by_default = true,
+          .out_of_place = true,
+          .in_place = false};
 }
 
 }  // namespace iofab

@@ -32,7 +32,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo broadcast_op() {
-  return {"broadcast", &bus_factor, &counts, &fill, &check, &run, true, false, true};
+  return {.name = "broadcast",
+          .bus_factor = &bus_factor,
+          .counts = &counts,
+          .fill = &fill,
+          .check = &check,
+          .run = &run,
+          .by_default = true,
+          .out_of_place = false,
+          .in_place = true};
 }
 
 }  // namespace iofab

@@ -25,7 +25,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo gather_op() {
-  return {"gather", &split_bus_factor, &gathered_counts, &fill_own_block, &check, &run, false, true, false};
+  return {.name = "gather",
+          .bus_factor = &split_bus_factor,
+          .counts = &gathered_counts,
+          .fill = &fill_own_block,
+          .check = &check,
+          .run = &run,
+          .by_default = false,
+          .out_of_place = true,
+          .in_place = false};
 }
 
 }  // namespace iofab

@@ -34,7 +34,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo reduce_op() {
-  return {"reduce", &bus_factor, &counts, &fill_reduction, &check, &run, false, true, true};
+  return {.name = "reduce",
+          .bus_factor = &bus_factor,
+          .counts = &counts,
+          .fill = &fill_reduction,
+          .check = &check,
+          .run = &run,
+          .by_default = false,
+          .out_of_place = true,
+          .in_place = true};
 }
 
 }  // namespace iofab

@@ -25,15 +25,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo reduce_scatter_op() {
-  return {"reduce_scatter",
-          &split_bus_factor,
-          &scattered_counts,
-          &fill_reduction,
-          &check,
-          &run,
-          true,
-          true,
-          true};
+  return {.name = "reduce_scatter",
+          .bus_factor = &split_bus_factor,
+          .counts = &scattered_counts,
+          .fill = &fill_reduction,
+          .check = &check,
+          .run = &run,
+          .by_default = true,
+          .out_of_place = true,
+          .in_place = true};
 }
 
 }  // namespace iofab

@@ -30,7 +30,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo scatter_op() {
-  return {"scatter", &split_bus_factor, &scattered_counts, &fill, &check, &run, false, true, false};
+  return {.name = "scatter",
+          .bus_factor = &split_bus_factor,
+          .counts = &scattered_counts,
+          .fill = &fill,
+          .check = &check,
+          .run = &run,
+          .by_default = false,
+          .out_of_place = true,
+          .in_place = false};
 }
 
 }  // namespace iofab

@@ -31,7 +31,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
 }  // namespace
 
 CollOpInfo sendrecv_op() {
-  return {"sendrecv", &bus_factor, &counts, &fill, &check, &run, false, true, false};
+  return {.name = "sendrecv",
+          .bus_factor = &bus_factor,
+          .counts = &counts,
+          .fill = &fill,
+          .check = &check,
+          .run = &run,
+          .by_default = false,
+          .out_of_place = true,
+          .in_place = false};
 }
 
 }  // namespace iofab
