@@ -1,6 +1,8 @@
 #include "harness/engines/s3_ops.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <ctime>
 #include <set>
 
 #include "harness/engines/s3_errors.h"
@@ -24,6 +26,23 @@ Status drain(S3Client& c, std::vector<S3Result>* results) {
 }
 
 }  // namespace
+
+int64_t s3_time_unix_ns(const std::string& text) {
+  std::tm tm{};
+  int frac_end = 0;
+  double seconds = 0;
+  if (std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%lf%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &seconds, &frac_end) != 6 ||
+      text.substr(static_cast<size_t>(frac_end)) != "Z" || seconds < 0 || seconds >= 61) {
+    return 0;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  tm.tm_sec = static_cast<int>(seconds);
+  const time_t whole = timegm(&tm);
+  if (whole == static_cast<time_t>(-1)) return 0;
+  return static_cast<int64_t>(whole) * 1'000'000'000 + static_cast<int64_t>((seconds - tm.tm_sec) * 1e9);
+}
 
 std::string s3_part_query(const S3Upload& up, unsigned part) {
   return "partNumber=" + std::to_string(part) + "&uploadId=" + s3_uri_encode(up.upload_id, false);
@@ -165,6 +184,7 @@ Status s3_list(S3Client& c, std::string_view prefix, std::vector<S3Object>* out)
       S3Object o;
       o.key = s3_xml_text(item, "Key");
       o.size = std::strtoull(s3_xml_text(item, "Size").c_str(), nullptr, 10);
+      o.modified_unix_ns = s3_time_unix_ns(s3_xml_text(item, "LastModified"));
       // Callers take the part after the prefix: a key outside it is the server's error, not a key of ours.
       if (!o.key.starts_with(prefix)) {
         return Status::IoError(what + ": the server listed key \"" + o.key +

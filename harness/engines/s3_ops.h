@@ -17,7 +17,12 @@ namespace iofab {
 struct S3Object {
   std::string key;
   uint64_t size = 0;
+  int64_t modified_unix_ns = 0;  // its LastModified; 0 when the listing gave none that reads
 };
+
+// An ISO 8601 UTC time as S3 lists it ("2026-11-28T13:10:00.123Z") in ns since the epoch; 0 when it does
+// not read.
+int64_t s3_time_unix_ns(const std::string& text);
 
 // A multipart upload begun and not yet completed or aborted: what Ctrl-C must abort.
 struct S3Upload {

@@ -100,9 +100,14 @@ class S3Store final : public Store {
       if (o.key == key) {
         info->kind = EntryKind::kFile;
         info->size = o.size;
+        info->modified_unix_ns = o.modified_unix_ns;
         return Status::Ok();
       }
-      if (o.key.size() > key.size() && o.key[key.size()] == '/') info->kind = EntryKind::kFolder;
+      if (o.key.size() > key.size() && o.key[key.size()] == '/') {
+        // A prefix changed when the newest object below it did.
+        info->kind = EntryKind::kFolder;
+        info->modified_unix_ns = std::max(info->modified_unix_ns, o.modified_unix_ns);
+      }
     }
     return Status::Ok();
   }
