@@ -6,29 +6,12 @@
 #include "harness/core/number_text.h"
 #include "reports/console_report.h"
 #include "reports/escape.h"
+#include "reports/page_style.h"
 #include "reports/svg_plot.h"
 
 namespace iofab {
 
 namespace {
-
-constexpr const char* kStyle = R"(
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; max-width: 1180px;
-       padding: 0 20px 40px; color: #1b1b1b; background: #fafafa; }
-h1 { font-size: 26px; margin: 24px 0 4px; }
-h2 { font-size: 20px; margin: 32px 0 8px; border-bottom: 2px solid #ddd; padding-bottom: 4px; }
-p.lead, p.explain { color: #444; margin: 4px 0 10px; }
-table { border-collapse: collapse; margin: 8px 0 16px; background: #fff; font-size: 13px; }
-th, td { border: 1px solid #d4d4d4; padding: 4px 8px; text-align: left; vertical-align: top; }
-th { background: #eef1f5; }
-td.pass { background: #e3f4e6; color: #14532d; }
-td.fail { background: #fde2e1; color: #7f1d1d; font-weight: bold; }
-figure { margin: 10px 0 18px; background: #fff; border: 1px solid #e2e2e2; display: inline-block; }
-figure svg { display: block; max-width: 100%; height: auto; }
-ul.regressions li { color: #7f1d1d; }
-ul.notes { color: #555; font-size: 13px; }
-footer { margin-top: 40px; color: #777; font-size: 12px; }
-)";
 
 constexpr int kValueColor = 0;       // blue
 constexpr int kBandColor = 7;        // grey
@@ -120,7 +103,7 @@ std::string render_history_page(const History& h) {
        "'unsafe-inline'; "
        "img-src data:\">\n";
   o << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  o << "<title>iofab history: " << xml_escape(h.suite) << "</title>\n<style>" << kStyle
+  o << "<title>iofab history: " << xml_escape(h.suite) << "</title>\n<style>" << kPageStyle
     << "</style>\n</head>\n<body>\n";
   o << "<header>\n<h1>iofab history: " << xml_escape(h.suite) << "</h1>\n<p class=\"lead\">" << h.runs.size()
     << " report" << (h.runs.size() == 1 ? "" : "s");

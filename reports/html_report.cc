@@ -4,35 +4,12 @@
 
 #include "harness/core/build_info.h"
 #include "reports/escape.h"
+#include "reports/page_style.h"
 #include "reports/report_plots.h"
 
 namespace iofab {
 
 namespace {
-
-constexpr const char* kStyle = R"(
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; max-width: 1180px;
-       padding: 0 20px 40px; color: #1b1b1b; background: #fafafa; }
-h1 { font-size: 26px; margin: 24px 0 4px; }
-h2 { font-size: 20px; margin: 32px 0 8px; border-bottom: 2px solid #ddd; padding-bottom: 4px; }
-h3 { font-size: 16px; margin: 20px 0 6px; }
-p.lead, p.explain, p.note { color: #444; margin: 4px 0 10px; }
-nav a { margin-right: 14px; }
-table { border-collapse: collapse; margin: 8px 0 16px; background: #fff; font-size: 13px; }
-th, td { border: 1px solid #d4d4d4; padding: 4px 8px; text-align: left; vertical-align: top; }
-th { background: #eef1f5; }
-td.pass { background: #e3f4e6; color: #14532d; }
-td.fail { background: #fde2e1; color: #7f1d1d; font-weight: bold; }
-td.absent { color: #888; }
-td.differs { background: #fff6d6; }
-figure { margin: 10px 0 18px; background: #fff; border: 1px solid #e2e2e2; display: inline-block; }
-figure svg { display: block; max-width: 100%; height: auto; }
-ul.notes { color: #555; font-size: 13px; }
-details { margin: 6px 0; }
-summary { cursor: pointer; font-weight: bold; padding: 4px 0; }
-footer { margin-top: 40px; color: #777; font-size: 12px; }
-section.warning { background: #fde2e1; border: 1px solid #f5a8a3; padding: 4px 16px; margin-top: 16px; }
-)";
 
 const char* cell_class(Cell::Kind k) {
   switch (k) {
@@ -80,7 +57,7 @@ std::string render_html_report(const std::vector<SystemReport>& systems) {
        "'unsafe-inline'; "
        "img-src data:\">\n";
   o << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  o << "<title>iofab comparison: " << xml_escape(labels) << "</title>\n<style>" << kStyle
+  o << "<title>iofab comparison: " << xml_escape(labels) << "</title>\n<style>" << kPageStyle
     << "</style>\n</head>\n<body>\n";
   o << "<header>\n<h1>iofab comparison</h1>\n<p class=\"lead\">" << systems.size() << " report"
     << (systems.size() == 1 ? "" : "s") << ": <b>" << xml_escape(labels)

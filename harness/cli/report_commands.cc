@@ -15,15 +15,26 @@
 
 namespace iofab {
 
+namespace {
+
+// --tolerance for command: *out, or false after saying what the form is.
+bool read_tolerance(const char* command, const std::string& text, double* out, std::ostream& err) {
+  const auto tol = parse_tolerance(text);
+  if (!tol) {
+    err << "iofab " << command
+        << ": --tolerance: expected a percentage like \"5%\" or a fraction like 0.05, got \"" << text
+        << "\"\n";
+    return false;
+  }
+  *out = *tol;
+  return true;
+}
+
+}  // namespace
+
 int cmd_compare(const CompareArgs& a, std::ostream& out, std::ostream& err) {
   CompareOptions opts;
-  auto tol = parse_tolerance(a.tolerance);
-  if (!tol) {
-    err << "iofab compare: --tolerance: expected a percentage like \"5%\" or a fraction like 0.05, got \""
-        << a.tolerance << "\"\n";
-    return 2;
-  }
-  opts.tolerance = *tol;
+  if (!read_tolerance("compare", a.tolerance, &opts.tolerance, err)) return 2;
   if (Status o = check_outputs({{"baseline", a.baseline}, {"current", a.current}},
                                {{"--out", a.out}, {"--junit", a.junit}});
       !o.ok()) {
@@ -81,15 +92,7 @@ namespace {
 int report_history(const ReportArgs& a, std::ostream& out, std::ostream& err) {
   HistoryOptions opts;
   opts.last = a.last;
-  if (!a.tolerance.empty()) {
-    auto tol = parse_tolerance(a.tolerance);
-    if (!tol) {
-      err << "iofab report: --tolerance: expected a percentage like \"5%\" or a fraction like 0.05, got \""
-          << a.tolerance << "\"\n";
-      return 2;
-    }
-    opts.tolerance = *tol;
-  }
+  if (!a.tolerance.empty() && !read_tolerance("report", a.tolerance, &opts.tolerance, err)) return 2;
   if (!a.format.empty() && a.format != "html") {
     err << "iofab report: --history writes an HTML page; --format " << a.format << " is not one\n";
     return 2;

@@ -48,18 +48,24 @@ std::string small_suite(const TempDir& dir) {
   return path;
 }
 
-TEST(TargetKinds, AFakeObjectStoreIsOneRowAndTheRunnerUsesItUnchanged) {
+// The small suite on "mem://bench", the fake store holding capacity bytes.
+Status run_on_fake(uint64_t capacity, Report* report) {
   TempDir dir;
   const std::vector<RunTargetKind> kinds = kinds_with_fake();
   fake::fake_log() = fake::FakeObjectStoreLog{};
+  fake::fake_log().capacity = capacity;
   SelfComm comm;
   RunOptions opts;
   opts.suite = small_suite(dir);
   opts.target = "mem://bench";
   opts.quiet = true;
   opts.target_kinds = &kinds;
+  return run_suite(comm, opts, report);
+}
+
+TEST(TargetKinds, AFakeObjectStoreIsOneRowAndTheRunnerUsesItUnchanged) {
   Report report;
-  ASSERT_TRUE(run_suite(comm, opts, &report).ok());
+  ASSERT_TRUE(run_on_fake(1ULL << 30, &report).ok());
   ASSERT_EQ(report.phases.size(), 1u);
   EXPECT_EQ(report.phases[0].status, PhaseStatus::kPassed) << report.phases[0].reason;
   EXPECT_DOUBLE_EQ(report.phases[0].metrics.value("write_bytes", 0.0), 2.0 * (1 << 20));
@@ -72,18 +78,8 @@ TEST(TargetKinds, AFakeObjectStoreIsOneRowAndTheRunnerUsesItUnchanged) {
 }
 
 TEST(TargetKinds, TheFakeKindsFreeSpaceIsWhatThePreflightChecks) {
-  TempDir dir;
-  const std::vector<RunTargetKind> kinds = kinds_with_fake();
-  fake::fake_log() = fake::FakeObjectStoreLog{};
-  fake::fake_log().capacity = 1 << 20;  // less than the suite's 2 MiB plus the margin
-  SelfComm comm;
-  RunOptions opts;
-  opts.suite = small_suite(dir);
-  opts.target = "mem://bench";
-  opts.quiet = true;
-  opts.target_kinds = &kinds;
   Report report;
-  const Status s = run_suite(comm, opts, &report);
+  const Status s = run_on_fake(1 << 20, &report);  // less than the suite's 2 MiB plus the margin
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_NE(s.message().find("preflight: target mem://bench has 1048576 bytes free"), std::string::npos)
       << s.message();
