@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "harness/comm/wire_fields.h"
 #include "harness/engines/io_pump.h"
 #include "harness/engines/mixed_engine.h"
 #include "harness/gpu/batch_copy.h"
@@ -46,83 +47,50 @@ void keep_first(Status* first, const Status& s) {
 
 }  // namespace
 
+namespace {
+
+// EpochStats' counters, once: its wire form, its reading and its merge walk this table.
+constexpr U64Field<EpochStats> kEpochCounters[] = {
+    {.name = "io_bytes", .member = &EpochStats::io_bytes},
+    {.name = "batches", .member = &EpochStats::batches},
+    {.name = "compute_ns", .member = &EpochStats::compute_ns},
+    {.name = "wait_ns", .member = &EpochStats::wait_ns},
+    {.name = "first_wait_ns", .member = &EpochStats::first_wait_ns, .join = Join::kMax},
+    {.name = "wall_ns", .member = &EpochStats::wall_ns},
+    {.name = "end_ns", .member = &EpochStats::end_ns, .join = Join::kMax},
+    {.name = "id_count", .member = &EpochStats::id_count},
+    {.name = "id_sum", .member = &EpochStats::id_sum},  // mod 2^64, as the sum it checks against
+    {.name = "corrupt", .member = &EpochStats::corrupt},
+    {.name = "gpu_bytes", .member = &EpochStats::gpu_bytes},
+    {.name = "gpu_ns", .member = &EpochStats::gpu_ns},
+    {.name = "source_bytes", .member = &EpochStats::source_bytes},
+    {.name = "cache_bytes", .member = &EpochStats::cache_bytes},
+    {.name = "cache_samples", .member = &EpochStats::cache_samples},
+    {.name = "filled_samples", .member = &EpochStats::filled_samples},
+    {.name = "filled_bytes", .member = &EpochStats::filled_bytes},
+    {.name = "unfilled_samples", .member = &EpochStats::unfilled_samples},
+    {.name = "fill_ns", .member = &EpochStats::fill_ns},
+};
+
+}  // namespace
+
 void EpochStats::merge(const EpochStats& o) {
   reads.merge(o.reads);
-  io_bytes += o.io_bytes;
-  batches += o.batches;
-  compute_ns += o.compute_ns;
-  wait_ns += o.wait_ns;
-  first_wait_ns = std::max(first_wait_ns, o.first_wait_ns);
-  wall_ns += o.wall_ns;
-  end_ns = std::max(end_ns, o.end_ns);
   batch_wait.merge(o.batch_wait);
-  id_count += o.id_count;
-  id_sum += o.id_sum;
-  corrupt += o.corrupt;
-  gpu_bytes += o.gpu_bytes;
-  gpu_ns += o.gpu_ns;
-  source_bytes += o.source_bytes;
-  cache_bytes += o.cache_bytes;
-  cache_samples += o.cache_samples;
-  filled_samples += o.filled_samples;
-  filled_bytes += o.filled_bytes;
-  unfilled_samples += o.unfilled_samples;
-  fill_ns += o.fill_ns;
+  merge_u64_fields<EpochStats>(o, kEpochCounters, this);
 }
 
 json EpochStats::to_wire() const {
-  return {{"reads", reads.to_wire()},
-          {"io_bytes", io_bytes},
-          {"batches", batches},
-          {"compute_ns", compute_ns},
-          {"wait_ns", wait_ns},
-          {"first_wait_ns", first_wait_ns},
-          {"wall_ns", wall_ns},
-          {"end_ns", end_ns},
-          {"batch_wait", batch_wait.to_wire()},
-          {"id_count", id_count},
-          {"id_sum", id_sum},
-          {"corrupt", corrupt},
-          {"gpu_bytes", gpu_bytes},
-          {"gpu_ns", gpu_ns},
-          {"source_bytes", source_bytes},
-          {"cache_bytes", cache_bytes},
-          {"cache_samples", cache_samples},
-          {"filled_samples", filled_samples},
-          {"filled_bytes", filled_bytes},
-          {"unfilled_samples", unfilled_samples},
-          {"fill_ns", fill_ns}};
+  json out = {{"reads", reads.to_wire()}, {"batch_wait", batch_wait.to_wire()}};
+  u64_fields_to_wire<EpochStats>(*this, kEpochCounters, &out);
+  return out;
 }
 
 bool EpochStats::from_json(const json& j) {
-  if (!j.is_object()) return false;
-  for (const char* k : {"io_bytes", "batches", "compute_ns", "wait_ns", "first_wait_ns", "wall_ns", "end_ns",
-                        "id_count", "id_sum", "corrupt", "gpu_bytes", "gpu_ns", "source_bytes", "cache_bytes",
-                        "cache_samples", "filled_samples", "filled_bytes", "unfilled_samples", "fill_ns"}) {
-    if (!j.contains(k) || !j[k].is_number_unsigned()) return false;
-  }
-  if (!j.contains("reads") || !j.contains("batch_wait")) return false;
+  if (!j.is_object() || !j.contains("reads") || !j.contains("batch_wait")) return false;
   EpochStats e(reads.series.interval_ns());
   if (!e.reads.from_json(j["reads"]) || !e.batch_wait.from_json(j["batch_wait"])) return false;
-  e.io_bytes = j["io_bytes"].get<uint64_t>();
-  e.batches = j["batches"].get<uint64_t>();
-  e.compute_ns = j["compute_ns"].get<uint64_t>();
-  e.wait_ns = j["wait_ns"].get<uint64_t>();
-  e.first_wait_ns = j["first_wait_ns"].get<uint64_t>();
-  e.wall_ns = j["wall_ns"].get<uint64_t>();
-  e.end_ns = j["end_ns"].get<uint64_t>();
-  e.id_count = j["id_count"].get<uint64_t>();
-  e.id_sum = j["id_sum"].get<uint64_t>();
-  e.corrupt = j["corrupt"].get<uint64_t>();
-  e.gpu_bytes = j["gpu_bytes"].get<uint64_t>();
-  e.gpu_ns = j["gpu_ns"].get<uint64_t>();
-  e.source_bytes = j["source_bytes"].get<uint64_t>();
-  e.cache_bytes = j["cache_bytes"].get<uint64_t>();
-  e.cache_samples = j["cache_samples"].get<uint64_t>();
-  e.filled_samples = j["filled_samples"].get<uint64_t>();
-  e.filled_bytes = j["filled_bytes"].get<uint64_t>();
-  e.unfilled_samples = j["unfilled_samples"].get<uint64_t>();
-  e.fill_ns = j["fill_ns"].get<uint64_t>();
+  if (!u64_fields_from_wire<EpochStats>(j, kEpochCounters, &e)) return false;
   *this = std::move(e);
   return true;
 }
