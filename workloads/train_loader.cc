@@ -502,7 +502,6 @@ Status TrainLoader::run_epoch(const BatchPlan& plan, uint64_t t0, const std::ato
                               std::atomic<uint64_t>* progress, EpochStats* out) {
   *out = EpochStats(config_.series_interval_ns);
   Epoch e(plan, t0, stop, progress);
-  const uint64_t nb = plan.batches();
   e.limit.store(e.window(config_.prefetch == 0 ? 1 : config_.prefetch));
   for (auto& r : readers_) r->stats = EpochStats(config_.series_interval_ns);
 
@@ -512,89 +511,87 @@ Status TrainLoader::run_epoch(const BatchPlan& plan, uint64_t t0, const std::ato
   for (size_t i = 0; i < readers_.size(); ++i) {
     threads.emplace_back([&, i] { reader_status[i] = read_loop(*readers_[i], e); });
   }
+  ConsumerClock clock{.take0 = 0, .last_end = t0};
+  const Status consumer = consume_batches(e, out, &clock);
+  e.fail();  // releases every reader, done or not
+  for (auto& t : threads) t.join();
+  close_epoch(e, clock, out);
 
-  Status consumer;
-  uint64_t take0 = 0;
-  uint64_t last_end = t0;
-  for (uint64_t b = 0; b < nb; ++b) {
+  Status first;
+  for (const auto& s : reader_status) keep_first(&first, s);
+  keep_first(&first, consumer);
+  if (first.ok() && stop.load()) first = Status::Interrupted();
+  return first;
+}
+
+// The emulated accelerator: takes each batch once it is whole, copies it to the device when asked, computes
+// for compute_ns, and moves the readers' window on.
+Status TrainLoader::consume_batches(Epoch& e, EpochStats* out, ConsumerClock* clock) {
+  const BatchPlan& plan = e.plan;
+  for (uint64_t b = 0; b < plan.batches(); ++b) {
     const uint64_t w0 = now_ns();
-    {
-      std::unique_lock<std::mutex> lock(e.mu);
-      while (e.filled[b].load(std::memory_order_acquire) < plan.batch_len(b) && !e.quit.load() &&
-             !stop.load(std::memory_order_relaxed)) {
-        e.consumer_cv.wait_for(lock, kPoll);
-      }
-    }
-    if (stop.load(std::memory_order_relaxed)) {
-      consumer = Status::Interrupted();
-      break;
-    }
-    if (e.quit.load()) break;  // a reader failed; its status says why
+    if (!wait_for_batch(e, b))
+      return e.stop.load(std::memory_order_relaxed) ? Status::Interrupted() : Status::Ok();
     if (copier_ != nullptr) {
       const uint64_t g0 = now_ns();
       const uint64_t bytes = plan.batch_len(b) * layout_.max_sample_size();
-      consumer = copier_->copy(b % copier_->slots(), bytes);
+      const Status copied = copier_->copy(b % copier_->slots(), bytes);
       out->gpu_ns += now_ns() - g0;
-      if (!consumer.ok()) break;
+      if (!copied.ok()) return copied;
       out->gpu_bytes += bytes;
     }
     const uint64_t take = now_ns();
     out->batch_wait.record(take - w0);
     if (b == 0) {
-      out->first_wait_ns = take - t0;
-      take0 = take;
+      out->first_wait_ns = take - e.t0;
+      clock->take0 = take;
     } else {
       out->wait_ns += take - w0;
     }
     if (config_.prefetch > 0) e.set_limit(e.window(b + 1 + config_.prefetch));
-    last_end = take;
+    clock->last_end = take;
     if (config_.compute_ns > 0) {
-      sleep_until(take + config_.compute_ns, stop);
-      last_end = now_ns();
-      out->compute_ns += last_end - take;
-      if (marks_ != nullptr) marks_->busy.push_back({take, last_end});
+      sleep_until(take + config_.compute_ns, e.stop);
+      clock->last_end = now_ns();
+      out->compute_ns += clock->last_end - take;
+      if (marks_ != nullptr) marks_->busy.push_back({take, clock->last_end});
     }
     out->batches++;
     if (config_.prefetch == 0) e.set_limit(e.window(b + 2));
   }
-  e.fail();  // releases every reader, done or not
-  for (auto& t : threads) t.join();
+  return Status::Ok();
+}
 
-  out->end_ns = last_end - t0;
+// False when the epoch ends before batch b is whole: a stop, or a reader failed (its status says why).
+bool TrainLoader::wait_for_batch(Epoch& e, uint64_t b) {
+  std::unique_lock<std::mutex> lock(e.mu);
+  while (e.filled[b].load(std::memory_order_acquire) < e.plan.batch_len(b) && !e.quit.load() &&
+         !e.stop.load(std::memory_order_relaxed)) {
+    e.consumer_cv.wait_for(lock, kPoll);
+  }
+  return !e.stop.load(std::memory_order_relaxed) && !e.quit.load();
+}
+
+// The epoch's spans (the AU denominator) and the readers' figures into out.
+void TrainLoader::close_epoch(Epoch& e, const ConsumerClock& clock, EpochStats* out) {
+  out->end_ns = clock.last_end - e.t0;
   if (marks_ != nullptr) {
     // The AU denominator's span, as below.
-    marks_->active.push_back({out->batches >= 2 ? take0 : t0, last_end});
+    marks_->active.push_back({out->batches >= 2 ? clock.take0 : e.t0, clock.last_end});
     for (auto& r : readers_) {
       for (const auto& m : r->marks) marks_->add_sample(m.end_ns, m.latency_ns);
       r->marks.clear();
     }
   }
   if (out->batches >= 2) {
-    out->wall_ns = last_end - take0;
+    out->wall_ns = clock.last_end - clock.take0;
   } else {
     // One batch: nothing to exclude.
-    out->wall_ns = last_end - t0;
+    out->wall_ns = clock.last_end - e.t0;
     out->wait_ns = out->first_wait_ns;
   }
-  for (auto& r : readers_) {
-    out->reads.merge(r->stats.reads);
-    out->io_bytes += r->stats.io_bytes;
-    out->id_count += r->stats.id_count;
-    out->id_sum += r->stats.id_sum;
-    out->corrupt += r->stats.corrupt;
-    out->source_bytes += r->stats.source_bytes;
-    out->cache_bytes += r->stats.cache_bytes;
-    out->cache_samples += r->stats.cache_samples;
-    out->filled_samples += r->stats.filled_samples;
-    out->filled_bytes += r->stats.filled_bytes;
-    out->unfilled_samples += r->stats.unfilled_samples;
-    out->fill_ns += r->stats.fill_ns;
-  }
-  Status first;
-  for (const auto& s : reader_status) keep_first(&first, s);
-  keep_first(&first, consumer);
-  if (first.ok() && stop.load()) first = Status::Interrupted();
-  return first;
+  // A reader's figures are its reads and the cache's (its consumer counters are zero): merged as a rank's.
+  for (auto& r : readers_) out->merge(r->stats);
 }
 
 }  // namespace iofab

@@ -159,9 +159,17 @@ class TrainLoader {
   struct Reader;
   struct Epoch;
   class ReadPass;
+  // The consumer's clock over an epoch: when it took the first batch, when its last compute ended.
+  struct ConsumerClock {
+    uint64_t take0 = 0;
+    uint64_t last_end = 0;
+  };
   TrainLoader(const LoaderConfig& config, const DatasetLayout& layout, Store& store, std::string data,
               BatchCopier* copier);
   Status read_loop(Reader& r, Epoch& e);
+  Status consume_batches(Epoch& e, EpochStats* out, ConsumerClock* clock);
+  bool wait_for_batch(Epoch& e, uint64_t b);
+  void close_epoch(Epoch& e, const ConsumerClock& clock, EpochStats* out);
 
   LoaderConfig config_;
   const DatasetLayout& layout_;
