@@ -126,11 +126,14 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   // A first copy before cleanup: if the process is killed while removing files, the report is there.
   // Under a launcher, which kills the ranks a second after its stop signal, the courier also takes
   // over the cleanup should this rank go before it is done.
+  // The courier removes a run folder on a filesystem it can reach; an object store's keys (access "object")
+  // are the writer's to delete, and a kept run stays.
+  const auto courier_removes = [](const Report& r) {
+    return r.target.value("access", std::string()) != "object" && !r.target.value("kept", false);
+  };
   if (args.repeat == 0) {
     args.options.on_report_ready = [&](const Report& r) {
-      // The courier removes a local run folder; an s3:// run's keys are the writer's to delete.
-      const bool local = !r.target.value("run_folder", std::string()).starts_with("s3://");
-      if (args.courier != nullptr && local && !r.target.value("kept", false)) {
+      if (args.courier != nullptr && courier_removes(r)) {
         (void)args.courier->remove_if_gone(r.target.value("run_folder", std::string()));
       }
       if (Status w = write_report(r); !w.ok()) err << "iofab: cannot write the report: " << w.message() << "\n";
@@ -138,7 +141,7 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
     if (args.courier != nullptr) {
       // Should this rank be killed before the report above is handed over, the courier writes this one.
       args.options.on_fallback_report = [&](const Report& r) {
-        if (!r.target.value("kept", false) && !r.target.value("run_folder", std::string()).starts_with("s3://")) {
+        if (courier_removes(r)) {
           (void)args.courier->remove_if_gone(r.target.value("run_folder", std::string()));
         }
         (void)args.courier->leave_fallback(report_path(r), render_json_report(r));
