@@ -175,7 +175,10 @@ json to_wire(const RankReport& r) {
           {"objects", r.objects},
           {"requests", r.requests},
           {"generate_requests", r.generate_requests},
-          {"windows", to_wire(r.windows)}};
+          {"windows", to_wire(r.windows)},
+          {"listed", r.listed},
+          {"list_ns", r.list_ns},
+          {"listed_files", r.listed_files}};
 }
 
 Status from_wire(const json& j, RankReport* out) {
@@ -186,6 +189,9 @@ Status from_wire(const json& j, RankReport* out) {
   r.optional("objects", &out->objects).optional("requests", &out->requests);
   r.optional("generate_requests", &out->generate_requests);
   r.optional("windows", &out->windows);
+  r.optional("listed", &out->listed)
+      .optional("list_ns", &out->list_ns)
+      .optional("listed_files", &out->listed_files);
   return r.status();
 }
 
@@ -383,6 +389,30 @@ void summarize_train_read(const TrainReadParams& p, const std::vector<RankReport
         "engine " + d["engine"].get<std::string>() +
         " moves no data: figures measure the loader, not the storage, and samples are not "
         "verified (corrupt_samples is not measured)");
+  }
+}
+
+void summarize_dataset_startup(const std::vector<RankReport>& ranks, const DatasetLayout& layout,
+                               PhaseResult* result) {
+  uint64_t list_ns = 0, startup_ns = 0;
+  bool listed = !ranks.empty();
+  for (const auto& r : ranks) {
+    listed = listed && r.listed;
+    list_ns = std::max(list_ns, r.list_ns);
+    const uint64_t first_batch = r.epochs.empty() ? 0 : r.epochs.front().stats.first_wait_ns;
+    startup_ns = std::max(startup_ns, r.list_ns + first_batch);
+  }
+  if (!listed) return;
+  result->metrics["dataset_list_seconds"] = static_cast<double>(list_ns) * 1e-9;
+  if (!ranks.front().epochs.empty())
+    result->metrics["dataset_startup_seconds"] = static_cast<double>(startup_ns) * 1e-9;
+  result->details["dataset_startup"] = {{"listed_files", ranks.front().listed_files},
+                                        {"layout_files", layout.num_files()},
+                                        {"list_seconds_slowest_rank", static_cast<double>(list_ns) * 1e-9}};
+  if (ranks.front().listed_files != layout.num_files()) {
+    result->warnings.push_back("the dataset's folders hold " + std::to_string(ranks.front().listed_files) +
+                               " files where the layout has " + std::to_string(layout.num_files()) +
+                               ": the listing's time covers them all");
   }
 }
 

@@ -12,8 +12,8 @@
 #include "harness/phase/phase.h"
 #include "workloads/dataset.h"
 #include "workloads/train_loader.h"
-#include "workloads/train_windows.h"
 #include "workloads/train_read_phase.h"
+#include "workloads/train_windows.h"
 
 namespace iofab {
 
@@ -51,12 +51,22 @@ struct RankReport {
   // generation with the loader's set-up before them.
   nlohmann::json requests;
   nlohmann::json generate_requests;
+  // layout files: the dataset's tree listed before the first epoch, as DLIO lists it (the startup's first
+  // part; the first epoch's wait for its first batch is the rest).
+  bool listed = false;
+  uint64_t list_ns = 0;
+  uint64_t listed_files = 0;
 };
 
 nlohmann::json to_wire(const EpochRecord& e);
 Status from_wire(const nlohmann::json& j, EpochRecord* out);
 nlohmann::json to_wire(const RankReport& r);
 Status from_wire(const nlohmann::json& j, RankReport* out);
+
+// Rank 0, a files dataset: the dataset's startup (its tree listed, then the first epoch's first batch) as
+// the slowest rank saw it, and what the listing found beside the files the layout has.
+void summarize_dataset_startup(const std::vector<RankReport>& ranks, const DatasetLayout& layout,
+                               PhaseResult* result);
 
 // Rank 0: every rank's report into result (per epoch, overall, per rank). *worst keeps the first
 // error: a rank's, samples read that were not the samples planned, or corrupt samples.

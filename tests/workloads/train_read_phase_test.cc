@@ -161,6 +161,32 @@ TEST(TrainReadPhase, EverySampleReadOncePerEpochAndVerified) {
   EXPECT_DOUBLE_EQ(r.metrics["read_bytes"], 3.0 * r.details["dataset"]["sample_bytes"].get<double>());
 }
 
+// DLIO lists a files dataset's folder before the first epoch: that listing and the first batch after it
+// are the dataset's startup, a figure of their own; a shards dataset has no tree to list.
+TEST(TrainReadPhase, AFilesDatasetsStartupIsItsListingThenItsFirstBatch) {
+  TrainReadParams p = small(200, 1000, 8);
+  p.dataset.layout = DatasetLayoutKind::kFiles;
+  p.dataset.files_per_dir = 16;  // 200 files in folders of 16: a tree two levels deep
+  auto phase = make_train_read_phase(p, engine("psync"));
+  PhaseRun run;
+  PhaseResult r;
+  ASSERT_TRUE(run.run(*phase, &r).ok());
+  ASSERT_TRUE(r.metrics.contains("dataset_list_seconds"));
+  const double list = r.metrics["dataset_list_seconds"];
+  EXPECT_GT(list, 0);
+  EXPECT_GE(r.metrics["dataset_startup_seconds"], list);
+  EXPECT_EQ(r.details["dataset_startup"]["listed_files"], r.details["dataset"]["files"]);
+  EXPECT_EQ(r.details["dataset_startup"]["listed_files"], 200);
+  for (const auto& w : r.warnings) EXPECT_EQ(w.find("files where the layout has"), std::string::npos) << w;
+
+  TrainReadParams shards = small(200, 1000, 8);
+  auto sharded = make_train_read_phase(shards, engine("psync"));
+  PhaseRun again;
+  PhaseResult rs;
+  ASSERT_TRUE(again.run(*sharded, &rs).ok());
+  EXPECT_FALSE(rs.metrics.contains("dataset_list_seconds")) << "shards: no tree listed";
+}
+
 TEST(TrainReadPhase, GenerationIsTimedApartFromReading) {
   // Generation writes 96 MiB; the null engine reads nothing: if generation
   // leaked into read time, read_seconds would be at least generate_seconds.
