@@ -96,6 +96,11 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   ds.layout = r.choice("layout", "shards", {"files", "shards"}) == "files" ? DatasetLayoutKind::kFiles
                                                                            : DatasetLayoutKind::kShards;
   read_sample_params(r, &ds);
+  // A suite states the dataset at full size; scale runs 1/scale of its samples (at least one), the same
+  // sizes and layout, as a checkpoint phase's scale runs its checkpoint.
+  p.scale = r.count("scale", 1, 1, 1e12);
+  p.full_num_samples = ds.num_samples;
+  ds.num_samples = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(static_cast<double>(ds.num_samples) / p.scale)));
   ds.files_per_dir = static_cast<uint64_t>(r.integer("files_per_dir", 1024, 2, 10'000'000));
   ds.samples_per_shard = static_cast<uint64_t>(r.integer("samples_per_shard", 1024, 1, 1'000'000'000));
   ds.reduce = read_reducibility(r);

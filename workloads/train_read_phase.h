@@ -54,6 +54,9 @@ struct TrainReadParams {
   uint64_t shuffle_buffer = 1024;
   // State MLPerf Storage's minimum-dataset-size rule in a warning when the dataset falls short.
   bool mlperf = false;
+  // The dataset at 1/scale of the num_samples the suite states (`run --scale N`, or the phase's scale).
+  double scale = 1;
+  uint64_t full_num_samples = 0;
   // The local cache tier (train_cache.h): empty for none. cache_size 0: room for the whole dataset.
   std::string cache_dir;
   uint64_t cache_size = 0;  // bytes per host

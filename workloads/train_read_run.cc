@@ -459,7 +459,9 @@ class TrainReadRun {
                     {"sample_bytes", layout_.sample_bytes()},
                     {"max_sample_size", layout_.max_sample_size()},
                     {"spec", layout_.spec().to_json()},
-                    {"generate_seconds", generate_seconds_}};
+                    {"generate_seconds", generate_seconds_},
+                    {"scale", p_.scale},
+                    {"full_num_samples", p_.full_num_samples}};
     d["to_gpu"] = gpu_;
     d["order"] = {{"reader", reader_kind_name(p_.reader)},
                   {"file_shuffle", shuffle_name(p_.file_shuffle)},

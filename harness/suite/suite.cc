@@ -90,17 +90,19 @@ Status apply_set(json* doc, const std::string& set) {
     return Status::Ok();
   }
   if (path == "checkpoint_scale") {
-    // `run --scale N`: every checkpoint phase at 1/N of its full size, as each phase's scale would.
+    // `run --scale N`: every checkpoint phase at 1/N of its full size, and every train_read phase whose
+    // suite states its dataset at full size (it gives a scale) at 1/N of its samples.
     bool any = false;
     if (doc->contains("phases") && (*doc)["phases"].is_array()) {
       for_each_phase_object((*doc)["phases"], [&](json& p) {
-        if (p.value("kind", json()) == "checkpoint") {
+        const json kind = p.value("kind", json());
+        if (kind == "checkpoint" || (kind == "train_read" && p.contains("scale"))) {
           p["scale"] = value;
           any = true;
         }
       });
     }
-    if (!any) return Status::Invalid("--scale: the suite has no checkpoint phase to scale");
+    if (!any) return Status::Invalid("--scale: the suite has no checkpoint phase, nor a train_read phase that gives a scale, to scale");
     return Status::Ok();
   }
   if (path.rfind("defaults.", 0) == 0 && path.size() > 9) {

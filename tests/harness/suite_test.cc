@@ -527,6 +527,31 @@ TEST(SuiteLoad, BadFileErrorsNameTheFile) {
   EXPECT_TRUE(contains(st.message(), path)) << st.message();
 }
 
+// A train_read phase that states its dataset at full size (it gives a scale) runs 1/scale of its samples,
+// and `run --scale N` sets that scale; one that gives none (a preset already scaled down) is left alone.
+TEST(SuiteLoad, RunScaleScalesATrainReadThatStatesItsFullSize) {
+  Suite imagenet;
+  ASSERT_TRUE(load_suite("imagenet-files", {"checkpoint_scale=100"}, &imagenet).ok());
+  ASSERT_EQ(imagenet.phases.size(), 1u);
+  EXPECT_EQ(imagenet.phases[0].params["scale"], 100);
+  // 1,281,167 / 100 = 12,812 files (rounded to the nearest file) of 115,442 bytes, each taking whole
+  // 4 KiB blocks on disk (29 of them, 118,784 bytes).
+  EXPECT_EQ(imagenet.phases[0].phase->planned_bytes(1), std::optional<uint64_t>(12812ULL * 118784ULL));
+
+  Suite unet3d;
+  ASSERT_TRUE(load_suite("mlperf-unet3d", {"checkpoint_scale=4"}, &unet3d).ok());
+  for (const auto& p : unet3d.phases) {
+    if (p.kind->name == "train_read") {
+      EXPECT_EQ(p.params.value("scale", 1.0), 1.0) << "no scale given, none set";
+    }
+  }
+
+  Suite none;
+  const Status s = parse_suite(R"({"phases": [{"kind": "ingest"}]})", "t", {"checkpoint_scale=2"}, &none);
+  EXPECT_NE(s.message().find("no checkpoint phase, nor a train_read phase that gives a scale"), std::string::npos)
+      << s.message();
+}
+
 TEST(SuiteLoad, MissingFileListsTheBuiltIns) {
   Suite s;
   Status st = load_suite("no/such/file", {}, &s);
