@@ -90,6 +90,26 @@ std::unique_ptr<Phase> make_train_read_phase(const TrainReadParams& params, Engi
   return std::make_unique<TrainReadPhase>(params, std::move(make));
 }
 
+namespace {
+
+// The phase makes dataset_dir but not its parents: a missing parent must stop the suite before any earlier
+// phase writes, not fail this one at run time.
+void check_dataset_dir_parent(ParamReader& r, const std::string& dir) {
+  const std::string parent = std::filesystem::path(dir).parent_path().string();
+  std::error_code ec;
+  const auto kind =
+      parent.empty() ? std::filesystem::file_type::directory : std::filesystem::status(parent, ec).type();
+  const bool found =
+      kind != std::filesystem::file_type::not_found && kind != std::filesystem::file_type::none;
+  if (!found || kind != std::filesystem::file_type::directory) {
+    r.fail("dataset_dir", "its parent " + parent + (found ? " is not a folder" : " does not exist") +
+                              "; expected a folder whose parent exists (the phase makes dataset_dir, not its "
+                              "parents)");
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   TrainReadParams p;
   DatasetSpec& ds = p.dataset;
@@ -100,27 +120,13 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   // sizes and layout, as a checkpoint phase's scale runs its checkpoint.
   p.scale = r.count("scale", 1, 1, 1e12);
   p.full_num_samples = ds.num_samples;
-  ds.num_samples = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(static_cast<double>(ds.num_samples) / p.scale)));
+  ds.num_samples = std::max<uint64_t>(
+      1, static_cast<uint64_t>(std::llround(static_cast<double>(ds.num_samples) / p.scale)));
   ds.files_per_dir = static_cast<uint64_t>(r.integer("files_per_dir", 1024, 2, 10'000'000));
   ds.samples_per_shard = static_cast<uint64_t>(r.integer("samples_per_shard", 1024, 1, 1'000'000'000));
   ds.reduce = read_reducibility(r);
   p.dataset_dir = r.string("dataset_dir", "");
-  if (!p.dataset_dir.empty()) {
-    // The phase makes the folder but not its parents: a missing parent must stop the suite before any
-    // earlier phase writes, not fail this one at run time.
-    const std::string parent = std::filesystem::path(p.dataset_dir).parent_path().string();
-    std::error_code ec;
-    const auto kind =
-        parent.empty() ? std::filesystem::file_type::directory : std::filesystem::status(parent, ec).type();
-    const bool found =
-        kind != std::filesystem::file_type::not_found && kind != std::filesystem::file_type::none;
-    if (!found || kind != std::filesystem::file_type::directory) {
-      r.fail("dataset_dir",
-             "its parent " + parent + (found ? " is not a folder" : " does not exist") +
-                 "; expected a folder whose parent exists (the phase makes dataset_dir, not its "
-                 "parents)");
-    }
-  }
+  if (!p.dataset_dir.empty()) check_dataset_dir_parent(r, p.dataset_dir);
   const IoParams io = read_io_params(r, {.queue_depth = 8, .has_block_size = false, .reads = true});
   p.engine = io.engine;
   p.direct = io.direct;
@@ -173,77 +179,83 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
 }
 
 std::span<const std::string_view> train_read_solo_metrics() {
-  static constexpr std::string_view kSolo[] = {"au", "sample_latency_p99_s", "samples_per_s", "read_bytes_per_s"};
+  static constexpr std::string_view kSolo[] = {"au", "sample_latency_p99_s", "samples_per_s",
+                                               "read_bytes_per_s"};
   return kSolo;
 }
 
 const std::vector<MetricInfo>& train_read_metrics() {
   static const std::vector<MetricInfo> kMetrics = [] {
     std::vector<MetricInfo> rows = {
-      {"samples_per_s", Unit::kCount, Better::kHigher, "samples read by all ranks / the epochs' wall time"},
-      {"read_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
-       "sample bytes read by all ranks / the epochs' wall time"},
-      {"au", Unit::kFraction, Better::kHigher,
-       "accelerator utilisation: compute time / wall time, all ranks and epochs, first batch of each epoch "
-       "excluded"},
-      {"sample_latency_p99_s", Unit::kSeconds, Better::kLower, "per-sample read latency, 99th percentile"},
-      {"batch_wait_fraction", Unit::kFraction, Better::kLower,
-       "time the accelerator waited for data / wall time, first batch of each epoch excluded"},
-      {"au_min", Unit::kFraction, Better::kHigher, "the lowest AU of any rank in any epoch"},
-      {"sample_latency_p50_s", Unit::kSeconds, Better::kLower, "per-sample read latency, median"},
-      {"sample_latency_p90_s", Unit::kSeconds, Better::kLower, "per-sample read latency, 90th percentile"},
-      {"sample_latency_p999_s", Unit::kSeconds, Better::kLower, "per-sample read latency, 99.9th percentile"},
-      {"sample_latency_max_s", Unit::kSeconds, Better::kLower, "per-sample read latency, max"},
-      {"cache_resident_fraction", Unit::kFraction, Better::kNeither,
-       "share of the dataset in the page cache at the epochs' starts (after any drop)"},
-      {"device_read_bytes", Unit::kBytes, Better::kNeither,
-       "bytes the dataset's block device read during the epochs (/proc/diskstats)"},
-      {"device_read_ratio", Unit::kRatio, Better::kNeither, "device_read_bytes / read_bytes"},
-      {"generate_seconds", Unit::kSeconds, Better::kLower,
-       "dataset generation (0 when reused), never read time"},
-      {"read_seconds", Unit::kSeconds, Better::kLower, "sum of the epochs' wall times"},
-      {"samples", Unit::kCount, Better::kNeither, "samples read, all ranks and epochs"},
-      {"read_bytes", Unit::kBytes, Better::kNeither, "sample bytes read, all ranks and epochs"},
-      {"epochs", Unit::kCount, Better::kNeither, "epochs run"},
-      {"first_batch_wait_s", Unit::kSeconds, Better::kLower,
-       "longest wait for an epoch's first batch (pipeline fill)"},
-      {"dataset_list_seconds", Unit::kSeconds, Better::kLower,
-       "layout files: listing the dataset's folder tree before the first epoch, as DLIO does (slowest rank)"},
-      {"dataset_startup_seconds", Unit::kSeconds, Better::kLower,
-       "layout files: the listing plus the first epoch's wait for its first batch (slowest rank)"},
-      {"corrupt_samples", Unit::kCount, Better::kLower, "samples read back with the wrong header"},
-      {"mlperf_au", Unit::kFraction, Better::kHigher,
-       "AU as MLPerf Storage (DLIO) defines it: mean over epochs of the mean over ranks of each rank's AU"},
-      {"mlperf_samples_per_s", Unit::kCount, Better::kHigher,
-       "throughput as DLIO defines it: mean over epochs of the sum over ranks of samples / the rank's epoch "
-       "time"},
-      {"mlperf_read_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
-       "DLIO's I/O throughput: mlperf_samples_per_s x sample_size (the mean size, not the bytes read); DLIO "
-       "prints it / 2^20 as \"MB/second\", which is MiB/s"},
-      {"mlperf_min_samples", Unit::kCount, Better::kNeither,
-       "MLPerf's minimum dataset: max(500 steps x batch x ranks, 5 x the hosts' memory / sample_size)"},
-      {"mlperf_min_dataset_bytes", Unit::kBytes, Better::kNeither, "mlperf_min_samples x sample_size"},
-      {"mlperf_dataset_size_margin", Unit::kRatio, Better::kHigher,
-       "num_samples / mlperf_min_samples: >= 1 meets MLPerf's minimum dataset size"},
-      {"dataset_read_bytes", Unit::kBytes, Better::kNeither,
-       "sample bytes read from the dataset's storage (with cache_dir: the source's share, source-only epoch "
-       "included); what the device counters verify"},
-      {"cache_hit_fraction", Unit::kFraction, Better::kHigher,
-       "cache_dir: share of the samples of epochs 1 and later served by the cache tier"},
-      {"source_read_bytes", Unit::kBytes, Better::kNeither,
-       "cache_dir: sample bytes read from the source (the dataset), all epochs but the source-only one"},
-      {"cache_read_bytes", Unit::kBytes, Better::kNeither,
-       "cache_dir: sample bytes read from the cache tier"},
-      {"cache_fill_bytes", Unit::kBytes, Better::kNeither,
-       "cache_dir: bytes written to the cache tier (samples padded to 4 KiB)"},
-      {"cache_fill_seconds", Unit::kSeconds, Better::kLower,
-       "cache_dir: readers' time writing the cache, summed over readers and ranks"},
-      {"au_first_epoch", Unit::kFraction, Better::kHigher,
-       "cache_dir: AU of epoch 0, read from the source while filling the cache"},
-      {"au_cached", Unit::kFraction, Better::kHigher,
-       "cache_dir: AU of epochs 1 and later, served by the cache tier (the source where it misses)"},
-      {"au_source_only", Unit::kFraction, Better::kHigher,
-       "cache_dir: AU of one extra epoch read from the source alone (cache_source_epoch)"},
+        {"samples_per_s", Unit::kCount, Better::kHigher, "samples read by all ranks / the epochs' wall time"},
+        {"read_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+         "sample bytes read by all ranks / the epochs' wall time"},
+        {"au", Unit::kFraction, Better::kHigher,
+         "accelerator utilisation: compute time / wall time, all ranks and epochs, first batch of each epoch "
+         "excluded"},
+        {"sample_latency_p99_s", Unit::kSeconds, Better::kLower, "per-sample read latency, 99th percentile"},
+        {"batch_wait_fraction", Unit::kFraction, Better::kLower,
+         "time the accelerator waited for data / wall time, first batch of each epoch excluded"},
+        {"au_min", Unit::kFraction, Better::kHigher, "the lowest AU of any rank in any epoch"},
+        {"sample_latency_p50_s", Unit::kSeconds, Better::kLower, "per-sample read latency, median"},
+        {"sample_latency_p90_s", Unit::kSeconds, Better::kLower, "per-sample read latency, 90th percentile"},
+        {"sample_latency_p999_s", Unit::kSeconds, Better::kLower,
+         "per-sample read latency, 99.9th percentile"},
+        {"sample_latency_max_s", Unit::kSeconds, Better::kLower, "per-sample read latency, max"},
+        {"cache_resident_fraction", Unit::kFraction, Better::kNeither,
+         "share of the dataset in the page cache at the epochs' starts (after any drop)"},
+        {"device_read_bytes", Unit::kBytes, Better::kNeither,
+         "bytes the dataset's block device read during the epochs (/proc/diskstats)"},
+        {"device_read_ratio", Unit::kRatio, Better::kNeither, "device_read_bytes / read_bytes"},
+        {"generate_seconds", Unit::kSeconds, Better::kLower,
+         "dataset generation (0 when reused), never read time"},
+        {"read_seconds", Unit::kSeconds, Better::kLower, "sum of the epochs' wall times"},
+        {"samples", Unit::kCount, Better::kNeither, "samples read, all ranks and epochs"},
+        {"read_bytes", Unit::kBytes, Better::kNeither, "sample bytes read, all ranks and epochs"},
+        {"epochs", Unit::kCount, Better::kNeither, "epochs run"},
+        {"first_batch_wait_s", Unit::kSeconds, Better::kLower,
+         "longest wait for an epoch's first batch (pipeline fill)"},
+        {"dataset_list_seconds", Unit::kSeconds, Better::kLower,
+         "layout files: listing the dataset's folder tree before the first epoch, as DLIO does (slowest "
+         "rank)"},
+        {"dataset_startup_seconds", Unit::kSeconds, Better::kLower,
+         "layout files: the listing plus the first epoch's wait for its first batch (slowest rank)"},
+        {"corrupt_samples", Unit::kCount, Better::kLower, "samples read back with the wrong header"},
+        {"mlperf_au", Unit::kFraction, Better::kHigher,
+         "AU as MLPerf Storage (DLIO) defines it: mean over epochs of the mean over ranks of each rank's AU"},
+        {"mlperf_samples_per_s", Unit::kCount, Better::kHigher,
+         "throughput as DLIO defines it: mean over epochs of the sum over ranks of samples / the rank's "
+         "epoch "
+         "time"},
+        {"mlperf_read_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+         "DLIO's I/O throughput: mlperf_samples_per_s x sample_size (the mean size, not the bytes read); "
+         "DLIO "
+         "prints it / 2^20 as \"MB/second\", which is MiB/s"},
+        {"mlperf_min_samples", Unit::kCount, Better::kNeither,
+         "MLPerf's minimum dataset: max(500 steps x batch x ranks, 5 x the hosts' memory / sample_size)"},
+        {"mlperf_min_dataset_bytes", Unit::kBytes, Better::kNeither, "mlperf_min_samples x sample_size"},
+        {"mlperf_dataset_size_margin", Unit::kRatio, Better::kHigher,
+         "num_samples / mlperf_min_samples: >= 1 meets MLPerf's minimum dataset size"},
+        {"dataset_read_bytes", Unit::kBytes, Better::kNeither,
+         "sample bytes read from the dataset's storage (with cache_dir: the source's share, source-only "
+         "epoch "
+         "included); what the device counters verify"},
+        {"cache_hit_fraction", Unit::kFraction, Better::kHigher,
+         "cache_dir: share of the samples of epochs 1 and later served by the cache tier"},
+        {"source_read_bytes", Unit::kBytes, Better::kNeither,
+         "cache_dir: sample bytes read from the source (the dataset), all epochs but the source-only one"},
+        {"cache_read_bytes", Unit::kBytes, Better::kNeither,
+         "cache_dir: sample bytes read from the cache tier"},
+        {"cache_fill_bytes", Unit::kBytes, Better::kNeither,
+         "cache_dir: bytes written to the cache tier (samples padded to 4 KiB)"},
+        {"cache_fill_seconds", Unit::kSeconds, Better::kLower,
+         "cache_dir: readers' time writing the cache, summed over readers and ranks"},
+        {"au_first_epoch", Unit::kFraction, Better::kHigher,
+         "cache_dir: AU of epoch 0, read from the source while filling the cache"},
+        {"au_cached", Unit::kFraction, Better::kHigher,
+         "cache_dir: AU of epochs 1 and later, served by the cache tier (the source where it misses)"},
+        {"au_source_only", Unit::kFraction, Better::kHigher,
+         "cache_dir: AU of one extra epoch read from the source alone (cache_source_epoch)"},
     };
     // On an s3:// target: the epochs' GETs per second, time to first byte, latency, retries, errors.
     for (const MetricInfo& m : request_metric_infos()) rows.push_back(m);

@@ -103,8 +103,9 @@ class TrainReadRun {
     if (st.ok()) st = generate_ ? generate_dataset() : check_reused_dataset();
     make_copier();
     if (st.ok()) st = make_loader();
-    describe_reads();
+    // Before describe_reads takes the set-up's requests: on an object store the listing is set-up too.
     if (st.ok()) st = list_dataset();
+    describe_reads();
     if (ctx_.ready_to_start) ctx_.ready_to_start();
     if (st.ok()) st = run_epochs();
     st.update(tear_down());
