@@ -76,8 +76,9 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
   const bool staged = p.async;
   const IoBuffers& bufs = staged ? wk->staging : wk->ring;
   const uint64_t blocks = blocks_of(shard_bytes, p.block_size);
-  const auto slots =
-      static_cast<unsigned>(std::min<uint64_t>(p.queue_depth, staged ? blocks : p.queue_depth));
+  // An empty file (a dcp rank with nothing to write) is still created and fsynced: one idle slot.
+  const auto slots = static_cast<unsigned>(
+      std::min<uint64_t>(p.queue_depth, staged ? std::max<uint64_t>(blocks, 1) : p.queue_depth));
   IoPump pump(*wk->engine, bufs, slots, !staged, &wk->tally.latency, &wk->tally.series, wc.phase_t0,
               &wc.ctx.progress.done_bytes, &wc.ctx.stop);
   uint64_t offset = 0;
@@ -160,7 +161,7 @@ Status setup_writer(const CheckpointParams& p, const PhaseContext& ctx, const Sh
   }
   uint64_t blocks = 0;
   for (uint64_t shard : wk->shards) blocks += blocks_of(l.bytes_of(shard), p.block_size);
-  s = IoBuffers::allocate(blocks, p.block_size, &wk->staging);
+  s = IoBuffers::allocate(std::max<uint64_t>(blocks, 1), p.block_size, &wk->staging);
   if (!s.ok()) return Status::IoError(s.message() + " (async mode holds a host copy of each shard)");
   return Status::Ok();
 }
