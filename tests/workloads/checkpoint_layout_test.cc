@@ -212,6 +212,19 @@ TEST(CheckpointFiles, MegatronWritesAFolderPerTensorAndPipelineRank) {
   EXPECT_EQ(zero0[0].path, "mp_rank_00/model_optim_rng.pt");
 }
 
+TEST(CheckpointFiles, MegatronWritesTheDistributedOptimizerFirst) {
+  // NVIDIA/Megatron-LM megatron/training/checkpointing.py (commit 0032978), save_checkpoint: the block
+  // "Save distributed optimizer's custom parameter state." (optimizer.save_parameter_state into
+  // distrib_optim.pt) comes before torch.save of model_optim_rng.pt.
+  const TransformerSpec s = spec_of(small_model({{"zero", 1}}));
+  const auto files = plan_checkpoint_files(s, ReplicaWriter::kFirst, CheckpointLayoutKind::kMegatron, 1, 1, false);
+  ASSERT_EQ(files.size(), 4u);  // 2 tensor ranks x (distrib_optim, model_optim_rng)
+  EXPECT_EQ(files[0].path, "mp_rank_00/distrib_optim.pt");
+  EXPECT_EQ(files[1].path, "mp_rank_00/model_optim_rng.pt");
+  EXPECT_EQ(files[2].path, "mp_rank_01/distrib_optim.pt");
+  EXPECT_EQ(files[3].path, "mp_rank_01/model_optim_rng.pt");
+}
+
 TEST(CheckpointFiles, ScaleCutsEveryTensorAtTheSamePlacesWhateverTheParallelism) {
   const double scale = 7;
   for (const char* name : {"layers.1.mlp.down.exp_avg", "embedding.weight", "layers.0.attn_norm.weight"}) {

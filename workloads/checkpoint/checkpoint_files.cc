@@ -106,7 +106,8 @@ void megatron_files(const TransformerSpec& spec, double scale, bool align, std::
         add_file(std::string(folder) + "/model_optim_rng.pt", rank, model, scale, align, out);
         continue;
       }
-      add_file(std::string(folder) + "/model_optim_rng.pt", rank, model, scale, align, out);
+      // save_checkpoint writes the distributed optimizer's state first (optimizer.save_parameter_state,
+      // under "Save distributed optimizer's custom parameter state."), then torch.save of the model's.
       std::vector<const RankTensor*> flat;
       for (TensorState st : {TensorState::kMaster, TensorState::kMoment1, TensorState::kMoment2}) {
         for (auto it = optimizer.rbegin(); it != optimizer.rend(); ++it) {
@@ -114,6 +115,7 @@ void megatron_files(const TransformerSpec& spec, double scale, bool align, std::
         }
       }
       add_file(std::string(folder) + "/distrib_optim.pt", rank, flat, scale, align, out);
+      add_file(std::string(folder) + "/model_optim_rng.pt", rank, model, scale, align, out);
     }
   }
 }

@@ -12,9 +12,9 @@
 //             mp_rank_TT (mp_rank_TT_PPP with pipeline stages) per tensor x pipeline rank, written
 //             by its first data-parallel rank: model_optim_rng.pt holds the model's weights (and
 //             the optimizer's state when it is not distributed); with ZeRO >= 1 (the distributed
-//             optimizer) distrib_optim.pt holds the master weights and both moments gathered from
-//             every data-parallel rank, each state's tensors in reverse order as Megatron's grad
-//             buffers keep them.
+//             optimizer) distrib_optim.pt, written first as save_checkpoint does, holds the master
+//             weights and both moments gathered from every data-parallel rank, each state's tensors
+//             in reverse order as Megatron's grad buffers keep them.
 //
 // Each tensor is one record inside its file, one after the other. With a scale, every tensor's
 // bytes are divided by it the same way whatever the parallelism (a piece keeps the bytes
