@@ -217,7 +217,8 @@ TEST(CheckpointFiles, MegatronWritesTheDistributedOptimizerFirst) {
   // "Save distributed optimizer's custom parameter state." (optimizer.save_parameter_state into
   // distrib_optim.pt) comes before torch.save of model_optim_rng.pt.
   const TransformerSpec s = spec_of(small_model({{"zero", 1}}));
-  const auto files = plan_checkpoint_files(s, ReplicaWriter::kFirst, CheckpointLayoutKind::kMegatron, 1, 1, false);
+  const auto files =
+      plan_checkpoint_files(s, ReplicaWriter::kFirst, CheckpointLayoutKind::kMegatron, 1, 1, false);
   ASSERT_EQ(files.size(), 4u);  // 2 tensor ranks x (distrib_optim, model_optim_rng)
   EXPECT_EQ(files[0].path, "mp_rank_00/distrib_optim.pt");
   EXPECT_EQ(files[1].path, "mp_rank_00/model_optim_rng.pt");
@@ -330,8 +331,8 @@ TEST(DcpCheckpoint, AnEmptyRankCreatesItsFileAndTheDefaultIsBalanced) {
   s = h.run("restore", "whole", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"fanout", 1}}, &whole, true);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(whole.metrics["corrupt_shards"], 0);
-  s = h.run("restore", "tensors", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"read", "tensors"}}, &tensors,
-            true);
+  s = h.run("restore", "tensors", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"read", "tensors"}},
+            &tensors, true);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(tensors.metrics["corrupt_shards"], 0);
   // Without replica_writer, layout dcp plans as DCP does now.
