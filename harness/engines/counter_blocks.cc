@@ -39,29 +39,54 @@ constexpr unsigned char kSbox[256] = {
     0xe1, 0xf8, 0x98, 0x11, 0x69, 0xd9, 0x8e, 0x94, 0x9b, 0x1e, 0x87, 0xe9, 0xce, 0x55, 0x28, 0xdf,
     0x8c, 0xa1, 0x89, 0x0d, 0xbf, 0xe6, 0x42, 0x68, 0x41, 0x99, 0x2d, 0x0f, 0xb0, 0x54, 0xbb, 0x16};
 
-unsigned char xtime(unsigned char b) { return static_cast<unsigned char>((b << 1) ^ ((b >> 7) * 0x1b)); }
-
-void put64(unsigned char* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<unsigned char>(v >> (8 * i));
+constexpr unsigned char xtime(unsigned char b) {
+  return static_cast<unsigned char>((b << 1) ^ ((b >> 7) * 0x1b));
 }
 
-// One round as AESENC computes it: ShiftRows, SubBytes, MixColumns, then the round key. Byte 4c + r of
-// the block is row r of column c (FIPS-197's input order, and the register's little-endian bytes).
-void round_portable(unsigned char s[16], const uint64_t rk[2]) {
-  unsigned char t[16];
-  for (int c = 0; c < 4; ++c) {
-    for (int r = 0; r < 4; ++r) t[4 * c + r] = kSbox[s[4 * ((c + r) % 4) + r]];
+// One round's SubBytes and MixColumns for an input byte in row r, as the little-endian word of the four
+// output rows it adds to its column (the classic "T-tables"): row r's byte x contributes
+// MixColumns' column r times S(x): 2 S(x) in row r, 3 S(x) in row r - 1, S(x) in the other two.
+struct RoundTables {
+  uint32_t t[4][256];
+};
+constexpr RoundTables make_tables() {
+  RoundTables tables{};
+  for (unsigned x = 0; x < 256; ++x) {
+    const unsigned char sx = kSbox[x];
+    const unsigned char two = xtime(sx);
+    const auto three = static_cast<unsigned char>(two ^ sx);
+    // Row 0: (2, 1, 1, 3) in output rows 0..3; row r: the same rotated by r rows.
+    const uint32_t t0 = uint32_t{two} | uint32_t{sx} << 8 | uint32_t{sx} << 16 | uint32_t{three} << 24;
+    for (int r = 0; r < 4; ++r) tables.t[r][x] = r == 0 ? t0 : (t0 << (8 * r)) | (t0 >> (32 - 8 * r));
   }
-  unsigned char key[16];
-  put64(key, rk[0]);
-  put64(key + 8, rk[1]);
+  return tables;
+}
+constexpr RoundTables kTables = make_tables();
+
+void put32(unsigned char* out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<unsigned char>(v >> (8 * i));
+}
+
+// The block as four little-endian column words: byte r of word c is row r of column c (FIPS-197's
+// input order, and the register's bytes).
+struct Columns {
+  uint32_t w[4];
+};
+Columns columns_of(uint64_t lo, uint64_t hi) {
+  return {{static_cast<uint32_t>(lo), static_cast<uint32_t>(lo >> 32), static_cast<uint32_t>(hi),
+           static_cast<uint32_t>(hi >> 32)}};
+}
+
+// One round as AESENC computes it: ShiftRows, SubBytes, MixColumns, then the round key. ShiftRows brings
+// row r of column c + r to column c.
+Columns round_portable(const Columns& s, const Columns& key) {
+  Columns out;
   for (int c = 0; c < 4; ++c) {
-    const unsigned char* a = t + 4 * c;
-    const unsigned char all = a[0] ^ a[1] ^ a[2] ^ a[3];
-    for (int r = 0; r < 4; ++r) {
-      s[4 * c + r] = static_cast<unsigned char>(a[r] ^ all ^ xtime(a[r] ^ a[(r + 1) % 4]) ^ key[4 * c + r]);
-    }
+    out.w[c] = kTables.t[0][s.w[c] & 0xff] ^ kTables.t[1][(s.w[(c + 1) % 4] >> 8) & 0xff] ^
+               kTables.t[2][(s.w[(c + 2) % 4] >> 16) & 0xff] ^ kTables.t[3][s.w[(c + 3) % 4] >> 24] ^
+               key.w[c];
   }
+  return out;
 }
 
 #ifdef IOFAB_AESNI
@@ -114,12 +139,12 @@ bool cpu_has_aes() {
 }  // namespace
 
 void counter_blocks_portable(uint64_t key, uint64_t first, size_t n, unsigned char* out) {
+  Columns keys[kRounds + 1];
+  for (int r = 0; r <= kRounds; ++r) keys[r] = columns_of(kRoundKeys[r][0], kRoundKeys[r][1]);
   for (size_t i = 0; i < n; ++i) {
-    unsigned char s[16];
-    put64(s, (first + i) ^ kRoundKeys[0][0]);
-    put64(s + 8, key ^ kRoundKeys[0][1]);
-    for (int r = 1; r <= kRounds; ++r) round_portable(s, kRoundKeys[r]);
-    std::memcpy(out + kCounterBlock * i, s, sizeof s);
+    Columns s = columns_of((first + i) ^ kRoundKeys[0][0], key ^ kRoundKeys[0][1]);
+    for (int r = 1; r <= kRounds; ++r) s = round_portable(s, keys[r]);
+    for (int c = 0; c < 4; ++c) put32(out + kCounterBlock * i + 4 * c, s.w[c]);
   }
 }
 
