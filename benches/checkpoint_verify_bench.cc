@@ -16,7 +16,7 @@ void BM_StreamingXxh3(benchmark::State& state) {
   const auto block = static_cast<size_t>(state.range(0));
   constexpr size_t kShard = 64 << 20;  // larger than the caches: bytes come from memory, as after a read
   std::vector<unsigned char> buf(kShard);
-  BlockFiller(7).fill(buf.data(), buf.size());
+  DataStream(7).fill(buf.data(), buf.size(), 0);
   for (auto _ : state) {
     StreamingXxh3 h;
     for (size_t off = 0; off < kShard; off += block) h.update(buf.data() + off, block);

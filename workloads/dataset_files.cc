@@ -87,22 +87,23 @@ Status write_dataset_file(Store& store, Writer& w, const std::string& path, uint
   return s;
 }
 
-// The bytes under the sample headers: BlockFiller's stamped data (the default), or with compressibility
-// or dedup ReducibleFiller's, in kRecordAlignment units numbered per file (files and shards are padded to
-// whole units, and shards are written in chunks of whole units). A unit holding a header differs from
-// what was generated, so a duplicate of it would not be one on disk: in the files layout, where the
-// header is always in unit 0, that unit is a stream of its own and the others number from 0, so
-// duplicates repeat header-free units only. (In a shard the headers fall where the samples start.)
+// The bytes under the sample headers: the default data, a stream per file (sample file or shard) keyed
+// from one dataset-wide key, at the file's offsets; or with compressibility or dedup ReducibleFiller's,
+// in kRecordAlignment units numbered per file (files and shards are padded to whole units, and shards are
+// written in chunks of whole units). A unit holding a header differs from what was generated, so a
+// duplicate of it would not be one on disk: in the files layout, where the header is always in unit 0,
+// that unit is a stream of its own and the others number from 0, so duplicates repeat header-free units
+// only. (In a shard the headers fall where the samples start.)
 struct SampleData {
-  const BlockFiller& stamper;
+  uint64_t key = 0;  // the dataset's: every file's stream derives from it
   const ReducibleFiller& reducible;
   bool reduce = false;
   bool header_unit_apart = false;  // the files layout
 
-  // buf: bytes [off, off + n) of file; stamp_id: the default data's block id for them.
-  void make(unsigned char* buf, uint64_t file, uint64_t off, uint64_t n, uint64_t stamp_id) const {
+  // buf: bytes [off, off + n) of file.
+  void make(unsigned char* buf, uint64_t file, uint64_t off, uint64_t n) const {
     if (!reduce) {
-      stamper.stamp(buf, n, stamp_id);
+      DataStream(data_key(key, file)).fill(buf, n, off);
       return;
     }
     for (uint64_t at = off; at < off + n; at += kRecordAlignment) {
@@ -125,7 +126,7 @@ Status write_sample_file(Store& store, Writer& w, const std::string& folder, con
                          std::atomic<uint64_t>* progress) {
   const uint64_t len = layout.file_bytes(sample);
   auto fill = [&](unsigned char* buf, uint64_t, uint64_t n) {
-    data.make(buf, sample, 0, n, sample);
+    data.make(buf, sample, 0, n);
     unsigned char header[kSampleHeader];
     sample_header(layout.spec(), sample, header);
     std::memcpy(buf, header, std::min<uint64_t>(kSampleHeader, layout.size_of(sample)));
@@ -142,7 +143,7 @@ Status write_shard(Store& store, Writer& w, const std::string& data, const Datas
   const uint64_t end_sample = first + layout.samples_in(shard);
   uint64_t next_header = first;  // the first sample whose header may still start at or after `off`
   auto fill = [&](unsigned char* buf, uint64_t off, uint64_t n) {
-    sample_data.make(buf, shard, off, n, (shard << 24) ^ (off / kWriteChunk));
+    sample_data.make(buf, shard, off, n);
     // Headers that overlap [off, off + n); one may straddle the previous chunk's end.
     while (next_header < end_sample) {
       const uint64_t ho = layout.offset_of(next_header);
@@ -174,23 +175,19 @@ Status generate_dataset_part(Store& store, std::string_view data_view, const Dat
   const uint64_t mine = units > rank ? (units - rank + ranks - 1) / ranks : 0;
   const unsigned threads = static_cast<unsigned>(std::clamp<uint64_t>(mine, 1, std::max(opts.threads, 1u)));
   const uint64_t buf_len = files ? layout.max_aligned_span() : std::min(kWriteChunk, layout.total_bytes());
-  // Stamps come from one dataset-wide key, so every sector of the dataset differs from every other.
-  const BlockFiller stamper(fmix64(layout.spec().seed ^ 0x510e527fade682d1ULL));
-  const ReducibleFiller reducible(fmix64(layout.spec().seed ^ 0x510e527fade682d1ULL), layout.spec().reduce);
-  const SampleData sample_data{stamper, reducible, layout.spec().reduce.any(), files};
+  // Every file's stream comes from one dataset-wide key, so no byte run of the dataset repeats another.
+  const uint64_t key = fmix64(layout.spec().seed ^ 0x510e527fade682d1ULL);
+  const ReducibleFiller reducible(key, layout.spec().reduce);
+  const SampleData sample_data{key, reducible, layout.spec().reduce.any(), files};
 
   std::atomic<uint64_t> next{0};
   std::atomic<uint64_t> written{0};
   std::mutex mu;
   Status first;
-  auto worker = [&](unsigned t) {
+  auto worker = [&](unsigned) {
     Writer w;
     Status s = make_writer_engine(store, &w.engine);
     if (s.ok()) s = IoBuffers::allocate(1, std::max<uint64_t>(buf_len, kRecordAlignment), &w.buf);
-    if (s.ok()) {
-      BlockFiller filler(fmix64(layout.spec().seed + 1000003 * (rank * 4099 + t + 1)));
-      filler.fill(w.buf.at(0), w.buf.size());
-    }
     while (s.ok()) {
       const uint64_t k = next.fetch_add(1);
       if (k >= mine) break;

@@ -29,7 +29,7 @@ struct IngestParams : IoParams {
   uint64_t file_size = 0;
   bool fsync = true;
   uint64_t seed = 1;
-  Reducibility reduce;  // off by default: BlockFiller's data
+  Reducibility reduce;  // off by default: the default data (DataStream)
 };
 
 // What a rank sends rank 0 at the end of the phase.
@@ -116,8 +116,6 @@ Status IngestPhase::setup(unsigned w, Store& store, const std::string& folder, i
   if (!s.ok()) return s;
   s = IoBuffers::allocate(p_.queue_depth, p_.block_size, &wk->bufs);
   if (!s.ok()) return s;
-  BlockFiller filler(p_.seed * 1000003 + static_cast<uint64_t>(rank) * 4099 + w);
-  for (size_t i = 0; i < wk->bufs.count(); ++i) filler.fill(wk->bufs.at(i), wk->bufs.size());
   s = wk->engine->register_buffers(wk->bufs.iovecs());
   if (!s.ok()) return s;
   OpenOptions open_opts;
@@ -143,8 +141,8 @@ Status IngestPhase::setup(unsigned w, Store& store, const std::string& folder, i
 
 Status IngestPhase::body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseContext& ctx) const {
   const uint64_t start = now_ns();
-  BlockFiller stamper(seed);
-  // A worker's blocks are one stream, numbered across its files.
+  // The default data: a stream per file, each block made at its offset just before it goes. With
+  // compressibility or dedup, a worker's blocks are one stream, numbered across its files.
   const ReducibleFiller reducible(seed, p_.reduce);
   const bool reduce = p_.reduce.any();
   IoPump pump(*wk->engine, wk->bufs,
@@ -172,7 +170,7 @@ Status IngestPhase::body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseCont
         if (reduce) {
           reducible.fill(req.buf, req.len, 0, block_id++);
         } else {
-          stamper.stamp(req.buf, req.len, block_id++);
+          DataStream(data_key(seed, file)).fill(req.buf, req.len, offset);
         }
         offset += req.len;
         return true;

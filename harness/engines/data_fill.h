@@ -1,16 +1,18 @@
-// Data written by iofab: incompressible and never dedupable, so compressing
-// or deduplicating storage (ZFS, VAST, ...) cannot report fiction.
-// A buffer is filled once per worker from a seeded fast generator
-// (xoshiro256+ style); before each submission stamp() writes a 16-byte
-// header, unique per (seed, block id, sector), at the start of every 512-byte
-// sector. So no two sectors ever written by a run are equal, at any dedup
-// granularity >= 512 B, while the per-I/O cost is touching 1/32 of the bytes.
+// Data written by iofab: incompressible and never dedupable, so compressing or deduplicating storage (ZFS,
+// VAST, arrays that reduce data across blocks) cannot report fiction.
 //
-// That is the default. A user whose storage reduces data inline can choose
-// how reducible the data is instead (Reducibility, ReducibleFiller below).
+// The default data are a counter-mode generator (counter_blocks.h): byte o of the stream keyed by k is
+// byte o % 16 of E(k, o / 16), four AES rounds over the counter block. So every byte is a pure function
+// of (key, offset): a writer makes any block of any file at any offset on its own, in one pass per byte,
+// and a reader makes the same bytes again to verify them. A stream is what one file holds (its key from
+// the run's seed and the file's coordinates: data_key); E is a permutation, so no aligned 16 bytes repeat
+// anywhere in a run, and nothing repeats for a compressor to find at any window (docs/data-reducibility.md
+// has the measured ratios).
 //
-// Thread-safety: a BlockFiller is owned by one worker; a ReducibleFiller is
-// immutable, so any number of threads may share one.
+// That is the default. A user whose storage reduces data inline can choose how reducible the data is
+// instead (Reducibility, ReducibleFiller below).
+//
+// Thread-safety: DataStream and ReducibleFiller are immutable, so any number of threads may share one.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +21,7 @@
 namespace iofab {
 
 // How much of the written data a storage system could reduce: what a suite's `compressibility` and `dedup`
-// ask for (docs/data-reducibility.md). Both 0 (the default): the data are BlockFiller's.
+// ask for (docs/data-reducibility.md). Both 0 (the default): the data are DataStream's.
 struct Reducibility {
   double compressibility = 0;  // [0, 1): a block compresses to about (1 - compressibility) of its size
   double dedup = 0;            // [0, 1): this fraction of a stream's blocks repeat an earlier block of it
@@ -27,20 +29,24 @@ struct Reducibility {
   bool any() const { return compressibility > 0 || dedup > 0; }
 };
 
-class BlockFiller {
+// The sector: the smallest unit a device writes, and the smallest dedup unit there is.
+constexpr size_t kDataSector = 512;
+
+// The key of the stream a file holds, from the run's (or the phase's) seed and the file's coordinates
+// (rank, worker, file number, step: whatever names the file within the seed). Distinct arguments give
+// distinct keys, but for 64-bit hash collisions.
+uint64_t data_key(uint64_t seed, uint64_t a = 0, uint64_t b = 0, uint64_t c = 0);
+
+// One stream of the default data.
+class DataStream {
  public:
-  static constexpr size_t kSector = 512;
+  explicit constexpr DataStream(uint64_t key) : key_(key) {}
 
-  explicit BlockFiller(uint64_t seed);
-
-  // Fills len bytes of buf with pseudo-random bytes (continuing the stream).
-  void fill(void* buf, size_t len);
-  // Makes buf unique for block_id: stamps every 512-byte sector.
-  void stamp(void* buf, size_t len, uint64_t block_id) const;
+  // Fills buf (any alignment) with bytes [offset, offset + len) of the stream.
+  void fill(void* buf, size_t len, uint64_t offset) const;
 
  private:
-  uint64_t seed_;
-  uint64_t s_[4];
+  uint64_t key_;
 };
 
 // Blocks of chosen reducibility, each a pure function of (seed, stream, index), so that a checksum taken
@@ -57,10 +63,10 @@ class BlockFiller {
 // Dedup: exactly floor(n x dedup) (+-1) of a stream's first n blocks are duplicates (spread evenly, not
 // drawn at random, so a short run gets the requested fraction too). Block 0 is always unique; a duplicate
 // carries the content of an earlier block of its stream chosen at random, and unique blocks never repeat
-// each other (their random bytes come from a 64-bit key of (seed, stream, block)).
+// each other (their random bytes are DataStream's, keyed by (seed, stream, block)).
 //
-// Cost: unlike BlockFiller's stamp (1/32 of the bytes per write), every block is generated in full,
-// about (1 - compressibility) of its bytes at the generator's speed (benches/data_fill_bench.cc).
+// Cost: about (1 - compressibility) of a block's bytes at the generator's speed, the rest at memset's
+// (benches/data_fill_bench.cc).
 class ReducibleFiller {
  public:
   ReducibleFiller(uint64_t seed, Reducibility r);

@@ -32,7 +32,7 @@ nlohmann::json reducibility_details(const Reducibility& r, uint64_t dedup_block_
           {"compressibility", r.compressibility},
           {"dedup", r.dedup},
           {"dedup_block_bytes", r.dedup > 0 ? dedup_block_bytes : 0},
-          {"compress_chunk_bytes", r.compressibility > 0 ? BlockFiller::kSector : 0}};
+          {"compress_chunk_bytes", r.compressibility > 0 ? kDataSector : 0}};
 }
 
 }  // namespace iofab

@@ -79,15 +79,14 @@ class EngineConformance : public ::testing::TestWithParam<EngineCase> {
   // transfers; results_[i] gets op i's bytes moved, or -errno, and what each
   // read brought lands in read_image_ at the block's offset.
   void run(int file, const std::vector<Op>& ops);
-  // What block b holds once written: the filled pattern, stamped with b.
+  // What block b holds once written: the default data's bytes at its offset.
   std::vector<unsigned char> expected(uint64_t block) const;
 
   EngineOptions opts_;
   std::unique_ptr<TempDir> dir_;
   std::unique_ptr<Engine> engine_;
   IoBuffers bufs_;
-  BlockFiller filler_{20240601};
-  std::vector<unsigned char> pattern_;
+  DataStream data_{20240601};
   int fd_ = -1;
   int file_ = -1;
   std::vector<int> fds_to_close_;

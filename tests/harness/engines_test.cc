@@ -38,8 +38,6 @@ void EngineConformance::SetUp() {
   ASSERT_TRUE(st.ok()) << st.message();
   st = engine_->register_buffers(bufs_.iovecs());
   ASSERT_TRUE(st.ok()) << st.message();
-  pattern_.resize(kBlock);
-  filler_.fill(pattern_.data(), pattern_.size());
 }
 
 void EngineConformance::TearDown() {
@@ -56,8 +54,8 @@ int EngineConformance::open_scratch(const std::string& name, int flags) {
 }
 
 std::vector<unsigned char> EngineConformance::expected(uint64_t block) const {
-  std::vector<unsigned char> b = pattern_;
-  filler_.stamp(b.data(), b.size(), block);
+  std::vector<unsigned char> b(kBlock);
+  data_.fill(b.data(), b.size(), block * kBlock);
   return b;
 }
 
@@ -105,8 +103,7 @@ void EngineConformance::run(int file, const std::vector<Op>& ops) {
       free_slots.pop_back();
       slots[s] = Slot{next, 0};
       if (ops[next].op == IoOp::kWrite) {
-        std::memcpy(bufs_.at(s), pattern_.data(), kBlock);
-        filler_.stamp(bufs_.at(s), kBlock, ops[next].block);
+        data_.fill(bufs_.at(s), kBlock, ops[next].block * kBlock);
       } else {
         std::memset(bufs_.at(s), 0xee, kBlock);
       }

@@ -95,9 +95,9 @@ TEST_F(IoUringTest, FsyncWaitsForWritesInFlightAndKeepsTheirCompletions) {
   IoBuffers bufs;
   ASSERT_TRUE(IoBuffers::allocate(8, kLen, &bufs).ok());
   ASSERT_TRUE(engine_->register_buffers(bufs.iovecs()).ok());
-  BlockFiller filler(5);
+  const DataStream data(5);
   for (unsigned i = 0; i < 8; ++i) {
-    filler.fill(bufs.at(i), kLen);
+    data.fill(bufs.at(i), kLen, uint64_t{i} * kLen);
     IoRequest req{file, IoOp::kWrite, bufs.at(i), kLen, uint64_t{i} * kLen, static_cast<int>(i), 50 + i};
     IoCompletion c;
     ASSERT_EQ(engine_->queue(req, &c), QueueResult::kQueued);

@@ -75,8 +75,8 @@ TEST(MpiCheckpoint, ACorruptShardWrittenByRankOneFailsEveryRanksRestore) {
 }
 
 // A 2-rank DCP checkpoint of a model whose replicas all hold the same state (ZeRO 0): with
-// replica_writer first, rank 0 writes everything (skew 2); spread shares it out; .metadata is the
-// commit, and every rank then loads its tensors back.
+// replica_writer first, rank 0 writes everything (skew 2) and rank 1 an empty file; spread shares it
+// out; .metadata is the commit, and every rank then loads its tensors back.
 TEST(MpiCheckpoint, TwoRankDcpShowsTheSkewOfItsReplicaWriter) {
   TempDir dir("/dev/shm");
   for (const char* writer : {"first", "spread"}) {
@@ -105,7 +105,9 @@ TEST(MpiCheckpoint, TwoRankDcpShowsTheSkewOfItsReplicaWriter) {
       EXPECT_DOUBLE_EQ(skew, 2.0);
       EXPECT_EQ(per_rank[1]["bytes"], 0) << per_rank;
       EXPECT_TRUE(std::filesystem::exists(step + "/__0_0.distcp"));
-      EXPECT_FALSE(std::filesystem::exists(step + "/__1_0.distcp"));
+      // Rank 1 has nothing to write and still creates (and fsyncs) its file, as DCP's write_data does.
+      ASSERT_TRUE(std::filesystem::exists(step + "/__1_0.distcp"));
+      EXPECT_EQ(std::filesystem::file_size(step + "/__1_0.distcp"), 0u);
     } else {
       EXPECT_LT(skew, 1.2);
       EXPECT_GT(per_rank[1]["bytes"].get<double>(), 0) << per_rank;

@@ -109,11 +109,75 @@ TEST(CheckpointFiles, DcpNamesAFilePerRankAndThreadAndBalancesThem) {
     // The greedy split (largest first, to the lighter file) leaves them at most one tensor apart.
     EXPECT_LE(std::max(a.bytes, b.bytes) - std::min(a.bytes, b.bytes), largest) << r;
   }
-  // With one file a rank, the state dict's order: weights first, then the optimizer.
-  const auto one = plan_checkpoint_files(s, ReplicaWriter::kFirst, CheckpointLayoutKind::kDcp, 1, 1, false);
+  // With one file a rank and an async save (staged), the state dict's order: weights first, then the
+  // optimizer.
+  const auto one =
+      plan_checkpoint_files(s, ReplicaWriter::kFirst, CheckpointLayoutKind::kDcp, 1, 1, false, true);
   EXPECT_EQ(one[0].records.front().tensor, "embedding.weight");
   EXPECT_TRUE(one[0].records.front().weights);
   EXPECT_FALSE(one[0].records.back().weights);
+}
+
+// The tiny model of the hand derivations below: 252 parameters, 3,528 bytes of state (bf16 weights,
+// fp32 master and two moments: 14 bytes a parameter), on 2 data-parallel ranks at ZeRO 0, so every item
+// is on both. Its items in a plan's order, bytes: the weights of embedding 80 (10 x 4 x 2), attn_norm
+// 8, q k v o 32 each, mlp_norm 8, gate up down 64 each, final_norm 8, output 80; then per tensor its
+// master and moments, 2x each weight's bytes, three times.
+json tiny_model() {
+  return {{"layers", 1}, {"hidden", 4},   {"ffn", 8},  {"vocab", 10},
+          {"heads", 2},  {"kv_heads", 2}, {"data", 2}, {"zero", 0}};
+}
+
+TEST(ReplicaWriter, BalancedIsDcpsDedupSavePlans) {
+  // torch/distributed/checkpoint/_dedup_save_plans.py (commit 646bddd), lines 35-41: each item, in the
+  // order of first appearance (rank 0's plan first), goes to min(plan_indices, key=plan_to_size), the
+  // lowest rank on a tie, and that plan's size grows by the item's bytes. By hand: weights emb 80 -> r0
+  // (80, 0); attn_norm 8, q, k, v -> r1 (80, 104); o -> r0 (112, 104); mlp_norm -> r1 (112, 112); gate
+  // (tie) -> r0, up -> r1, down -> r0, final_norm -> r1, output -> r1: (240, 264). Optimizer: emb 160 x3
+  // -> r0 r1 r0 (560, 424); attn_norm 16 x3 -> r1 (560, 472); q 64 x3 -> r1 r1 r0 (624, 600); k -> r1 r0
+  // r1 (688, 728); v -> r0 r1 r0 (816, 792); o -> r1 r0 r1 (880, 920); mlp_norm 16 x3 -> r0 r0 r0 (928,
+  // 920); gate 128 x3 -> r1 r0 r1 (1056, 1176); up -> r0 r1 r0 (1312, 1304); down -> r1 r0 r1 (1440,
+  // 1560); final_norm 16 x3 -> r0 (1488, 1560); output 160 x3 -> r0 r1 r0: (1808, 1720).
+  const TransformerSpec s = spec_of(tiny_model());
+  const ModelPlan balanced = plan_model(s, ReplicaWriter::kBalanced);
+  EXPECT_EQ(balanced.rank_bytes, (std::vector<uint64_t>{1808, 1720}));
+  // PyTorch 2.2 and before (and iofab's "first"): all on rank 0.
+  EXPECT_EQ(plan_model(s, ReplicaWriter::kFirst).rank_bytes, (std::vector<uint64_t>{3528, 0}));
+  // Which rank got what: rank 1 begins with attn_norm's weight, rank 0 with the embedding's.
+  const auto ranks = all_rank_tensors(s, ReplicaWriter::kBalanced);
+  EXPECT_EQ(tensor_name(ranks[0].front()), "embedding.weight");
+  EXPECT_EQ(tensor_name(ranks[1].front()), "layers.0.attn_norm.weight");
+  // Every element written once, at every ZeRO stage and with tensor parallelism too.
+  for (int zero : {0, 1, 3}) {
+    for (const auto& [name, counts] :
+         coverage(spec_of(small_model({{"zero", zero}})), ReplicaWriter::kBalanced)) {
+      EXPECT_TRUE(std::all_of(counts.begin(), counts.end(), [](int c) { return c == 1; })) << name << zero;
+    }
+  }
+}
+
+TEST(CheckpointFiles, DcpWritesAFilesTensorsSmallestFirstAndAnEmptyFileForAnEmptyRank) {
+  // torch/distributed/checkpoint/filesystem.py (commit b639d82): with one thread and CUDA,
+  // _write_files_from_queue loads a file's tensors through _OverlappingCpuLoader, whose start_loading
+  // sorts them by size (items.sort(key=itemgetter(0)), stable); write_data queues a file for every bucket
+  // of _split_by_size_and_type, [items] with one thread even when items is empty.
+  const TransformerSpec s = spec_of(tiny_model());
+  const auto files = plan_checkpoint_files(s, ReplicaWriter::kFirst, CheckpointLayoutKind::kDcp, 1, 1, false);
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].path, "__0_0.distcp");
+  EXPECT_EQ(files[0].bytes, 3528u);
+  // Sizes ascending; among equal sizes the plan's order: the 8-byte norm weights first, attn_norm's.
+  std::vector<uint64_t> sizes;
+  for (const FileRecord& rec : files[0].records) sizes.push_back(rec.bytes);
+  EXPECT_TRUE(std::is_sorted(sizes.begin(), sizes.end()));
+  EXPECT_EQ(sizes.front(), 8u);
+  EXPECT_EQ(sizes.back(), 160u);
+  EXPECT_EQ(files[0].records.front().tensor, "layers.0.attn_norm.weight");
+  EXPECT_EQ(files[0].records[1].tensor, "layers.0.mlp_norm.weight");
+  // Rank 1 writes nothing under "first", and still has its (empty) file.
+  EXPECT_EQ(files[1].path, "__1_0.distcp");
+  EXPECT_EQ(files[1].bytes, 0u);
+  EXPECT_TRUE(files[1].records.empty());
 }
 
 TEST(CheckpointFiles, MegatronWritesAFolderPerTensorAndPipelineRank) {
@@ -146,6 +210,20 @@ TEST(CheckpointFiles, MegatronWritesAFolderPerTensorAndPipelineRank) {
                                            CheckpointLayoutKind::kMegatron, 1, 1, false);
   ASSERT_EQ(zero0.size(), 2u);
   EXPECT_EQ(zero0[0].path, "mp_rank_00/model_optim_rng.pt");
+}
+
+TEST(CheckpointFiles, MegatronWritesTheDistributedOptimizerFirst) {
+  // NVIDIA/Megatron-LM megatron/training/checkpointing.py (commit 0032978), save_checkpoint: the block
+  // "Save distributed optimizer's custom parameter state." (optimizer.save_parameter_state into
+  // distrib_optim.pt) comes before torch.save of model_optim_rng.pt.
+  const TransformerSpec s = spec_of(small_model({{"zero", 1}}));
+  const auto files =
+      plan_checkpoint_files(s, ReplicaWriter::kFirst, CheckpointLayoutKind::kMegatron, 1, 1, false);
+  ASSERT_EQ(files.size(), 4u);  // 2 tensor ranks x (distrib_optim, model_optim_rng)
+  EXPECT_EQ(files[0].path, "mp_rank_00/distrib_optim.pt");
+  EXPECT_EQ(files[1].path, "mp_rank_00/model_optim_rng.pt");
+  EXPECT_EQ(files[2].path, "mp_rank_01/distrib_optim.pt");
+  EXPECT_EQ(files[3].path, "mp_rank_01/model_optim_rng.pt");
 }
 
 TEST(CheckpointFiles, ScaleCutsEveryTensorAtTheSamePlacesWhateverTheParallelism) {
@@ -236,6 +314,34 @@ TEST(DcpCheckpoint, WritesRankFilesAndItsMetadataLastAndShowsTheSkew) {
   PhaseResult r2;
   ASSERT_TRUE(h2.run("checkpoint", "ckpt", dcp_params({{"replica_writer", "spread"}}), &r2).ok());
   EXPECT_LT(r2.metrics["rank_bytes_skew"], r.metrics["rank_bytes_skew"]);
+}
+
+TEST(DcpCheckpoint, AnEmptyRankCreatesItsFileAndTheDefaultIsBalanced) {
+  PhaseHarness h;
+  PhaseResult r;
+  json p = dcp_params({{"model", tiny_model()}, {"replica_writer", "first"}});
+  Status s = h.run("checkpoint", "ckpt", p, &r, true);
+  ASSERT_TRUE(s.ok()) << s.message();
+  const std::string step = h.path() + "/ckpt/step-1";
+  ASSERT_TRUE(fs::exists(step + "/__1_0.distcp"));
+  EXPECT_EQ(fs::file_size(step + "/__1_0.distcp"), 0u);
+  EXPECT_EQ(fs::file_size(step + "/__0_0.distcp"), 3528u);
+  // Restores read it back, whole files and tensor by tensor, every byte verified.
+  PhaseResult whole, tensors;
+  s = h.run("restore", "whole", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"fanout", 1}}, &whole, true);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(whole.metrics["corrupt_shards"], 0);
+  s = h.run("restore", "tensors", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"read", "tensors"}},
+            &tensors, true);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(tensors.metrics["corrupt_shards"], 0);
+  // Without replica_writer, layout dcp plans as DCP does now.
+  PhaseHarness h2;
+  PhaseResult r2;
+  p.erase("replica_writer");
+  ASSERT_TRUE(h2.run("checkpoint", "ckpt", p, &r2).ok());
+  EXPECT_EQ(r2.details["model"]["replica_writer"], "balanced");
+  EXPECT_EQ(r2.details["model"]["plan_rank_bytes"], json({1808, 1720}));
 }
 
 TEST(DcpCheckpoint, ACrashBeforeMetadataLeavesNoRestorableCheckpoint) {

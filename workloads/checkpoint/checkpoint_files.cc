@@ -28,8 +28,9 @@ FileRecord record_of(const RankTensor& t, uint64_t rank, double scale) {
   return r;
 }
 
+// keep_empty: the file is written even with no record (dcp creates and fsyncs every file it plans).
 void add_file(std::string path, uint64_t rank, const std::vector<const RankTensor*>& tensors, double scale,
-              bool align, std::vector<PlannedFile>* out) {
+              bool align, std::vector<PlannedFile>* out, bool keep_empty = false) {
   PlannedFile f;
   f.path = std::move(path);
   f.plan_rank = rank;
@@ -40,18 +41,27 @@ void add_file(std::string path, uint64_t rank, const std::vector<const RankTenso
     f.bytes += r.bytes;
     f.records.push_back(std::move(r));
   }
-  if (f.records.empty()) return;
+  if (f.records.empty() && !keep_empty) return;
   if (align) f.bytes = (f.bytes + kShardAlign - 1) / kShardAlign * kShardAlign;
   out->push_back(std::move(f));
 }
 
+// filesystem.py (PyTorch 2.5, commit b639d82): write_data puts one file per bucket of
+// _split_by_size_and_type in the queue, an empty bucket too; _write_files_from_queue creates, writes and
+// fsyncs each. With one thread and a device to copy from, its _OverlappingCpuLoader sorts the file's
+// tensors by size, ascending (a stable sort: equal sizes keep the plan's order), before writing them; an
+// async save stages first (per_thread_copy_ahead 0) and its _SerialCpuLoader keeps the plan's order.
 void dcp_files(const TransformerSpec& spec, ReplicaWriter writer, unsigned threads, double scale, bool align,
-               std::vector<PlannedFile>* out) {
+               bool staged, std::vector<PlannedFile>* out) {
   const auto all = all_rank_tensors(spec, writer);
   for (uint64_t r = 0; r < all.size(); ++r) {
     std::vector<std::vector<const RankTensor*>> bins(threads);
     if (threads == 1) {
       for (const RankTensor& t : all[r]) bins[0].push_back(&t);
+      if (!staged) {
+        std::stable_sort(bins[0].begin(), bins[0].end(),
+                         [](const RankTensor* a, const RankTensor* b) { return a->bytes() < b->bytes(); });
+      }
     } else {
       std::vector<const RankTensor*> by_size;
       for (const RankTensor& t : all[r]) by_size.push_back(&t);
@@ -65,7 +75,8 @@ void dcp_files(const TransformerSpec& spec, ReplicaWriter writer, unsigned threa
       }
     }
     for (unsigned i = 0; i < threads; ++i) {
-      add_file("__" + std::to_string(r) + "_" + std::to_string(i) + ".distcp", r, bins[i], scale, align, out);
+      add_file("__" + std::to_string(r) + "_" + std::to_string(i) + ".distcp", r, bins[i], scale, align, out,
+               true);
     }
   }
 }
@@ -95,7 +106,8 @@ void megatron_files(const TransformerSpec& spec, double scale, bool align, std::
         add_file(std::string(folder) + "/model_optim_rng.pt", rank, model, scale, align, out);
         continue;
       }
-      add_file(std::string(folder) + "/model_optim_rng.pt", rank, model, scale, align, out);
+      // save_checkpoint writes the distributed optimizer's state first (optimizer.save_parameter_state,
+      // under "Save distributed optimizer's custom parameter state."), then torch.save of the model's.
       std::vector<const RankTensor*> flat;
       for (TensorState st : {TensorState::kMaster, TensorState::kMoment1, TensorState::kMoment2}) {
         for (auto it = optimizer.rbegin(); it != optimizer.rend(); ++it) {
@@ -103,6 +115,7 @@ void megatron_files(const TransformerSpec& spec, double scale, bool align, std::
         }
       }
       add_file(std::string(folder) + "/distrib_optim.pt", rank, flat, scale, align, out);
+      add_file(std::string(folder) + "/model_optim_rng.pt", rank, model, scale, align, out);
     }
   }
 }
@@ -119,9 +132,11 @@ ScaledSpan scaled_span(const RankTensor& t, double scale) {
 
 std::vector<PlannedFile> plan_checkpoint_files(const TransformerSpec& spec, ReplicaWriter writer,
                                                CheckpointLayoutKind layout, unsigned threads, double scale,
-                                               bool align) {
+                                               bool align, bool staged) {
   std::vector<PlannedFile> out;
-  if (layout == CheckpointLayoutKind::kDcp) dcp_files(spec, writer, std::max(threads, 1u), scale, align, &out);
+  if (layout == CheckpointLayoutKind::kDcp) {
+    dcp_files(spec, writer, std::max(threads, 1u), scale, align, staged, &out);
+  }
   if (layout == CheckpointLayoutKind::kMegatron) megatron_files(spec, scale, align, &out);
   return out;
 }

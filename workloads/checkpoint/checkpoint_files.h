@@ -3,16 +3,18 @@
 //
 //   dcp       PyTorch Distributed Checkpoint (torch/distributed/checkpoint/filesystem.py):
 //             every rank writes __<rank>_<i>.distcp, i = 0 .. threads - 1 (one file per writer
-//             thread); with one file its tensors go in the state dict's order, with more each
-//             tensor goes, largest first, to the file with the fewest bytes so far
-//             (_split_by_size_and_type). The coordinator's .metadata is the commit.
+//             thread), each even when it holds nothing; with more than one file each tensor goes,
+//             largest first, to the file with the fewest bytes so far (_split_by_size_and_type).
+//             With one file and a synchronous save, the tensors go smallest first (the
+//             _OverlappingCpuLoader sorts them by size, a stable sort); staged (async_save), in the
+//             plan's order. The coordinator's .metadata is the commit.
 //   megatron  Megatron-LM's per-rank format (megatron/training/checkpointing.py): a folder
 //             mp_rank_TT (mp_rank_TT_PPP with pipeline stages) per tensor x pipeline rank, written
 //             by its first data-parallel rank: model_optim_rng.pt holds the model's weights (and
 //             the optimizer's state when it is not distributed); with ZeRO >= 1 (the distributed
-//             optimizer) distrib_optim.pt holds the master weights and both moments gathered from
-//             every data-parallel rank, each state's tensors in reverse order as Megatron's grad
-//             buffers keep them.
+//             optimizer) distrib_optim.pt, written first as save_checkpoint does, holds the master
+//             weights and both moments gathered from every data-parallel rank, each state's tensors
+//             in reverse order as Megatron's grad buffers keep them.
 //
 // Each tensor is one record inside its file, one after the other. With a scale, every tensor's
 // bytes are divided by it the same way whatever the parallelism (a piece keeps the bytes
@@ -50,10 +52,11 @@ struct PlannedFile {
 };
 
 // The files of spec's checkpoint in layout (dcp or megatron), in the order of the planned ranks that
-// write them. threads: files per rank (dcp). Files without a record are left out.
+// write them. threads: files per rank (dcp); staged: an async save (dcp's file order). A megatron file
+// without a record is left out; every dcp file is there, empty or not.
 std::vector<PlannedFile> plan_checkpoint_files(const TransformerSpec& spec, ReplicaWriter writer,
                                                CheckpointLayoutKind layout, unsigned threads, double scale,
-                                               bool align);
+                                               bool align, bool staged = false);
 
 // A piece of a tensor with [offset, offset + bytes) of it, scaled as the files scale it.
 struct ScaledSpan {

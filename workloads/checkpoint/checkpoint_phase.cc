@@ -184,10 +184,15 @@ bool read_model(ParamReader& r, CheckpointParams* p) {
   if (r.raw("writer_fraction") != nullptr) {
     r.fail("writer_fraction", "applies only without a model: the model's plan decides which ranks write");
   }
-  const std::string writer = r.choice("replica_writer", "first", {"first", "spread", "all"});
-  p->replica_writer = writer == "spread" ? ReplicaWriter::kSpread
-                      : writer == "all"  ? ReplicaWriter::kAll
-                                         : ReplicaWriter::kFirst;
+  // DCP's own dedup in layout dcp (PyTorch >= 2.3; "first" is 2.2's); elsewhere the first replica, as
+  // DLIO's rules and Megatron write.
+  const bool dcp = p->layout == CheckpointLayoutKind::kDcp && spec.formula != ModelFormula::kDlio;
+  const std::string writer =
+      r.choice("replica_writer", dcp ? "balanced" : "first", {"balanced", "first", "spread", "all"});
+  p->replica_writer = writer == "spread"     ? ReplicaWriter::kSpread
+                      : writer == "all"      ? ReplicaWriter::kAll
+                      : writer == "balanced" ? ReplicaWriter::kBalanced
+                                             : ReplicaWriter::kFirst;
   if (ok && spec.formula == ModelFormula::kDlio && p->replica_writer != ReplicaWriter::kFirst) {
     r.fail("replica_writer", "DLIO's rules (model.formula \"dlio\") write replicated state from the first replica "
                              "only: use \"first\", or model.formula \"exact\"");
@@ -274,8 +279,10 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   }
   if (p.model && p.layout != CheckpointLayoutKind::kShards) {
     p.files = std::make_shared<const std::vector<PlannedFile>>(
-        plan_checkpoint_files(*p.model, p.replica_writer, p.layout, p.threads, p.scale, p.direct));
-    if (p.files->empty()) r.fail("scale", "leaves no byte of any tensor to write: lower it");
+        plan_checkpoint_files(*p.model, p.replica_writer, p.layout, p.threads, p.scale, p.direct, p.async));
+    if (std::none_of(p.files->begin(), p.files->end(), [](const PlannedFile& f) { return f.bytes > 0; })) {
+      r.fail("scale", "leaves no byte of any tensor to write: lower it");
+    }
     // What each planned rank writes at full size in this layout (megatron: only each group's first
     // data-parallel rank, with its own copy of the norms), for the skew and the budget.
     std::vector<uint64_t> full(p.model->ranks(), 0);

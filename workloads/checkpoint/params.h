@@ -43,7 +43,7 @@ struct CheckpointParams : IoParams {
   unsigned keep = 1;
   double budget_fraction = kDefaultBudgetFraction;
   uint64_t seed = 1;
-  Reducibility reduce;  // compressibility and dedup; off by default (BlockFiller's data)
+  Reducibility reduce;  // compressibility and dedup; off by default (the default data, DataStream)
   // tier: two (tier_local.h, tier_drain.h): each checkpoint is written to local_dir, the stall, and
   // drained to the target in the background.
   bool two_tier = false;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <vector>
 
 #include "harness/core/mix.h"
 
@@ -10,26 +9,9 @@ namespace iofab {
 namespace {
 
 constexpr uint64_t kChunk = kTensorChunk;
-constexpr uint64_t kSector = 512;
-constexpr uint64_t kStamp = 16;
-constexpr uint64_t kPoolChunks = 256;
 
 // fmix64 maps 0 to 0: the offset keeps a zero seed, step or chunk from giving a zero mix.
 uint64_t mix(uint64_t x) { return fmix64(x + 0x9e3779b97f4a7c15ULL); }
-
-// 1 MiB of random bytes, the same on every host: chunks are copied from it, so filling runs at memcpy speed.
-const unsigned char* pool() {
-  static const std::vector<unsigned char> kPool = [] {
-    std::vector<unsigned char> p(kPoolChunks * kChunk);
-    uint64_t s = 0x10fab;
-    for (size_t i = 0; i < p.size(); i += 8) {
-      s = mix(s);
-      std::memcpy(&p[i], &s, 8);
-    }
-    return p;
-  }();
-  return kPool.data();
-}
 
 // Reducible content: the bytes at position p = tensor offset + phase (mod 4 KiB, the file's alignment)
 // are byte p % 4096 of block p / 4096 of the tensor's stream.
@@ -60,25 +42,7 @@ void fill_tensor_bytes(uint64_t seed, uint64_t step, uint64_t key, uint64_t offs
     fill_reducible(seed, tensor, offset, buf, len, reduce, file_phase);
     return;
   }
-  const unsigned char* p = pool();
-  uint64_t at = offset;
-  const uint64_t end = offset + len;
-  while (at < end) {
-    const uint64_t chunk = at / kChunk;
-    const uint64_t chunk_end = std::min(end, (chunk + 1) * kChunk);
-    const unsigned char* src = p + (mix(tensor ^ chunk) % kPoolChunks) * kChunk;
-    std::memcpy(buf + (at - offset), src + (at - chunk * kChunk), chunk_end - at);
-    // The stamps of the sectors this piece touches.
-    for (uint64_t sector = at / kSector; sector * kSector < chunk_end; ++sector) {
-      unsigned char stamp[kStamp];
-      std::memcpy(stamp, &tensor, 8);
-      std::memcpy(stamp + 8, &sector, 8);
-      const uint64_t s0 = std::max(at, sector * kSector);
-      const uint64_t s1 = std::min(chunk_end, sector * kSector + kStamp);
-      if (s0 < s1) std::memcpy(buf + (s0 - offset), stamp + (s0 - sector * kSector), s1 - s0);
-    }
-    at = chunk_end;
-  }
+  DataStream(tensor).fill(buf, len, offset);
 }
 
 bool check_tensor_bytes(uint64_t seed, uint64_t step, uint64_t key, uint64_t offset, const unsigned char* buf,

@@ -1,10 +1,10 @@
 // The bytes of a checkpoint's tensors, as a pure function of (run seed,
 // step, tensor key, byte offset in the whole tensor): any slice of any
 // tensor can be made again and compared, by a restore with another
-// parallelism that reads a piece no writer wrote alone. The bytes are
-// incompressible and no 512-byte sector repeats (each starts with a 16-byte
-// stamp of its tensor, step and position), as harness/engines/data_fill.h
-// promises for every other phase, so dedup or compression cannot report fiction.
+// parallelism that reads a piece no writer wrote alone. The bytes are the
+// default data's stream (harness/engines/data_fill.h) keyed by (seed, step,
+// tensor) at the offset in the tensor: incompressible at any window and never
+// repeating, so dedup or compression cannot report fiction.
 // With compressibility or dedup asked for (Reducibility), the content is
 // instead ReducibleFiller's blocks of a stream of the tensor's own, in 4 KiB
 // chunks that fall on the 4 KiB boundaries of the file holding the bytes
@@ -13,7 +13,7 @@
 // records are packed back to back; duplicates repeat an earlier chunk of the
 // same tensor. A record's first and last chunk are cut where it starts and ends.
 //
-// Thread-safety: reentrant (the shared pool is built once, thread-safe).
+// Thread-safety: reentrant.
 #pragma once
 
 #include <cstddef>

@@ -106,16 +106,13 @@ class StagePlanner {
   StagePlanner(const TransformerSpec& s, uint64_t stage, ReplicaWriter writer)
       : s_(s), writer_(writer), pieces_(stage_pieces(s, stage)) {
     if (writer_ == ReplicaWriter::kSpread) spread();
+    if (writer_ == ReplicaWriter::kBalanced) balance();
   }
 
   // Rank (t, stage, d)'s tensors, weights first, then each tensor's optimizer state.
   std::vector<RankTensor> tensors(uint64_t t, uint64_t d) const {
     std::vector<RankTensor> out;
-    for (size_t pi = 0; pi < pieces_.size(); ++pi) add(pi, 0, t, d, &out);
-    // Master and moments follow each other per tensor, as an optimizer's state dict keeps them.
-    for (size_t pi = 0; pi < pieces_.size(); ++pi) {
-      for (size_t si = 1; si < std::size(kStates); ++si) add(pi, si, t, d, &out);
-    }
+    for_each_item([&](size_t pi, size_t si) { add(pi, si, t, d, &out); });
     return out;
   }
 
@@ -154,21 +151,35 @@ class StagePlanner {
         return (sharded(si) || d == 0) && (!tp_rep || t == 0);
       }
       case ReplicaWriter::kSpread:
+      case ReplicaWriter::kBalanced:
         break;
     }
     const auto it = spread_.find(key(pi, si, group_of(pi, si, t, d)));
     return it != spread_.end() && it->second == local(t, d);
   }
-  void add(size_t pi, size_t si, uint64_t t, uint64_t d, std::vector<RankTensor>* out) const {
-    const Piece& p = pieces_[pi];
-    if (dtype_of(si) == Dtype::kNone || !writes(pi, si, t, d)) return;
-    const uint64_t whole = p.rows * p.cols;
-    Span span = tp_span(p, s_.tensor, t);
+  // Rank (t, d)'s piece of piece pi's state si.
+  Span span_of(size_t pi, size_t si, uint64_t t, uint64_t d) const {
+    Span span = tp_span(pieces_[pi], s_.tensor, t);
     if (sharded(si)) {
       span.offset += share_start(span.elements, s_.data, d);
       span.elements = share(span.elements, s_.data, d);
     }
-    push(out, p.part, kStates[si], p.layer, span.elements, dtype_of(si), span.offset, whole);
+    return span;
+  }
+  void add(size_t pi, size_t si, uint64_t t, uint64_t d, std::vector<RankTensor>* out) const {
+    const Piece& p = pieces_[pi];
+    if (dtype_of(si) == Dtype::kNone || !writes(pi, si, t, d)) return;
+    const Span span = span_of(pi, si, t, d);
+    push(out, p.part, kStates[si], p.layer, span.elements, dtype_of(si), span.offset, p.rows * p.cols);
+  }
+  // The (piece, state) pairs of a rank's plan in its order: every piece's weights, then each piece's
+  // master weights and moments, one after the other, as an optimizer's state dict keeps them.
+  template <typename F>
+  void for_each_item(F f) const {
+    for (size_t pi = 0; pi < pieces_.size(); ++pi) f(pi, 0);
+    for (size_t pi = 0; pi < pieces_.size(); ++pi) {
+      for (size_t si = 1; si < std::size(kStates); ++si) f(pi, si);
+    }
   }
   uint64_t local(uint64_t t, uint64_t d) const { return d * s_.tensor + t; }
   static uint64_t key(size_t pi, size_t si, uint64_t group) { return ((group * 4) + si) * (1ULL << 24) + pi; }
@@ -214,6 +225,42 @@ class StagePlanner {
       }
       load[best] += c.bytes;
       spread_[key(c.pi, c.si, c.group)] = best;
+    }
+  }
+
+  // PyTorch DCP's rule (torch/distributed/checkpoint/_dedup_save_plans.py, dedup_save_plans, lines 24-41
+  // at commit 646bddd): every item of every rank's plan, in the order the items first appear going
+  // through the plans in rank order, goes to the plan of the smallest size so far among the ranks that
+  // hold it (min over the set of plan indices: the lowest rank on a tie), whose size then grows by the
+  // item's bytes. Items held by one rank only count too, in their place in that order. The ranks of
+  // one pipeline stage hold no item of another's, and in rank order a stage's ranks come d-major,
+  // t-minor: local() order.
+  void balance() {
+    std::vector<uint64_t> load(s_.tensor * s_.data, 0);
+    for (uint64_t d = 0; d < s_.data; ++d) {
+      for (uint64_t t = 0; t < s_.tensor; ++t) {
+        for_each_item([&](size_t pi, size_t si) {
+          if (dtype_of(si) == Dtype::kNone) return;
+          const uint64_t bytes = span_of(pi, si, t, d).elements * dtype_bytes(dtype_of(si));
+          if (bytes == 0) return;  // no item (push() leaves empty pieces out)
+          if (!replicated(pi, si)) {
+            load[local(t, d)] += bytes;
+            return;
+          }
+          const uint64_t group = group_of(pi, si, t, d);
+          if (!spread_.emplace(key(pi, si, group), 0).second) return;  // placed where it first appeared
+          uint64_t best = UINT64_MAX;
+          for (uint64_t hd = 0; hd < s_.data; ++hd) {
+            for (uint64_t ht = 0; ht < s_.tensor; ++ht) {
+              if (group_of(pi, si, ht, hd) != group) continue;
+              const uint64_t r = local(ht, hd);
+              if (best == UINT64_MAX || load[r] < load[best]) best = r;  // ascending r: ties keep the lowest
+            }
+          }
+          load[best] += bytes;
+          spread_[key(pi, si, group)] = best;
+        });
+      }
     }
   }
 
@@ -348,6 +395,8 @@ std::string_view replica_writer_name(ReplicaWriter w) {
       return "spread";
     case ReplicaWriter::kAll:
       return "all";
+    case ReplicaWriter::kBalanced:
+      return "balanced";
   }
   return "first";
 }

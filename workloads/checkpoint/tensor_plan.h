@@ -73,10 +73,12 @@ RankPosition rank_position(const TransformerSpec& spec, uint64_t rank);
 // Who writes state that several ranks hold the same copy of (a norm vector on every tensor rank; the
 // weights below ZeRO 3 and the optimizer's state below ZeRO 1 on every data-parallel replica).
 enum class ReplicaWriter {
-  kFirst,   // the first holder (tensor rank 0, data-parallel rank 0): DCP's default dedup; skewed
-  kSpread,  // each copy to the holder with the fewest replicated bytes so far, largest first, as
-            // Megatron's fully parallel save distributes them
-  kAll,     // every holder writes its copy: no dedup
+  kFirst,     // the first holder (tensor rank 0, data-parallel rank 0): DCP's dedup up to 2.2; skewed
+  kSpread,    // each copy to the holder with the fewest replicated bytes so far, largest first, as
+              // Megatron's fully parallel save distributes them
+  kAll,       // every holder writes its copy: no dedup
+  kBalanced,  // PyTorch DCP's dedup since 2.3 (dedup_save_plans): each item, in the plans' order, to the
+              // holder whose plan has the fewest bytes so far, the lowest rank on a tie
 };
 std::string_view replica_writer_name(ReplicaWriter w);
 

@@ -18,11 +18,6 @@
 namespace iofab {
 namespace {
 
-// The emulated accelerator state an async snapshot copies from is cycled
-// through this much memory: enough to stream from RAM, not from cache, without
-// doubling the host memory a big shard needs.
-constexpr uint64_t kSourceBytes = 64ULL << 20;
-
 uint64_t writer_seed(const CheckpointParams& p, const Writer& wk) {
   return p.seed * 1000003 + static_cast<uint64_t>(wk.rank) * 4099 + wk.worker;
 }
@@ -49,13 +44,27 @@ void fill_from_records(const PlannedFile& f, uint64_t seed, uint64_t step, uint6
   if (at < end) std::memset(buf + (at - offset), 0, end - at);
 }
 
+// Block bytes [offset, offset + len) of shard at step (offset: a multiple of the block size): its tensors'
+// bytes where the layout places tensors; else the default data, a stream per (writer, shard, step) so that
+// every checkpoint's bytes differ from every other's; or with compressibility or dedup, block
+// offset / block_size of the shard's stream of that step.
+void fill_shard_block(const CheckpointParams& p, const ShardLayout& l, const Writer& wk, uint64_t shard,
+                      uint64_t step, uint64_t offset, unsigned char* buf, size_t len) {
+  if (!l.files.empty()) {
+    fill_from_records(l.files[shard], p.seed, step, offset, buf, len, p.reduce);
+  } else if (p.reduce.any()) {
+    ReducibleFiller(writer_seed(p, wk) + 17 + shard, p.reduce).fill(buf, len, step, offset / p.block_size);
+  } else {
+    DataStream(data_key(writer_seed(p, wk) + 17, shard, step)).fill(buf, len, offset);
+  }
+}
+
 // Writes shard number j of wk's shards; first_block: where its blocks start in the staging copy.
 Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_t j, uint64_t first_block) {
   const CheckpointParams& p = wc.p;
   const ShardLayout& l = wc.layout;
   const uint64_t shard = wk->shards[j];
   const uint64_t shard_bytes = l.bytes_of(shard);
-  const PlannedFile* tensors = l.files.empty() ? nullptr : &l.files[shard];
   StoreFile file;
   Status s = create_shard_file(*wc.ctx.store, wc.ctx.phase_name, step, l.name_of(shard), p.direct,
                                writes_in_place(p.layout), &file);
@@ -64,16 +73,12 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
   s = wk->engine->add_store_file(file, &handle);
   if (!s.ok()) return s;
   StreamingXxh3 hash;
-  // Every checkpoint's data differs: the stamp carries the step in the block id.
-  BlockFiller stamper(writer_seed(p, *wk) + 17 + shard);
-  // With compressibility or dedup: each block made in full, the shard of one step a stream.
-  const ReducibleFiller reducible(writer_seed(p, *wk) + 17 + shard, p.reduce);
-  const bool reduce = p.reduce.any();
   const bool staged = p.async;
   const IoBuffers& bufs = staged ? wk->staging : wk->ring;
   const uint64_t blocks = blocks_of(shard_bytes, p.block_size);
-  const auto slots =
-      static_cast<unsigned>(std::min<uint64_t>(p.queue_depth, staged ? blocks : p.queue_depth));
+  // An empty file (a dcp rank with nothing to write) is still created and fsynced: one idle slot.
+  const auto slots = static_cast<unsigned>(
+      std::min<uint64_t>(p.queue_depth, staged ? std::max<uint64_t>(blocks, 1) : p.queue_depth));
   IoPump pump(*wk->engine, bufs,
               {.slots = slots,
                .fixed_buffers = !staged,
@@ -88,24 +93,18 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
   s = pump.run(
       [&](unsigned, IoRequest& req) {
         if (offset >= shard_bytes || !committed.ok()) return false;
-        // What is staged goes to the device now, so it works while this block is stamped and hashed.
+        // What is staged goes to the device now, so it works while this block is made and hashed.
         committed = wk->engine->commit();
         if (!committed.ok()) return false;
         req.file = handle;
         req.op = IoOp::kWrite;
         req.offset = offset;
         req.len = static_cast<uint32_t>(std::min<uint64_t>(p.block_size, shard_bytes - offset));
-        if (staged) {
+        if (staged) {  // made by the snapshot
           req.buf = wk->staging.at(first_block + block);
           req.buf_index = -1;
-        } else if (tensors != nullptr) {
-          fill_from_records(*tensors, p.seed, step, offset, static_cast<unsigned char*>(req.buf), req.len,
-                            p.reduce);
-        }
-        if (tensors == nullptr && reduce) {
-          reducible.fill(req.buf, req.len, step, block);
-        } else if (tensors == nullptr) {
-          stamper.stamp(req.buf, req.len, (step << 32) | block);
+        } else {
+          fill_shard_block(p, l, *wk, shard, step, offset, static_cast<unsigned char*>(req.buf), req.len);
         }
         hash.update(req.buf, req.len);
         offset += req.len;
@@ -161,21 +160,15 @@ Status setup_writer(const CheckpointParams& p, const PhaseContext& ctx, const Sh
   if (!s.ok()) return s;
   s = make_phase_engine(ctx, engine, eo, &wk->engine);
   if (!s.ok()) return s;
-  BlockFiller filler(writer_seed(p, *wk));
   if (!p.async) {
     s = IoBuffers::allocate(p.queue_depth, p.block_size, &wk->ring);
     if (!s.ok()) return s;
-    for (size_t i = 0; i < wk->ring.count(); ++i) filler.fill(wk->ring.at(i), wk->ring.size());
     return wk->engine->register_buffers(wk->ring.iovecs());
   }
   uint64_t blocks = 0;
   for (uint64_t shard : wk->shards) blocks += blocks_of(l.bytes_of(shard), p.block_size);
-  s = IoBuffers::allocate(blocks, p.block_size, &wk->staging);
+  s = IoBuffers::allocate(std::max<uint64_t>(blocks, 1), p.block_size, &wk->staging);
   if (!s.ok()) return Status::IoError(s.message() + " (async mode holds a host copy of each shard)");
-  const uint64_t src_blocks = std::clamp<uint64_t>(kSourceBytes / p.block_size, 1, blocks);
-  s = IoBuffers::allocate(src_blocks, p.block_size, &wk->source);
-  if (!s.ok()) return s;
-  for (size_t i = 0; i < wk->source.count(); ++i) filler.fill(wk->source.at(i), wk->source.size());
   return Status::Ok();
 }
 
@@ -187,12 +180,8 @@ void snapshot_shard(const CheckpointParams& p, const ShardLayout& l, uint64_t st
     for (uint64_t off = 0; off < bytes; off += p.block_size, ++b) {
       const size_t len = static_cast<size_t>(std::min<uint64_t>(p.block_size, bytes - off));
       auto* dst = static_cast<unsigned char*>(wk->staging.at(b));
-      if (l.files.empty()) {
-        std::memcpy(dst, wk->source.at(b % wk->source.count()), len);
-      } else {
-        // The tensors' own bytes, made at memcpy speed (tensor_content.h): the copy off the accelerator.
-        fill_from_records(l.files[shard], p.seed, step, off, dst, len, p.reduce);
-      }
+      // The shard's own bytes, made at about memcpy speed (data_fill.h): the copy off the accelerator.
+      fill_shard_block(p, l, *wk, shard, step, off, dst, len);
     }
   }
   wk->end_ns = now_ns();

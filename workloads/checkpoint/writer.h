@@ -42,9 +42,8 @@ struct Writer {
   bool active = false;          // writer_fraction < 1 leaves some workers idle
   std::vector<uint64_t> shards;  // written one after the other (placement.h)
   std::unique_ptr<Engine> engine;
-  IoBuffers ring;     // sync: queue_depth blocks, filled once, stamped (or filled from tensors) per write
+  IoBuffers ring;     // sync: queue_depth blocks, each filled just before its write
   IoBuffers staging;  // async: the host copy of every shard, one buffer per block
-  IoBuffers source;   // async: the emulated accelerator state
   IoTally tally;
   // The checkpoint in progress, in ns of CLOCK_MONOTONIC.
   Status status;
@@ -69,8 +68,8 @@ uint64_t writer_bytes(const Writer& wk, const ShardLayout& l);
 // Async mode holds a host copy of every shard: fails when this rank's
 // active writers need more than 90% of the memory available.
 Status check_staging_memory(const std::vector<Writer>& writers, const ShardLayout& l);
-// Untimed: the engine, and the ring (sync) or staging and source buffers
-// (async), filled once. An inactive writer needs nothing.
+// Untimed: the engine, and the ring (sync) or the staging buffers (async).
+// An inactive writer needs nothing.
 Status setup_writer(const CheckpointParams& p, const PhaseContext& ctx, const ShardLayout& l, Writer* wk);
 // Async stall: the copy of the shards from accelerator state to host staging, timed.
 void snapshot_shard(const CheckpointParams& p, const ShardLayout& l, uint64_t step, Writer* wk);

@@ -12,8 +12,7 @@ MdFileOps::MdFileOps(const MetadataParams& p, std::unique_ptr<Engine> engine)
     : p_(p), engine_(std::move(engine)), expected_(p.file_size), got_(p.file_size) {}
 
 void MdFileOps::make_bytes(int owner, uint64_t i) {
-  BlockFiller filler(p_.seed * 1000003 + static_cast<uint64_t>(owner) * 7919 + i * 104729 + 1);
-  filler.fill(expected_.data(), expected_.size());
+  DataStream(data_key(p_.seed, static_cast<uint64_t>(owner), i)).fill(expected_.data(), expected_.size(), 0);
 }
 
 Status MdFileOps::whole_io(const StoreFile& file, IoOp op, void* buf, uint64_t len, bool sync) {
