@@ -184,12 +184,18 @@ class PlanReader {
   bool read_replica_writer(const PlanRequest& r, ReplicaWriter* writer) {
     if (a_.replica_writer.empty()) return true;
     if (!r.by_model) return refuse("--replica-writer: applies only with a model (--preset or --model)");
-    if (a_.replica_writer == "spread") {
-      *writer = ReplicaWriter::kSpread;
-    } else if (a_.replica_writer == "all") {
-      *writer = ReplicaWriter::kAll;
-    } else if (a_.replica_writer != "first") {
-      return refuse("--replica-writer: expected first, spread or all, got \"" + a_.replica_writer + "\"");
+    // The names the checkpoint phase's replica_writer takes, read from the enum's own names.
+    bool known = false;
+    for (ReplicaWriter w :
+         {ReplicaWriter::kFirst, ReplicaWriter::kBalanced, ReplicaWriter::kSpread, ReplicaWriter::kAll}) {
+      if (a_.replica_writer == replica_writer_name(w)) {
+        *writer = w;
+        known = true;
+      }
+    }
+    if (!known) {
+      return refuse("--replica-writer: expected first, balanced, spread or all, got \"" + a_.replica_writer +
+                    "\"");
     }
     if (*writer != ReplicaWriter::kFirst && r.spec.formula == ModelFormula::kDlio) {
       return refuse(

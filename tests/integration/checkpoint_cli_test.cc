@@ -103,10 +103,10 @@ TEST(CheckpointCli, PlanPresetsPrintEveryRanksBytes) {
 
 TEST(CheckpointCli, PlanShowsTheSkewOfEachReplicaWriter) {
   // ZeRO 0 over 4 data-parallel replicas: the first replica's 2 ranks write everything.
-  const std::vector<std::string> base = {"plan", "--preset", "llama3-8b", "--model",
-                                         R"({"tensor": 2, "data": 4, "zero": 0})", "--json"};
+  const std::vector<std::string> base = {
+      "plan", "--preset", "llama3-8b", "--model", R"({"tensor": 2, "data": 4, "zero": 0})", "--json"};
   std::map<std::string, json> plans;
-  for (const char* w : {"first", "spread", "all"}) {
+  for (const char* w : {"first", "balanced", "spread", "all"}) {
     std::vector<std::string> args = base;
     args.insert(args.end(), {"--replica-writer", w});
     CommandResult r = run_iofab(args);
@@ -116,10 +116,15 @@ TEST(CheckpointCli, PlanShowsTheSkewOfEachReplicaWriter) {
   EXPECT_NEAR(plans["first"]["skew"].get<double>(), 4.0, 0.01);
   EXPECT_LT(plans["spread"]["skew"].get<double>(), 1.01);
   EXPECT_EQ(plans["spread"]["total_bytes"], plans["first"]["total_bytes"]);
+  // DCP's balanced planner spreads the replicas too (each to the plan with the fewest bytes so far).
+  EXPECT_LT(plans["balanced"]["skew"].get<double>(), plans["first"]["skew"].get<double>());
+  EXPECT_EQ(plans["balanced"]["total_bytes"], plans["first"]["total_bytes"]);
+  EXPECT_EQ(plans["balanced"]["replica_writer"], "balanced");
   EXPECT_GT(plans["all"]["total_bytes"].get<double>(), 3.9 * plans["first"]["total_bytes"].get<double>());
   CommandResult r = run_iofab({"plan", "--preset", "llama3-8b", "--replica-writer", "some"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--replica-writer: expected first, spread or all"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--replica-writer: expected first, balanced, spread or all"), std::string::npos)
+      << r.err;
   r = run_iofab({"plan", "--preset", "mlperf-llama3-8b", "--replica-writer", "spread"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("DLIO"), std::string::npos) << r.err;
