@@ -58,11 +58,12 @@ constexpr MakeEngineFn kMakeS3 = make_s3_engine;
 #else
 constexpr MakeEngineFn kMakeS3 = nullptr;
 #endif
+// cuFile is loaded at run time, never linked: the engine is always there (its probe says why it cannot
+// run), built with the CUDA runtime only when the toolkit was found.
 #ifdef IOFAB_HAVE_CUDA
-constexpr MakeEngineFn kMakeCufile =
-    make_cufile_engine;  // its cuFile part is loaded at run time, never linked
+constexpr bool kCufileBuilt = true;
 #else
-constexpr MakeEngineFn kMakeCufile = nullptr;
+constexpr bool kCufileBuilt = false;
 #endif
 
 // One engine: its name, what it is, its factory, its probe and the params it takes (as fio's
@@ -73,6 +74,7 @@ struct EngineRow {
   MakeEngineFn make = nullptr;    // null: not built in
   const char* missing = nullptr;  // what the build lacked, when make is null
   UsableFn usable = nullptr;      // null: usable wherever it is built
+  bool built = true;              // built with what it needs (make may still exist, to say why not)
   bool direct = true;             // takes O_DIRECT files (direct: true)
   bool map_advice = false;        // maps files: takes a madvise hint (madvise)
   bool moves_data = true;         // false: reads leave the buffers as they were (EngineCaps::moves_data)
@@ -89,9 +91,9 @@ constexpr EngineRow kEngines[] = {
      .usable = kIoUringUsable},
     {.name = "cufile",
      .description = "GPUDirect Storage via cuFile (loaded at run time): device buffers, a host copy per I/O",
-     .make = kMakeCufile,
-     .missing = "the CUDA toolkit was not found at build time",
-     .usable = cufile_usable},
+     .make = make_cufile_engine,
+     .usable = cufile_usable,
+     .built = kCufileBuilt},
     {.name = "s3",
      .description =
          "S3 objects over HTTP (libcurl): ranged GETs, multipart uploads; the engine of an s3:// target",
@@ -119,7 +121,7 @@ EngineInfo probe(const EngineRow& row) {
     info.reason = std::string("not built: ") + row.missing;
     return info;
   }
-  info.built = true;
+  info.built = row.built;
   if (row.usable == nullptr) {
     info.usable = true;
     return info;
