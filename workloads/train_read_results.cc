@@ -195,152 +195,178 @@ Status from_wire(const json& j, RankReport* out) {
   return r.status();
 }
 
-void summarize_train_read(const TrainReadParams& p, const std::vector<RankReport>& ranks,
-                          const DatasetLayout& layout, PhaseResult* result, Status* worst) {
-  size_t epochs = SIZE_MAX;
-  for (const auto& r : ranks) epochs = std::min(epochs, r.epochs.size());
-  if (epochs == SIZE_MAX) epochs = 0;
+namespace {
 
-  const uint64_t n = layout.num_samples();
-  const uint64_t all_sum = fingerprint_sum(n);
-  EpochStats total(p.series_interval_ns);
-  double read_seconds = 0;
-  double au_min = 1.0;
-  bool au_min_seen = false;
-  double resident = 0, cached_bytes = 0;
-  uint64_t device_bytes = 0;
-  bool device_seen = false;
-  bool every_once = true;
-  uint64_t first_wait_max = 0;
+// One epoch over every rank: the figures merged, and what its records say of the cache, the device and
+// the plan.
+struct EpochMerge {
+  explicit EpochMerge(uint64_t interval_ns) : sum(interval_ns) {}
+  EpochStats sum;
+  double resident = 0, cached = 0, au_min = 1.0;
+  uint64_t device = 0, planned_count = 0, planned_sum = 0;
+  bool device_seen = false, ok = true, drop = false;
+  std::string drop_error;
+};
+
+// Every epoch together, and each rank's share over the epochs.
+struct TrainTotals {
+  TrainTotals(uint64_t interval_ns, size_t ranks)
+      : total(interval_ns),
+        rank_samples(ranks, 0),
+        rank_bytes(ranks, 0),
+        rank_compute(ranks, 0),
+        rank_wall(ranks, 0) {}
+  EpochStats total;
+  double read_seconds = 0, au_min = 1.0, resident = 0, cached_bytes = 0;
+  bool au_min_seen = false, device_seen = false, every_once = true;
+  uint64_t device_bytes = 0, first_wait_max = 0;
   json per_epoch = json::array();
-  std::vector<double> rank_samples(ranks.size(), 0), rank_bytes(ranks.size(), 0),
-      rank_compute(ranks.size(), 0), rank_wall(ranks.size(), 0);
+  std::vector<double> rank_samples, rank_bytes, rank_compute, rank_wall;
+};
 
-  for (size_t e = 0; e < epochs; ++e) {
-    EpochStats sum(p.series_interval_ns);
-    double ep_resident = 0, ep_cached = 0;
-    uint64_t ep_device = 0, planned_count = 0, planned_sum = 0;
-    bool ep_device_seen = false, ep_ok = true, drop = false;
-    std::string drop_error;
-    double ep_au_min = 1.0;
-    for (size_t r = 0; r < ranks.size(); ++r) {
-      const EpochRecord& rec = ranks[r].epochs[e];
-      const EpochStats& s = rec.stats;
-      sum.merge(s);
-      if (s.wall_ns > 0) ep_au_min = std::min(ep_au_min, s.au());
-      rank_samples[r] += static_cast<double>(s.reads.ios);
-      rank_bytes[r] += static_cast<double>(s.reads.bytes);
-      rank_compute[r] += static_cast<double>(s.compute_ns);
-      rank_wall[r] += static_cast<double>(s.wall_ns);
-      ep_ok = ep_ok && rec.ok;
-      ep_resident += static_cast<double>(rec.cache.resident_bytes);
-      ep_cached += static_cast<double>(rec.cache.bytes);
-      drop = drop || rec.drop;
-      if (drop_error.empty()) drop_error = rec.cache.drop_error;
-      planned_count += rec.planned_count;
-      planned_sum += rec.planned_sum;
-      if (rec.disk_seen) {
-        ep_device += rec.disk.read_bytes;
-        ep_device_seen = true;
-      }
-    }
-    const double seconds = static_cast<double>(sum.end_ns) * 1e-9;
-    const double resident_fraction = ratio(ep_resident, ep_cached);
-    const bool once = sum.id_count == n && sum.id_sum == all_sum;
-    const bool planned_once = sum.id_count == planned_count && sum.id_sum == planned_sum;
-    json ej = {
-        {"epoch", e},
-        {"complete", ep_ok},
-        {"seconds", seconds},
-        {"samples", sum.reads.ios},
-        {"read_bytes", sum.reads.bytes},
-        {"io_bytes", sum.io_bytes},
-        {"samples_per_s", ratio(static_cast<double>(sum.reads.ios), seconds)},
-        {"read_bytes_per_s", ratio(static_cast<double>(sum.reads.bytes), seconds)},
-        {"batches", sum.batches},
-        {"au", sum.au()},
-        {"au_min", ep_au_min},
-        {"batch_wait_fraction", ratio(static_cast<double>(sum.wait_ns), static_cast<double>(sum.wall_ns))},
-        {"first_batch_wait_s", static_cast<double>(sum.first_wait_ns) * 1e-9},
-        {"compute_s", static_cast<double>(sum.compute_ns) * 1e-9},
-        {"sample_latency", latency_summary_json(sum.reads.latency)},
-        {"batch_wait", latency_summary_json(sum.batch_wait)},
-        {"series", sum.reads.series.to_json()},
-        {"cache_resident_fraction", resident_fraction},
-        {"cache_dropped", drop},
-        {"cache_drop_error", drop_error},
-        {"device_read_bytes", ep_device_seen ? json(ep_device) : json(nullptr)},
-        {"corrupt_samples", sum.corrupt},
-        {"sample_ids",
-         {{"read", sum.id_count},
-          {"fingerprint_sum", sum.id_sum},
-          {"planned", planned_count},
-          {"planned_fingerprint_sum", planned_sum},
-          {"dataset", n},
-          {"dataset_fingerprint_sum", all_sum},
-          {"every_planned_sample_once", planned_once},
-          {"every_sample_once", once}}}};
-    if (sum.gpu_bytes > 0) {
-      ej["gpu_copy_bytes"] = sum.gpu_bytes;
-      ej["gpu_copy_s"] = static_cast<double>(sum.gpu_ns) * 1e-9;
-    }
-    per_epoch.push_back(std::move(ej));
-
-    total.merge(sum);
-    read_seconds += seconds;
-    if (sum.wall_ns > 0) {
-      au_min = std::min(au_min, ep_au_min);
-      au_min_seen = true;
-    }
-    resident += ep_resident;
-    cached_bytes += ep_cached;
-    device_bytes += ep_device;
-    device_seen = device_seen || ep_device_seen;
-    every_once = every_once && once;
-    first_wait_max = std::max(first_wait_max, sum.first_wait_ns);
-    if (ep_ok && !planned_once && worst->ok()) {
-      *worst =
-          Status::Internal("epoch " + std::to_string(e) + ": the samples read are not the samples planned");
-    }
-    if (drop && (!drop_error.empty() || resident_fraction > kColdResidentLimit)) {
-      result->warnings.push_back("epoch " + std::to_string(e) + " was meant to be cold, but " +
-                                 std::to_string(static_cast<int>(std::lround(resident_fraction * 100))) +
-                                 "% of the dataset was in the page cache at its start (" +
-                                 (drop_error.empty()
-                                      ? std::string("the drop was accepted but the pages stayed, as on tmpfs")
-                                      : "the drop was refused: " + drop_error) +
-                                 "): its figures may come from memory");
+EpochMerge merge_epoch(const std::vector<RankReport>& ranks, size_t e, uint64_t interval_ns, TrainTotals* t) {
+  EpochMerge m(interval_ns);
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const EpochRecord& rec = ranks[r].epochs[e];
+    const EpochStats& s = rec.stats;
+    m.sum.merge(s);
+    if (s.wall_ns > 0) m.au_min = std::min(m.au_min, s.au());
+    t->rank_samples[r] += static_cast<double>(s.reads.ios);
+    t->rank_bytes[r] += static_cast<double>(s.reads.bytes);
+    t->rank_compute[r] += static_cast<double>(s.compute_ns);
+    t->rank_wall[r] += static_cast<double>(s.wall_ns);
+    m.ok = m.ok && rec.ok;
+    m.resident += static_cast<double>(rec.cache.resident_bytes);
+    m.cached += static_cast<double>(rec.cache.bytes);
+    m.drop = m.drop || rec.drop;
+    if (m.drop_error.empty()) m.drop_error = rec.cache.drop_error;
+    m.planned_count += rec.planned_count;
+    m.planned_sum += rec.planned_sum;
+    if (rec.disk_seen) {
+      m.device += rec.disk.read_bytes;
+      m.device_seen = true;
     }
   }
+  return m;
+}
 
+// details.epochs[e]. n and all_sum: the dataset's samples and the sum of their fingerprints.
+json epoch_json(size_t e, const EpochMerge& m, uint64_t n, uint64_t all_sum) {
+  const EpochStats& sum = m.sum;
+  const double seconds = static_cast<double>(sum.end_ns) * 1e-9;
+  json ej = {
+      {"epoch", e},
+      {"complete", m.ok},
+      {"seconds", seconds},
+      {"samples", sum.reads.ios},
+      {"read_bytes", sum.reads.bytes},
+      {"io_bytes", sum.io_bytes},
+      {"samples_per_s", ratio(static_cast<double>(sum.reads.ios), seconds)},
+      {"read_bytes_per_s", ratio(static_cast<double>(sum.reads.bytes), seconds)},
+      {"batches", sum.batches},
+      {"au", sum.au()},
+      {"au_min", m.au_min},
+      {"batch_wait_fraction", ratio(static_cast<double>(sum.wait_ns), static_cast<double>(sum.wall_ns))},
+      {"first_batch_wait_s", static_cast<double>(sum.first_wait_ns) * 1e-9},
+      {"compute_s", static_cast<double>(sum.compute_ns) * 1e-9},
+      {"sample_latency", latency_summary_json(sum.reads.latency)},
+      {"batch_wait", latency_summary_json(sum.batch_wait)},
+      {"series", sum.reads.series.to_json()},
+      {"cache_resident_fraction", ratio(m.resident, m.cached)},
+      {"cache_dropped", m.drop},
+      {"cache_drop_error", m.drop_error},
+      {"device_read_bytes", m.device_seen ? json(m.device) : json(nullptr)},
+      {"corrupt_samples", sum.corrupt},
+      {"sample_ids",
+       {{"read", sum.id_count},
+        {"fingerprint_sum", sum.id_sum},
+        {"planned", m.planned_count},
+        {"planned_fingerprint_sum", m.planned_sum},
+        {"dataset", n},
+        {"dataset_fingerprint_sum", all_sum},
+        {"every_planned_sample_once", sum.id_count == m.planned_count && sum.id_sum == m.planned_sum},
+        {"every_sample_once", sum.id_count == n && sum.id_sum == all_sum}}}};
+  if (sum.gpu_bytes > 0) {
+    ej["gpu_copy_bytes"] = sum.gpu_bytes;
+    ej["gpu_copy_s"] = static_cast<double>(sum.gpu_ns) * 1e-9;
+  }
+  return ej;
+}
+
+// The epoch into the totals; its error (samples read that were not the samples planned) and its warning
+// (meant to be cold, but the page cache held the dataset).
+void add_epoch(size_t e, const EpochMerge& m, bool once, TrainTotals* t, PhaseResult* result, Status* worst) {
+  const EpochStats& sum = m.sum;
+  t->total.merge(sum);
+  t->read_seconds += static_cast<double>(sum.end_ns) * 1e-9;
+  if (sum.wall_ns > 0) {
+    t->au_min = std::min(t->au_min, m.au_min);
+    t->au_min_seen = true;
+  }
+  t->resident += m.resident;
+  t->cached_bytes += m.cached;
+  t->device_bytes += m.device;
+  t->device_seen = t->device_seen || m.device_seen;
+  t->every_once = t->every_once && once;
+  t->first_wait_max = std::max(t->first_wait_max, sum.first_wait_ns);
+  const bool planned_once = sum.id_count == m.planned_count && sum.id_sum == m.planned_sum;
+  if (m.ok && !planned_once && worst->ok()) {
+    *worst =
+        Status::Internal("epoch " + std::to_string(e) + ": the samples read are not the samples planned");
+  }
+  const double resident_fraction = ratio(m.resident, m.cached);
+  if (m.drop && (!m.drop_error.empty() || resident_fraction > kColdResidentLimit)) {
+    result->warnings.push_back("epoch " + std::to_string(e) + " was meant to be cold, but " +
+                               std::to_string(static_cast<int>(std::lround(resident_fraction * 100))) +
+                               "% of the dataset was in the page cache at its start (" +
+                               (m.drop_error.empty()
+                                    ? std::string("the drop was accepted but the pages stayed, as on tmpfs")
+                                    : "the drop was refused: " + m.drop_error) +
+                               "): its figures may come from memory");
+  }
+}
+
+void put_train_metrics(const TrainTotals& t, const std::vector<RankReport>& ranks, size_t epochs,
+                       PhaseResult* result) {
+  const EpochStats& total = t.total;
   auto& m = result->metrics;
-  m["samples_per_s"] = ratio(static_cast<double>(total.reads.ios), read_seconds);
-  m["read_bytes_per_s"] = ratio(static_cast<double>(total.reads.bytes), read_seconds);
+  m["samples_per_s"] = ratio(static_cast<double>(total.reads.ios), t.read_seconds);
+  m["read_bytes_per_s"] = ratio(static_cast<double>(total.reads.bytes), t.read_seconds);
   m["au"] = total.au();
-  m["au_min"] = au_min_seen ? au_min : 0.0;
+  m["au_min"] = t.au_min_seen ? t.au_min : 0.0;
   m["batch_wait_fraction"] = ratio(static_cast<double>(total.wait_ns), static_cast<double>(total.wall_ns));
   m["sample_latency_p50_s"] = static_cast<double>(total.reads.latency.percentile(0.50)) * 1e-9;
   m["sample_latency_p90_s"] = static_cast<double>(total.reads.latency.percentile(0.90)) * 1e-9;
   m["sample_latency_p99_s"] = static_cast<double>(total.reads.latency.percentile(0.99)) * 1e-9;
   m["sample_latency_p999_s"] = static_cast<double>(total.reads.latency.percentile(0.999)) * 1e-9;
   m["sample_latency_max_s"] = static_cast<double>(total.reads.latency.max()) * 1e-9;
-  m["cache_resident_fraction"] = ratio(resident, cached_bytes);
-  if (device_seen) {
-    m["device_read_bytes"] = static_cast<double>(device_bytes);
-    m["device_read_ratio"] = ratio(static_cast<double>(device_bytes), static_cast<double>(total.reads.bytes));
+  m["cache_resident_fraction"] = ratio(t.resident, t.cached_bytes);
+  if (t.device_seen) {
+    m["device_read_bytes"] = static_cast<double>(t.device_bytes);
+    m["device_read_ratio"] =
+        ratio(static_cast<double>(t.device_bytes), static_cast<double>(total.reads.bytes));
   }
-  m["read_seconds"] = read_seconds;
+  m["read_seconds"] = t.read_seconds;
   m["samples"] = static_cast<double>(total.reads.ios);
   m["read_bytes"] = static_cast<double>(total.reads.bytes);
   // What the dataset's storage served; a cache tier (summarize_cache_tier) takes its share out.
   m["dataset_read_bytes"] = static_cast<double>(total.reads.bytes);
   m["epochs"] = static_cast<double>(epochs);
-  m["first_batch_wait_s"] = static_cast<double>(first_wait_max) * 1e-9;
+  m["first_batch_wait_s"] = static_cast<double>(t.first_wait_max) * 1e-9;
   // An engine that moves no data (null) verifies nothing: the count is not measured, so not reported as 0.
   if (!ranks.empty() && ranks[0].verified) m["corrupt_samples"] = static_cast<double>(total.corrupt);
+}
 
-  summarize_mlperf(p, ranks, layout, epochs, result);
-
+void put_train_details(const TrainReadParams& p, const std::vector<RankReport>& ranks, size_t epochs,
+                       const TrainTotals& t, PhaseResult* result, Status* worst) {
+  const EpochStats& total = t.total;
+  const json& per_epoch = t.per_epoch;
+  const bool every_once = t.every_once;
+  const bool device_seen = t.device_seen;
+  const std::vector<double>& rank_samples = t.rank_samples;
+  const std::vector<double>& rank_bytes = t.rank_bytes;
+  const std::vector<double>& rank_compute = t.rank_compute;
+  const std::vector<double>& rank_wall = t.rank_wall;
   auto& d = result->details;
   d["engine"] = ranks.empty() ? "" : ranks[0].engine;
   if (d["engine"] == "cufile") d["engine_mode"] = cufile_mode_text();
@@ -390,6 +416,26 @@ void summarize_train_read(const TrainReadParams& p, const std::vector<RankReport
         " moves no data: figures measure the loader, not the storage, and samples are not "
         "verified (corrupt_samples is not measured)");
   }
+}
+
+}  // namespace
+
+void summarize_train_read(const TrainReadParams& p, const std::vector<RankReport>& ranks,
+                          const DatasetLayout& layout, PhaseResult* result, Status* worst) {
+  size_t epochs = SIZE_MAX;
+  for (const auto& r : ranks) epochs = std::min(epochs, r.epochs.size());
+  if (epochs == SIZE_MAX) epochs = 0;
+  const uint64_t n = layout.num_samples();
+  const uint64_t all_sum = fingerprint_sum(n);
+  TrainTotals t(p.series_interval_ns, ranks.size());
+  for (size_t e = 0; e < epochs; ++e) {
+    const EpochMerge m = merge_epoch(ranks, e, p.series_interval_ns, &t);
+    t.per_epoch.push_back(epoch_json(e, m, n, all_sum));
+    add_epoch(e, m, m.sum.id_count == n && m.sum.id_sum == all_sum, &t, result, worst);
+  }
+  put_train_metrics(t, ranks, epochs, result);
+  summarize_mlperf(p, ranks, layout, epochs, result);
+  put_train_details(p, ranks, epochs, t, result, worst);
 }
 
 void summarize_dataset_startup(const std::vector<RankReport>& ranks, const DatasetLayout& layout,
