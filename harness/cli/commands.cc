@@ -50,7 +50,11 @@ std::string write_fallback_report(const std::string& refused, const std::string&
 constexpr double kMaxRankTimeoutSeconds = 7 * 24 * 3600;
 }  // namespace
 
-int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
+namespace {
+
+// --target, --scale, --rank-timeout and the options the ranks compare: every rank leaves together on a bad
+// value. Not Ok: the exit code in *code.
+bool read_run_options(Comm& comm, RunArgs& args, std::ostream& err, int* code) {
   if (!args.target.empty()) args.options.target = args.target;
   if (args.scale > 0) {
     char text[64];
@@ -74,7 +78,8 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   // Every rank leaves together, even when only one was given a bad value (the others would wait for it).
   if (Status a = comm.size() > 1 ? agree(comm, bad_option) : bad_option; !a.ok()) {
     if (comm.rank() == 0) err << "iofab: " << a.message() << "\n";
-    return a.code() == Status::Code::kInvalidArgument ? 2 : 3;
+    *code = a.code() == Status::Code::kInvalidArgument ? 2 : 3;
+    return false;
   }
   // Options the runner compares across ranks, with the suite and the target (same_run.h).
   char scale[64];
@@ -83,6 +88,11 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
       {"--scale", args.scale > 0 ? scale : "(none)"},
       {"--repeat",
        args.repeat == 0 ? "(none)" : std::to_string(args.repeat) + (args.no_warmup ? ", --no-warmup" : "")}};
+  return true;
+}
+
+// The outputs, checked before the suite runs; false with the exit code in *code.
+bool check_run_outputs(Comm& comm, const RunArgs& args, std::ostream& err, int* code) {
   // The outputs, before the suite runs: a report that could not be written, or one written over the suite
   // file, would lose the run at its end. Rank 0 checks (the writer's view of the paths); every rank learns
   // the verdict, so all exit 2 together.
@@ -96,33 +106,45 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
     }
     if (Status b = comm.broadcast(&refused, 0); !b.ok()) {
       err << "iofab: " << b.message() << "\n";
-      return 3;
+      *code = 3;
+      return false;
     }
     if (!refused.empty()) {
       if (comm.rank() == 0) err << "iofab: " << refused << "\n";
-      return 2;
+      *code = 2;
+      return false;
     }
   }
-  auto report_path = [&](const Report& r) {
-    return args.out.empty() ? "iofab-report-" + r.run.value("id", std::string("run")) + ".json" : args.out;
-  };
-  // Where the report went when its own path could not take it (its filesystem full, its folder gone).
+  return true;
+}
+
+// Where the report goes: --out, or iofab-report-<run id>.json; and, when that path cannot take it, the
+// fallback it went to instead (said once).
+struct ReportWriter {
+  RunArgs& args;
+  std::ostream& err;
   std::string fallback_path;
-  auto write_report = [&](const Report& r) {
+
+  std::string path(const Report& r) const {
+    return args.out.empty() ? "iofab-report-" + r.run.value("id", std::string("run")) + ".json" : args.out;
+  }
+  Status write(const Report& r) {
     const std::string text = render_json_report(r);
-    Status w = args.courier != nullptr ? args.courier->deliver(report_path(r), text)
-                                       : write_file_atomic(report_path(r), text);
+    Status w =
+        args.courier != nullptr ? args.courier->deliver(path(r), text) : write_file_atomic(path(r), text);
     if (!w.ok()) {
-      const std::string at =
-          write_fallback_report(report_path(r), r.run.value("id", std::string("run")), text);
+      const std::string at = write_fallback_report(path(r), r.run.value("id", std::string("run")), text);
       if (!at.empty() && at != fallback_path) {
         fallback_path = at;
-        err << "iofab: cannot write the report to " << report_path(r) << " (" << w.message()
-            << "); written to " << at << " instead\n";
+        err << "iofab: cannot write the report to " << path(r) << " (" << w.message() << "); written to "
+            << at << " instead\n";
       }
     }
     return w;
-  };
+  }
+};
+
+void install_report_hooks(RunArgs& args, ReportWriter& writer, std::ostream& err) {
   // A first copy before cleanup: if the process is killed while removing files, the report is there.
   // Under a launcher, which kills the ranks a second after its stop signal, the courier also takes
   // over the cleanup should this rank go before it is done.
@@ -132,39 +154,28 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
     return r.target.value("access", std::string()) != "object" && !r.target.value("kept", false);
   };
   if (args.repeat == 0) {
-    args.options.on_report_ready = [&](const Report& r) {
+    args.options.on_report_ready = [&args, &writer, &err, courier_removes](const Report& r) {
       if (args.courier != nullptr && courier_removes(r)) {
         (void)args.courier->remove_if_gone(r.target.value("run_folder", std::string()));
       }
-      if (Status w = write_report(r); !w.ok()) err << "iofab: cannot write the report: " << w.message() << "\n";
+      if (Status w = writer.write(r); !w.ok())
+        err << "iofab: cannot write the report: " << w.message() << "\n";
     };
     if (args.courier != nullptr) {
       // Should this rank be killed before the report above is handed over, the courier writes this one.
-      args.options.on_fallback_report = [&](const Report& r) {
+      args.options.on_fallback_report = [&args, &writer, &err, courier_removes](const Report& r) {
         if (courier_removes(r)) {
           (void)args.courier->remove_if_gone(r.target.value("run_folder", std::string()));
         }
-        (void)args.courier->leave_fallback(report_path(r), render_json_report(r));
+        (void)args.courier->leave_fallback(writer.path(r), render_json_report(r));
       };
     }
   }
-  Report report;
-  Status st = args.repeat > 0 ? run_suite_repeated(comm, args.options, RepeatOptions{args.repeat, !args.no_warmup},
-                                                    &report, args.options.quiet ? nullptr : &err)
-                              : run_suite(comm, args.options, &report);
-  if (!st.ok()) {
-    if (comm.rank() == 0) err << "iofab: " << st.message() << "\n";
-    return st.code() == Status::Code::kInvalidArgument ? 2 : 3;
-  }
-  if (comm.rank() != comm.report_rank()) {
-    // After a loss, leaving ends the job under mpirun: wait until the writer says the report is durable.
-    if (comm.failed()) {
-      if (Status a = comm.await_release(comm.report_rank()); !a.ok()) {
-        err << "iofab: rank " << comm.rank() << " leaves without the writer's word: " << a.message() << "\n";
-      }
-    }
-    return 0;
-  }
+}
+
+// The report's writer, once the run is done: the report, the console, --junit and --openmetrics.
+int finish_run(Comm& comm, const RunArgs& args, ReportWriter& writer, const Report& report, std::ostream& out,
+               std::ostream& err) {
   // The run folder is removed (or kept): the courier has no cleanup left to take over.
   if (args.courier != nullptr) (void)args.courier->cancel_removal();
   // The writer is the last to leave after a loss: the others wait for its word, given on every way out.
@@ -176,8 +187,8 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
       if (comm.failed()) comm.release_survivors().ignore_error();
     }
   } release{comm};
-  const std::string path = report_path(report);
-  Status w = write_report(report);
+  const std::string path = writer.path(report);
+  Status w = writer.write(report);
   // A cleanup that failed is said on the console too, quiet or not: files or objects are left on the target.
   if (const auto it = report.target.find("left_behind"); it != report.target.end() && it->is_object()) {
     err << "iofab: cleanup failed: " << it->value("error", std::string()) << "\n"
@@ -188,7 +199,8 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   if (!args.options.quiet && args.repeat > 0) write_repeat_summary(report, out);
   if (!w.ok()) {
     err << "iofab: cannot write the report: " << w.message() << "\n";
-    if (!fallback_path.empty()) out << "report: " << fallback_path << " (not at " << path << ")\n";
+    if (!writer.fallback_path.empty())
+      out << "report: " << writer.fallback_path << " (not at " << path << ")\n";
     return 3;
   }
   if (!args.junit.empty()) {
@@ -209,6 +221,34 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   return exit_code_for(report);
 }
 
+}  // namespace
+
+int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
+  int code = 0;
+  if (!read_run_options(comm, args, err, &code) || !check_run_outputs(comm, args, err, &code)) return code;
+  ReportWriter writer{.args = args, .err = err, .fallback_path = {}};
+  install_report_hooks(args, writer, err);
+  Report report;
+  Status st = args.repeat > 0
+                  ? run_suite_repeated(comm, args.options, RepeatOptions{args.repeat, !args.no_warmup},
+                                       &report, args.options.quiet ? nullptr : &err)
+                  : run_suite(comm, args.options, &report);
+  if (!st.ok()) {
+    if (comm.rank() == 0) err << "iofab: " << st.message() << "\n";
+    return st.code() == Status::Code::kInvalidArgument ? 2 : 3;
+  }
+  if (comm.rank() != comm.report_rank()) {
+    // After a loss, leaving ends the job under mpirun: wait until the writer says the report is durable.
+    if (comm.failed()) {
+      if (Status a = comm.await_release(comm.report_rank()); !a.ok()) {
+        err << "iofab: rank " << comm.rank() << " leaves without the writer's word: " << a.message() << "\n";
+      }
+    }
+    return 0;
+  }
+  return finish_run(comm, args, writer, report, out, err);
+}
+
 int cmd_validate(const std::string& suite_path, const std::vector<std::string>& sets,
                  const std::string& target, std::ostream& out, std::ostream& err) {
   Suite suite;
@@ -226,15 +266,17 @@ int cmd_validate(const std::string& suite_path, const std::vector<std::string>& 
   for (const auto& p : suite.phases) {
     json checks = json::array();
     for (const auto& c : p.checks) {
-      checks.push_back({{"name", c.name}, {"metric", c.metric}, {"op", check_op_text(c.op)}, {"threshold", c.threshold}});
+      checks.push_back(
+          {{"name", c.name}, {"metric", c.metric}, {"op", check_op_text(c.op)}, {"threshold", c.threshold}});
     }
     json entry = {{"name", p.name}, {"kind", p.kind->name}, {"params", p.params}, {"checks", checks}};
     if (p.group >= 0) {
       // A member of a concurrent group says which, and whether it is the clock.
       const PhaseGroup& g = suite.groups[static_cast<size_t>(p.group)];
-      entry["concurrent"] = {{"group", g.label},
-                             {"clock", g.clock >= 0 && suite.phases[static_cast<size_t>(g.clock)].name == p.name},
-                             {"solo", g.solo}};
+      entry["concurrent"] = {
+          {"group", g.label},
+          {"clock", g.clock >= 0 && suite.phases[static_cast<size_t>(g.clock)].name == p.name},
+          {"solo", g.solo}};
     }
     phases.push_back(std::move(entry));
   }
