@@ -316,6 +316,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
   }
   const bool reads_disk = where.rank == 0 && !device.empty() && read_disk_counters(device).has_value();
   local.device = device;
+  local.tier_device = cache_device;
 
   EpochOrder order;
   order.num_samples = layout.num_samples();
@@ -437,6 +438,7 @@ Status TrainReadPhase::run(PhaseContext& ctx, PhaseResult* result) {
         cache_limit == UINT64_MAX ? json(nullptr) : json(cache_limit);
     result->details["cache_tier"]["kept"] = ctx.keep;
     result->details["cache_tier"]["device"] = cache_device.empty() ? json(nullptr) : json(cache_device);
+    result->details["cache_tier"]["devices"] = tier_devices(ranks);
   }
   summarize_train_requests(ranks, result);
   auto& d = result->details;

@@ -281,6 +281,7 @@ class MpiComm final : public Comm {
         msg += now >= deadline ? " within " + std::to_string(static_cast<int>(rank_timeout_s_)) + " s (rank timeout)"
                                : " within the grace period after a stop signal (the launcher is ending the job)";
         gone_ = gone;
+        timed_out_ = now >= deadline;
         // A rank out of step is not lost: it is named in the message, and in out_of_step_ranks().
         return fail(Status::IoError(msg), gone.empty() ? silent : gone);
       }

@@ -27,12 +27,14 @@
 #include "harness/runner/cluster_hosts.h"
 #include "harness/runner/concurrent_group.h"
 #include "harness/runner/host_info.h"
+#include "harness/runner/launch_info.h"
 #include "harness/runner/phase_telemetry.h"
 #include "harness/runner/progress_line.h"
 #include "harness/runner/s3_run.h"
 #include "harness/runner/same_run.h"
 #include "harness/runner/signals.h"
 #include "harness/runner/stop_watchdog.h"
+#include "harness/runner/target_agreement.h"
 #include "harness/store/posix_store.h"
 #include "harness/store/store_bytes.h"
 #include "harness/suite/suite.h"
@@ -389,6 +391,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   }
   st = agree_status(comm, made);
   if (!st.ok()) return Status::Invalid("run folder: " + st.message());
+  if (Status same = agree_on_target(comm, run_dir, target.path, suite.target_scope); !same.ok()) return same;
   const std::string run_location = on_s3 ? run_store->location() : run_dir.path();
   if (const std::vector<std::string> direct = direct_phase_names(suite); !direct.empty()) {
     st = agree_status(comm, check_direct_io(run_dir, target, direct, comm.rank()));
@@ -404,6 +407,8 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   // Described once, now: it asks the CUDA runtime for devices, which can take long on a loaded
   // node, and after a stop signal the launcher leaves about a second to get the report out.
   const std::string this_host = json_text(describe_host());
+  std::vector<std::string> start_hosts;  // every rank's host, known to every rank before any loss
+  if (!share_rank_hosts(comm, this_host, &start_hosts).ok()) start_hosts = {this_host};
   // One telemetry sampler per host: the host's first rank runs it during every phase.
   LocalRank local;
   const bool samples_host =
@@ -426,9 +431,12 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
     r->cluster = {{"ranks", comm.size()}, {"comm", comm.name()}, {"comm_reason", opts.comm_reason},
                   {"hosts", cluster.hosts},  {"rank_hosts", cluster.rank_hosts}, {"lost_ranks", lost},
                   {"report_rank", comm.rank()}};
+    r->cluster["lost_hosts"] = lost_hosts(cluster.rank_hosts, lost);
+    r->cluster["launch"] = launch_json(cluster.rank_hosts);
     r->target = to_json(target);
     r->target["run_folder"] = run_location;
     r->target["kept"] = opts.keep;
+    r->target["scope"] = target_scope_name(suite.target_scope);
     r->run = {{"id", run_id},
               {"start_time", started},
               {"duration_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count()},
@@ -467,7 +475,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
       cur.reason = cut_reason;
       r.phases.push_back(std::move(cur));
     }
-    fill_header(&r, {this_host}, lost);
+    fill_header(&r, start_hosts, lost);
     r.warnings.push_back(warning);
     finalize_verdict(&r);
     return r;
@@ -647,7 +655,7 @@ Status run_suite(Comm& comm, const RunOptions& opts, Report* report) {
   std::vector<std::string> hosts;
   std::vector<std::string> counters;
   if (!gather_to_root(comm, this_host, &hosts).ok()) {
-    hosts = {this_host};
+    hosts = start_hosts;
   } else if (!gather_to_root(comm, counters_text(counted), &counters).ok()) {
     counters.clear();
   }

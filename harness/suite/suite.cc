@@ -28,7 +28,7 @@ using nlohmann::json;
 namespace {
 
 const std::set<std::string, std::less<>> kTopKeys = {"name",     "description", "target",            "s3",
-                                                      "defaults", "phases",      "telemetry_interval"};
+                                                      "defaults", "phases",      "telemetry_interval", "target_scope"};
 const std::set<std::string, std::less<>> kPhaseOwnKeys = {"kind", "name", "checks", "headline"};
 const std::set<std::string, std::less<>> kCheckKeys = {"metric", "op", "value", "name"};
 
@@ -80,7 +80,8 @@ Status apply_set(json* doc, const std::string& set) {
   if (!is_utf8(set)) return Status::Invalid("--set " + json_text(json(path)) + ": expected UTF-8 text");
   json value;
   if (Status vs = set_value(path, set.substr(eq + 1), &value); !vs.ok()) return vs;
-  if (path == "target" || path == "name" || path == "description" || path == "telemetry_interval") {
+  if (path == "target" || path == "name" || path == "description" || path == "telemetry_interval" ||
+      path == "target_scope") {
     (*doc)[path] = value;
     return Status::Ok();
   }
@@ -343,8 +344,8 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
   std::vector<std::string> errors;
   for (const auto& [k, v] : doc.items()) {
     if (kTopKeys.count(k) == 0) {
-      errors.push_back(k + ": unknown key; expected name, description, target, s3, defaults, phases, "
-                           "telemetry_interval");
+      errors.push_back(k + ": unknown key; expected name, description, target, target_scope, s3, defaults, "
+                           "phases, telemetry_interval");
     }
   }
   if (doc.contains("name")) {
@@ -363,6 +364,7 @@ Status parse_suite(std::string_view text, std::string_view source, const std::ve
     }
   }
   if (doc.contains("s3")) parse_s3_settings(doc["s3"], &out->s3, &errors);
+  if (doc.contains("target_scope")) parse_target_scope(doc["target_scope"], &out->target_scope, &errors);
   if (doc.contains("telemetry_interval")) {
     // A duration like "1s" or seconds; 0 turns the sampler off.
     const json& t = doc["telemetry_interval"];

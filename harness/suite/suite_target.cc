@@ -99,6 +99,7 @@ Status check_suite_for_target(const Suite& suite, std::string_view target, int r
   std::vector<std::string> errors;
   if (!is_s3_target(target)) {
     check_phases_on_folder(suite, target, &errors);
+    check_target_scope(suite, &errors);
     return errors.empty() ? Status::Ok() : Status::Invalid(join_lines(errors));
   }
   if (!suite.groups.empty()) {

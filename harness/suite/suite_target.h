@@ -23,4 +23,9 @@ inline constexpr size_t kRunPrefixBytes = 6 + 23;
 // ranks: how many ranks run the suite (phases' file names hold rank numbers); 1 where not known yet.
 Status check_suite_for_target(const Suite& suite, std::string_view target, int ranks);
 
+// target_scope "host": each host's own folder, so a phase that reads what another rank made (a restore of
+// the checkpoint, a dataset rank 0 generates) would find nothing on the other hosts. Such phases appended
+// to *errors (target_scope.cc).
+void check_target_scope(const Suite& suite, std::vector<std::string>* errors);
+
 }  // namespace iofab
