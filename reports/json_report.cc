@@ -93,6 +93,10 @@ json report_to_json(const Report& r) {
     }
     phases.push_back(std::move(phase));
   }
+  // The code iofab exits with for this verdict: under a launcher that lost a rank, the launcher's own code
+  // (a killed rank's signal) is what the shell sees, so the report says iofab's.
+  const nlohmann::json verdict = {
+      {"status", r.verdict}, {"reasons", r.verdict_reasons}, {"exit_code", exit_code_for(r)}};
   return {{"schema_version", kSchemaVersion},
           {"tool", r.tool},
           {"run", r.run},
@@ -100,7 +104,7 @@ json report_to_json(const Report& r) {
           {"target", r.target},
           {"phases", phases},
           {"warnings", r.warnings},
-          {"verdict", {{"status", r.verdict}, {"reasons", r.verdict_reasons}}}};
+          {"verdict", verdict}};
 }
 
 std::string render_json_report(const Report& report) {

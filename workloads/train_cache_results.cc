@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <string>
 
 #include "harness/core/units.h"
@@ -61,6 +62,17 @@ Merged merge(const std::vector<RankReport>& ranks, bool source, size_t e, uint64
 }
 
 }  // namespace
+
+json tier_devices(const std::vector<RankReport>& ranks) {
+  json out = json::array();
+  std::set<std::string> seen;
+  for (const auto& r : ranks) {
+    if (!seen.insert(r.host).second) continue;
+    const json device = r.tier_device.empty() ? json(nullptr) : json(r.tier_device);
+    out.push_back({{"host", r.host}, {"device", device}});
+  }
+  return out;
+}
 
 void summarize_cache_tier(const TrainReadParams& p, const std::vector<RankReport>& ranks,
                           const DatasetLayout& layout, PhaseResult* result, Status* worst) {

@@ -13,6 +13,10 @@
 
 namespace iofab {
 
+// Each host's cache tier device, once a host, in rank order: [{"host", "device" (null: unknown)}]. A
+// cache_dir is node-local: rank 0's device says nothing of the other hosts' disks.
+nlohmann::json tier_devices(const std::vector<RankReport>& ranks);
+
 // Rank 0, after summarize_train_read (whose details.epochs it adds to): the cache tier's metrics, each
 // epoch's `cache_tier` object and details.cache_tier. *worst keeps the first error, as there.
 void summarize_cache_tier(const TrainReadParams& params, const std::vector<RankReport>& ranks,

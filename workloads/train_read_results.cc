@@ -168,6 +168,7 @@ json to_wire(const RankReport& r) {
           {"engine", r.engine},
           {"verified", r.verified},
           {"device", r.device},
+          {"tier_device", r.tier_device},
           {"epochs", epochs},
           {"source_epochs", source_epochs},
           {"status", iofab::to_wire(r.status)},
@@ -188,7 +189,7 @@ Status from_wire(const json& j, RankReport* out) {
   r.field("memory_bytes", &out->memory_bytes).optional("source_epochs", &out->source_epochs);
   r.optional("objects", &out->objects).optional("requests", &out->requests);
   r.optional("generate_requests", &out->generate_requests);
-  r.optional("windows", &out->windows);
+  r.optional("windows", &out->windows).optional("tier_device", &out->tier_device);
   r.optional("listed", &out->listed)
       .optional("list_ns", &out->list_ns)
       .optional("listed_files", &out->listed_files);

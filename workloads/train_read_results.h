@@ -40,6 +40,7 @@ struct RankReport {
   std::string engine;  // empty when the loader was never made
   bool verified = false;
   std::string device;
+  std::string tier_device;  // the cache tier's (cache_dir's) block device on this rank's host; "" unknown
   uint64_t memory_bytes = 0;  // the host's, for MLPerf's minimum dataset size
   std::vector<EpochRecord> epochs;
   std::vector<EpochRecord> source_epochs;  // with a cache tier: the source-only epoch, when it ran

@@ -296,6 +296,7 @@ class TrainReadRun {
     device_ = user_dir_ ? block_device_of(p_.dataset_dir) : ctx_.target.block_device;
     reads_disk_ = where_.rank == 0 && !device_.empty() && read_disk_counters(device_).has_value();
     local_.device = device_;
+    local_.tier_device = cache_device_;
     order_.num_samples = layout_.num_samples();
     order_.samples_per_file = layout_.samples_in(0);
     order_.reader = p_.reader;
@@ -441,6 +442,7 @@ class TrainReadRun {
       tier["rank_limit_bytes"] = cache_limit_ == UINT64_MAX ? json(nullptr) : json(cache_limit_);
       tier["kept"] = ctx_.keep;
       tier["device"] = cache_device_.empty() ? json(nullptr) : json(cache_device_);
+      tier["devices"] = tier_devices(ranks);
     }
     summarize_train_requests(ranks, result);
     summarize_dataset_startup(ranks, layout_, result);

@@ -163,7 +163,7 @@ void install_report_hooks(RunArgs& args, ReportWriter& writer, std::ostream& err
     };
     if (args.courier != nullptr) {
       // Should this rank be killed before the report above is handed over, the courier writes this one.
-      args.options.on_fallback_report = [&args, &writer, &err, courier_removes](const Report& r) {
+      args.options.on_fallback_report = [&args, &writer, courier_removes](const Report& r) {
         if (courier_removes(r)) {
           (void)args.courier->remove_if_gone(r.target.value("run_folder", std::string()));
         }

@@ -228,7 +228,7 @@ int iofab_main(int argc, char** argv) {
   Status cs = make_world_comm(&argc, &argv, threads_at_once, &comm, &run_args.options.comm_reason);
   if (!cs.ok()) {
     std::cerr << "iofab: " << cs.message() << "\n";
-    return 3;
+    return cs.code() == Status::Code::kInvalidArgument ? 2 : 3;  // srun without PMIx is bad input
   }
   run_args.options.command_line = command_line;
   return cmd_run(*comm, run_args, std::cout, std::cerr);

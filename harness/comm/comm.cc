@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <unistd.h>
 
+#include "harness/comm/launcher.h"
+
 namespace iofab {
 
 #ifdef IOFAB_HAVE_MPI
@@ -31,8 +33,10 @@ bool mpi_built() {
 Status make_world_comm(int* argc, char*** argv, bool threads_at_once, std::unique_ptr<Comm>* out,
                        std::string* reason) {
   if (launched_by_mpi_launcher()) {
+    // Open MPI would fail in MPI_Init with its own text and exit 1, a failed check's code: bad input.
+    if (const auto refused = srun_without_pmi(launch_process_env())) return Status::Invalid(*refused);
 #ifdef IOFAB_HAVE_MPI
-    *reason = "launched by an MPI launcher";
+    *reason = launcher_reason(detect_launcher(launch_process_env()));
     return make_mpi_comm(argc, argv, threads_at_once, out);
 #else
     (void)argc;

@@ -84,11 +84,15 @@ class Comm {
   // timeout passes, or writer's process is known to be gone. Works after failed().
   virtual Status await_release(int /*writer*/) { return Status::Ok(); }
 
-  // The rank that writes the report: 0, or when rank 0's process is known to be gone the
-  // lowest rank this one still counts as alive (survivors on a host see the same loss, so
-  // they agree on it). A rank 0 that is merely slow keeps the report.
+  // The rank that writes the report: 0, or when rank 0 is lost the lowest rank this one still
+  // counts as alive. Lost: its process is known to be gone (on this host), or it stayed silent
+  // for the whole rank timeout, as a dead host's ranks do (no process to see, no launcher's
+  // signal: issue 30, finding 2); every survivor waits on rank 0 at the same points, so they
+  // agree on it. A rank 0 that only went silent after a stop signal (being stopped, as every
+  // rank is) keeps the report.
   int report_rank() const {
-    if (std::find(gone_.begin(), gone_.end(), 0) == gone_.end()) return 0;
+    const bool zero_silent = timed_out_ && std::find(lost_.begin(), lost_.end(), 0) != lost_.end();
+    if (std::find(gone_.begin(), gone_.end(), 0) == gone_.end() && !zero_silent) return 0;
     for (int r = 0; r < size(); ++r) {
       if (std::find(lost_.begin(), lost_.end(), r) == lost_.end()) return r;
     }
@@ -100,6 +104,7 @@ class Comm {
   const std::atomic<bool>* stop_ = nullptr;
   double stop_grace_s_ = 0.3;
   bool failed_ = false;
+  bool timed_out_ = false;  // the failed wait gave up at the rank timeout, not after a stop signal
   std::vector<int> lost_;
   std::vector<int> gone_;
   std::vector<int> out_of_step_;

@@ -249,6 +249,22 @@ class MpiComm final : public Comm {
       if (stop_ != nullptr && stop_->load() && stop_deadline == clock::time_point::max()) {
         stop_deadline = now + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(stop_grace_s_));
       }
+      // Waiting on rank 0 alone past the rank timeout: rank 0 may be alive and itself waiting on a lost
+      // rank, about to give up, write the report and send its word (release_survivors). A second rank
+      // timeout lets it; its word ends the wait without counting it lost, so it keeps the report. Only a
+      // rank 0 silent for both (a dead host) hands the report to the lowest survivor (report_rank).
+      if (now >= deadline && now < stop_deadline && now < deadline + (deadline - start) &&
+          waits_on_root_alone(reqs, peers)) {
+        int word = 0;
+        MPI_Iprobe(0, kTagRelease, comm_, &word, MPI_STATUS_IGNORE);
+        if (word) {
+          return fail(Status::IoError("during " + std::string(what) +
+                                      ": rank 0 gave up on another rank and wrote the report"),
+                      {});
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
       if (now >= deadline || now >= stop_deadline) {
         std::vector<int> missing;
         for (size_t i = 0; i < reqs.size(); ++i) {
@@ -281,12 +297,25 @@ class MpiComm final : public Comm {
         msg += now >= deadline ? " within " + std::to_string(static_cast<int>(rank_timeout_s_)) + " s (rank timeout)"
                                : " within the grace period after a stop signal (the launcher is ending the job)";
         gone_ = gone;
+        timed_out_ = now >= deadline;
         // A rank out of step is not lost: it is named in the message, and in out_of_step_ranks().
         return fail(Status::IoError(msg), gone.empty() ? silent : gone);
       }
       std::this_thread::sleep_for(pause);
       if (pause < std::chrono::milliseconds(1)) pause *= 2;
     }
+  }
+
+  // True on a rank other than 0 whose pending requests all wait on rank 0.
+  bool waits_on_root_alone(const std::vector<MPI_Request>& reqs, const std::vector<int>& peers) const {
+    if (rank_ == 0) return false;
+    bool any = false;
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      if (reqs[i] == MPI_REQUEST_NULL) continue;
+      if (peers[i] != 0) return false;
+      any = true;
+    }
+    return any;
   }
 
   // Tests each request on its own, not with MPI_Testall, which leaves every request pending until

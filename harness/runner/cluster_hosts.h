@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "harness/comm/comm.h"
+#include "harness/core/status.h"
+
 namespace iofab {
 
 struct ClusterHosts {
@@ -17,5 +20,15 @@ struct ClusterHosts {
 
 // A description that is not a JSON object (another rank's, read with checks) is left out of both.
 ClusterHosts cluster_hosts(const std::vector<std::string>& host_texts);
+
+// Collective, at the start of a run (before any phase can lose a rank): every rank's description to
+// rank 0, then every rank's hostname to every rank. *texts: on rank 0 every rank's description; on the
+// others each rank's {"hostname"} (their own described in full). So whichever rank writes the report
+// after a loss, rank 0's host lost with it or not, names every rank's host (issue 30, findings 2 and 3).
+// O(ranks) names a rank: 16,384 ranks' hostnames are about 200 KB.
+Status share_rank_hosts(Comm& comm, const std::string& this_host, std::vector<std::string>* texts);
+
+// cluster.lost_hosts: the hosts of the lost ranks, each once, in rank order.
+nlohmann::json lost_hosts(const nlohmann::json& rank_hosts, const std::vector<int>& lost);
 
 }  // namespace iofab

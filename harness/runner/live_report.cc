@@ -2,6 +2,7 @@
 
 #include "harness/core/build_info.h"
 #include "harness/runner/cluster_hosts.h"
+#include "harness/runner/launch_info.h"
 
 namespace iofab {
 
@@ -15,9 +16,12 @@ void fill_header(const RunHeader& h, const std::vector<std::string>& hosts, cons
                 {"comm_reason", h.comm_reason},     {"hosts", cluster.hosts},
                 {"rank_hosts", cluster.rank_hosts}, {"lost_ranks", lost},
                 {"report_rank", h.comm.rank()}};
+  r->cluster["lost_hosts"] = lost_hosts(cluster.rank_hosts, lost);
+  r->cluster["launch"] = launch_json(cluster.rank_hosts);
   r->target = to_json(h.target);
   r->target["run_folder"] = h.location;
   r->target["kept"] = h.keep;
+  r->target["scope"] = target_scope_name(h.suite.target_scope);
   r->run = {
       {"id", h.run_id},
       {"start_time", h.started},
@@ -58,7 +62,7 @@ Report LiveReport::partial(const std::vector<int>& lost, PhaseStatus cut_status,
     cur.reason = cut_reason;
     r.phases.push_back(std::move(cur));
   }
-  fill_header(header_, {this_host_}, lost, &r);
+  fill_header(header_, hosts_, lost, &r);
   r.warnings.push_back(warning);
   finalize_verdict(&r);
   return r;

@@ -1,7 +1,7 @@
 // The report as the run builds it: the header every report carries (the tool, the run, the cluster, the
 // target), the phases so far under a lock, and the report as it would stand if this process died now (the
-// running phase cut short, this host only), which the stop watchdog and the report courier write from
-// other threads.
+// running phase cut short, the hosts as shared at the start), which the stop watchdog and the report
+// courier write from other threads.
 #pragma once
 
 #include <chrono>
@@ -37,23 +37,24 @@ void fill_header(const RunHeader& header, const std::vector<std::string>& hosts,
 
 class LiveReport {
  public:
-  // report: where the finished phases go; this_host: this host's describe_host text.
-  LiveReport(Report* report, const RunHeader& header, std::string this_host)
-      : report_(report), header_(header), this_host_(std::move(this_host)) {}
+  // report: where the finished phases go; hosts: every rank's describe_host text, in rank order, as
+  // shared at the start (or this host's alone).
+  LiveReport(Report* report, const RunHeader& header, std::vector<std::string> hosts)
+      : report_(report), header_(header), hosts_(std::move(hosts)) {}
 
   // A step starts: its name (a phase's or a group's) and kind ("concurrent" for a group).
   void begin(std::string name, std::string kind);
   // A step's phases are done (or were never started); none is running.
   void add(std::vector<PhaseReport> phases);
-  // The phases so far and the running one (if any) with cut_status and cut_reason, the header for this
-  // host alone and lost, warning first among the warnings, the verdict finalized.
+  // The phases so far and the running one (if any) with cut_status and cut_reason, the header with the
+  // hosts shared at the start and lost, warning first among the warnings, the verdict finalized.
   Report partial(const std::vector<int>& lost, PhaseStatus cut_status, const std::string& cut_reason,
                  const std::string& warning) const;
 
  private:
   Report* report_;
   const RunHeader& header_;
-  std::string this_host_;
+  std::vector<std::string> hosts_;
   mutable std::mutex mu_;
   std::string running_name_, running_kind_;
 };

@@ -15,6 +15,7 @@
 #include "harness/core/wall_clock.h"
 #include "harness/fs/run_dir.h"
 #include "harness/fs/target_counters.h"
+#include "harness/runner/cluster_hosts.h"
 #include "harness/runner/concurrent_group.h"
 #include "harness/runner/host_info.h"
 #include "harness/runner/live_report.h"
@@ -189,6 +190,9 @@ class SuiteRun {
     if (Status b = comm_.broadcast(&run_id_, 0); !b.ok()) return b;
     Status st = agree_status(comm_, target_->open_run(comm_, run_id_, opts_.keep));
     if (!st.ok()) return Status::Invalid("run folder: " + st.message());
+    // Before any phase: a path that is each host's own folder would pass its writes and fail the first read
+    // of another rank's file (docs/clusters.md).
+    if (Status same = target_->agree_shared(comm_, suite_.target_scope); !same.ok()) return same;
     const std::vector<std::string> direct = direct_phase_names(suite_);
     if (direct.empty()) return Status::Ok();
     st = agree_status(comm_, target_->check_direct_io(direct, comm_.rank()));
@@ -206,6 +210,9 @@ class SuiteRun {
     // Described once, now: it asks the CUDA runtime for devices, which can take long on a loaded node,
     // and after a stop signal the launcher leaves about a second to get the report out.
     this_host_ = json_text(describe_host());
+    // Every rank's host, known to every rank before any loss: a report written after a rank is lost still
+    // names its host (cluster.lost_hosts).
+    if (!share_rank_hosts(comm_, this_host_, &start_hosts_).ok()) start_hosts_ = {this_host_};
     // One telemetry sampler per host: the host's first rank runs it during every phase.
     samples_host_ = suite_.telemetry_interval_s > 0 &&
                     (find_local_rank(comm_, &local_).ok() ? local_.rank == 0 : comm_.rank() == 0);
@@ -224,7 +231,7 @@ class SuiteRun {
                                                     .command_line = opts_.command_line,
                                                     .suite = suite_,
                                                     .sets = opts_.sets});
-    live_ = std::make_unique<LiveReport>(report_, *header_, this_host_);
+    live_ = std::make_unique<LiveReport>(report_, *header_, start_hosts_);
     if (comm_.size() > 1 && comm_.rank() == 0 && opts_.on_report_ready) {
       watchdog_ = std::make_unique<StopWatchdog>(stop_, stop_wake_fd(),
                                                  kStopGraceSeconds + kEmergencyAfterGraceSeconds,
@@ -357,7 +364,7 @@ class SuiteRun {
     Gathered g;
     const std::string counters = counters_text(counted_);
     if (!gather_to_root(comm_, this_host_, &g.hosts).ok()) {
-      g.hosts = {this_host_};
+      g.hosts = start_hosts_;
     } else if (!gather_to_root(comm_, counters, &g.counters).ok()) {
       g.counters.clear();
     }
@@ -438,6 +445,7 @@ class SuiteRun {
   std::string preflight_note_;
   std::string run_id_;
   std::string this_host_;
+  std::vector<std::string> start_hosts_;  // every rank's describe_host text, shared in watch()
   LocalRank local_;
   bool samples_host_ = false;
   std::vector<json> telemetry_;          // this host's telemetry per phase

@@ -28,7 +28,7 @@ using nlohmann::json;
 namespace {
 
 const std::set<std::string, std::less<>> kTopKeys = {
-    "name", "description", "target", "s3", "defaults", "phases", "telemetry_interval"};
+    "name", "description", "target", "target_scope", "s3", "defaults", "phases", "telemetry_interval"};
 const std::set<std::string, std::less<>> kPhaseOwnKeys = {"kind", "name", "checks", "headline"};
 const std::set<std::string, std::less<>> kCheckKeys = {"metric", "op", "value", "name"};
 
@@ -80,7 +80,8 @@ Status apply_set(json* doc, const std::string& set) {
   if (!is_utf8(set)) return Status::Invalid("--set " + json_text(json(path)) + ": expected UTF-8 text");
   json value;
   if (Status vs = set_value(path, set.substr(eq + 1), &value); !vs.ok()) return vs;
-  if (path == "target" || path == "name" || path == "description" || path == "telemetry_interval") {
+  if (path == "target" || path == "name" || path == "description" || path == "telemetry_interval" ||
+      path == "target_scope") {
     (*doc)[path] = value;
     return Status::Ok();
   }
@@ -367,13 +368,13 @@ class SuiteParser {
     for (const auto& [k, v] : doc_.items()) {
       if (kTopKeys.count(k) == 0) {
         errors_.push_back(k +
-                          ": unknown key; expected name, description, target, s3, defaults, phases, "
-                          "telemetry_interval");
+                          ": unknown key; expected name, description, target, target_scope, s3, defaults, "
+                          "phases, telemetry_interval");
       }
     }
   }
 
-  // name, description, target, s3 and telemetry_interval.
+  // name, description, target, target_scope, s3 and telemetry_interval.
   void parse_header() {
     if (doc_.contains("name")) {
       if (doc_["name"].is_string())
@@ -396,6 +397,7 @@ class SuiteParser {
       }
     }
     if (doc_.contains("s3")) parse_s3_settings(doc_["s3"], &out_->s3, &errors_);
+    if (doc_.contains("target_scope")) parse_target_scope(doc_["target_scope"], &out_->target_scope, &errors_);
     if (doc_.contains("telemetry_interval")) parse_telemetry_interval(doc_["telemetry_interval"]);
   }
 

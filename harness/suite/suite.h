@@ -14,6 +14,7 @@
 #include "harness/phase/phase.h"
 #include "harness/results/check_op.h"
 #include "harness/suite/s3_settings.h"
+#include "harness/suite/target_scope.h"
 
 namespace iofab {
 
@@ -51,6 +52,7 @@ struct Suite {
   std::string name;
   std::string description;
   std::optional<std::string> target;
+  TargetScope target_scope = TargetScope::kShared;  // the suite's "target_scope" (target_scope.h)
   S3Settings s3;  // how to reach an s3:// target (the suite's "s3")
   std::vector<PhaseSpec> phases;
   std::vector<PhaseGroup> groups;

@@ -16,6 +16,7 @@
 #include "harness/core/status.h"
 #include "harness/fs/target.h"
 #include "harness/store/store.h"
+#include "harness/suite/target_scope.h"
 
 namespace iofab {
 
@@ -37,6 +38,10 @@ class RunTarget {
   // Makes the run's place below the target, iofab-<run id>, and opens its store. Every rank calls it:
   // rank 0 makes the place, the others open it after. keep: marked for `clean` to leave, from the start.
   virtual Status open_run(Comm& comm, const std::string& run_id, bool keep) = 0;
+  // Collective, after open_run: whether every rank sees the same place (scope kShared), or each its own
+  // on purpose (kHost). Refused (exit 2) with the place removed when they do not. An object store's
+  // bucket is one place by construction: nothing to check.
+  virtual Status agree_shared(Comm& /*comm*/, TargetScope /*scope*/) { return Status::Ok(); }
   virtual Store& store() = 0;
   // The run's place as the report and the console name it.
   virtual std::string location() const = 0;

@@ -1,4 +1,5 @@
-// What a suite may hold on a folder target: no check on a figure only an object store's requests produce.
+// What a suite may hold on a folder target: no check on a figure only an object store's requests produce,
+// and with target_scope "host" only phases whose ranks read what they wrote themselves.
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ void check_phases_on_folder(const Suite& suite, std::string_view target, std::ve
 Status check_suite_on_folder(const Suite& suite, std::string_view target, int /*ranks*/) {
   std::vector<std::string> errors;
   check_phases_on_folder(suite, target, &errors);
+  check_target_scope(suite, &errors);
   return errors.empty() ? Status::Ok() : Status::Invalid(join_lines(errors));
 }
 

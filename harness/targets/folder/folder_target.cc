@@ -3,6 +3,7 @@
 #include "harness/fs/direct_probe.h"
 #include "harness/fs/run_dir.h"
 #include "harness/store/posix_store.h"
+#include "harness/targets/folder/target_agreement.h"
 
 namespace iofab {
 
@@ -24,6 +25,9 @@ class FolderTarget final : public RunTarget {
     if (made.ok() && keep) made = run_dir_.mark_kept();
     if (made.ok()) made = posix_store_at(run_dir_.fd(), run_dir_.path(), &store_);
     return made;
+  }
+  Status agree_shared(Comm& comm, TargetScope scope) override {
+    return agree_on_target(comm, run_dir_, info_.path, scope);
   }
   Store& store() override { return *store_; }
   std::string location() const override { return run_dir_.path(); }
