@@ -552,6 +552,20 @@ TEST(SuiteLoad, RunScaleScalesATrainReadThatStatesItsFullSize) {
       << s.message();
 }
 
+// DLIO's checkpointing workloads sleep time_between_checkpoints (configs/dlio/workload/llama3_*.yaml: 5 s)
+// before each checkpoint write and each read (dlio_benchmark, mlperf_storage_v2.0, main.py's checkpoint-only
+// loop): the presets space theirs the same, both phases.
+TEST(SuiteLoad, MlperfLlama3SuitesSpaceTheirWritesAndReadsAsDlioDoes) {
+  for (const char* name : {"mlperf-llama3-8b", "mlperf-llama3-70b", "mlperf-llama3-405b", "mlperf-llama3-1t"}) {
+    Suite s;
+    ASSERT_TRUE(load_suite(name, {}, &s).ok()) << name;
+    ASSERT_EQ(s.phases.size(), 2u) << name;
+    EXPECT_EQ(s.phases[0].params["gap"], 5.0) << name << ": the checkpoint phase";
+    EXPECT_EQ(s.phases[1].kind->name, "restore") << name;
+    EXPECT_EQ(s.phases[1].params["gap"], 5.0) << name << ": the restore phase";
+  }
+}
+
 TEST(SuiteLoad, MissingFileListsTheBuiltIns) {
   Suite s;
   Status st = load_suite("no/such/file", {}, &s);

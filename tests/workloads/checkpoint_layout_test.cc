@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -486,11 +487,36 @@ TEST(RestoreSteps, ReadsBackEveryCheckpointOldestFirst) {
   EXPECT_DOUBLE_EQ(r.metrics["restore_seconds"], sum);
   EXPECT_GT(r.metrics["mlperf_load_gib_per_s"], 0);
   EXPECT_GT(w.metrics["mlperf_save_gib_per_s"], 0);
+  EXPECT_EQ(r.details["gap_seconds"], 0) << "none asked";
   // More steps than were kept: the error says how to keep them.
   PhaseResult more;
   s = h.run("restore", "more", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"steps", 4}}, &more, true);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("keep"), std::string::npos) << s.message();
+}
+
+// DLIO spaces its reads as its writes (time_between_checkpoints): `gap` idles between two reads, outside
+// every pass's seconds.
+TEST(RestoreSteps, AGapIdlesBetweenTheReadsUntimed) {
+  PhaseHarness h;
+  PhaseResult w;
+  ASSERT_TRUE(h.run("checkpoint", "ckpt", dcp_params({{"count", 3}, {"keep", 3}, {"gap", "0s"}}), &w, true).ok());
+  PhaseResult r;
+  const auto t0 = std::chrono::steady_clock::now();
+  Status s = h.run("restore", "restore",
+                   {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"fanout", 1}, {"steps", 3}, {"gap", "300ms"}}, &r,
+                   true);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_DOUBLE_EQ(r.details["gap_seconds"].get<double>(), 0.3);
+  // Two gaps between three reads: the phase took at least their 0.6 s, which no pass's seconds hold.
+  EXPECT_GE(wall, 0.6);
+  double sum = 0;
+  for (const auto& p : r.details["passes"]) sum += p["seconds"].get<double>();
+  EXPECT_LE(sum, wall - 0.6);
+  std::string err;
+  EXPECT_EQ(PhaseHarness::parse("restore", {{"checkpoint", "ckpt"}, {"gap", "soon"}}, &err), nullptr);
+  EXPECT_NE(err.find("phases[0].gap"), std::string::npos) << err;
 }
 
 }  // namespace

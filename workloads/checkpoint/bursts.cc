@@ -6,22 +6,10 @@
 
 #include "harness/comm/agree.h"
 #include "harness/engines/io_pump.h"
+#include "harness/phase/idle.h"
 #include "harness/phase/worker_group.h"
 
 namespace iofab {
-namespace {
-
-// Emulated compute between bursts: sleeps seconds, waking early on stop.
-void idle_for(double seconds, const std::atomic<bool>& stop) {
-  const uint64_t until = now_ns() + static_cast<uint64_t>(seconds * 1e9);
-  while (!stop.load(std::memory_order_relaxed)) {
-    const uint64_t now = now_ns();
-    if (now >= until) break;
-    std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<uint64_t>(until - now, 20'000'000)));
-  }
-}
-
-}  // namespace
 
 CheckpointBursts::~CheckpointBursts() {
   for (auto& wk : writers_) {

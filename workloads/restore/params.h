@@ -24,6 +24,8 @@ struct RestoreParams : IoParams {
   // Read the newest `steps` checkpoints, oldest first, each from a cold cache (MLPerf Storage's
   // write-then-read cycle reads back every checkpoint it wrote).
   unsigned steps = 1;
+  // Idle between two of those reads (DLIO's time_between_checkpoints: its reads are spaced as its writes).
+  double gap_s = 0;
   // read: tensors. Every rank of the job loads its tensors from the checkpoint's records (slice_plan.h)
   // instead of whole files `fanout` times; with reshard_to's parallelism (its JSON, over the saved
   // model's), and only the model's weights when weights_only.

@@ -7,6 +7,7 @@
 #include "harness/comm/rank_gather.h"
 #include "harness/engines/io_driver.h"
 #include "harness/fs/diskstats.h"
+#include "harness/phase/idle.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
 #include "harness/phase/request_metrics.h"
@@ -96,6 +97,8 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
   Status local;
   // The oldest of the `steps` newest checkpoints first, as a job that wrote them reads them back.
   for (uint64_t back = p_.steps; back-- > 0;) {
+    // Untimed, between the reads: each pass's seconds are its own (put_passes).
+    if (!passes.empty()) idle_for(p_.gap_s, ctx.stop);
     LocatedCheckpoint here;
     Status st = locate(ctx, back, &here);
     StepFolder step;
@@ -147,6 +150,7 @@ std::unique_ptr<Phase> parse_restore(ParamReader& r) {
   p.restore_budget_s = r.duration("restore_budget", 0, 0, kMaxIntervalSeconds);
   p.drop_cache = r.boolean("drop_cache", true);
   p.steps = static_cast<unsigned>(r.integer("steps", 1, 1, 1000));
+  p.gap_s = r.duration("gap", 0, 0, 24 * 3600);
   const std::string read = r.choice("read", "files", {"files", "tensors"});
   p.weights_only = r.boolean("weights_only", false);
   if (const nlohmann::json* j = r.raw("reshard_to"); j != nullptr) {

@@ -325,6 +325,7 @@ Status report_restore(PhaseContext& ctx, const RestoreParams& p, const LocatedCh
 
   fill_metrics(p, cp.manifest, all, tensors, result);
   put_passes(passes, all.total.bytes, result);
+  if (passes.size() > 1) result->details["gap_seconds"] = p.gap_s;
   fill_details(ctx, p, cp, readers, all, result);
   if (tensors != nullptr) put_tensor_details(cp.manifest, *tensors, p.weights_only, result);
   S3Stats requests;
