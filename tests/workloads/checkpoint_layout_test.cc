@@ -9,6 +9,7 @@
 #include <set>
 
 #include "failing_store.h"
+#include "forwarding_store.h"
 #include "phase_harness.h"
 #include "workloads/checkpoint/checkpoint_files.h"
 #include "workloads/checkpoint/manifest.h"
@@ -382,11 +383,12 @@ TEST(DcpCheckpoint, ACrashBeforeMetadataLeavesNoRestorableCheckpoint) {
   EXPECT_TRUE(fs::exists(step + "/.metadata"));
 }
 
+// iofab's durable commit (commit "durable"): step-N.tmp/ fsynced and renamed, the tracker replaced by a rename.
 TEST(MegatronCheckpoint, FoldersPerRankAndTheTrackerNamesTheNewestStep) {
   PhaseHarness h;
   PhaseResult r;
   Status s = h.run("checkpoint", "ckpt",
-                   dcp_params({{"layout", "megatron"}, {"count", 2}, {"keep", 2},
+                   dcp_params({{"layout", "megatron"}, {"commit", "durable"}, {"count", 2}, {"keep", 2},
                                {"model", small_model({{"zero", 1}, {"pipeline", 2}})}}),
                    &r, true);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -395,6 +397,99 @@ TEST(MegatronCheckpoint, FoldersPerRankAndTheTrackerNamesTheNewestStep) {
   for (const char* f : {"mp_rank_00_000/model_optim_rng.pt", "mp_rank_01_001/distrib_optim.pt", "manifest.json"}) {
     EXPECT_TRUE(fs::exists(h.path() + "/ckpt/step-2/" + f)) << f;
   }
+  EXPECT_EQ(r.details["commit"], "durable");
+  EXPECT_EQ(r.details["stall_includes"], json::array({"write", "fsync", "commit"}));
+  // Durable inside the stall: nothing after it.
+  EXPECT_DOUBLE_EQ(r.metrics["durable_seconds_max"], r.metrics["stall_seconds_max"]);
+}
+
+// Records, in order, the files created and how many syncs of a file the store was asked for.
+class SyncOrderStore final : public ForwardingStore {
+ public:
+  explicit SyncOrderStore(std::unique_ptr<Store> inner, std::vector<std::string>* events)
+      : ForwardingStore(std::move(inner)), events_(events) {}
+  Status create(std::string_view path, const OpenOptions& opts, StoreFile* out) override {
+    events_->push_back("create " + std::string(path));
+    return ForwardingStore::create(path, opts, out);
+  }
+  Status sync(const StoreFile& file) override {
+    events_->push_back("sync");
+    return ForwardingStore::sync(file);
+  }
+
+ private:
+  std::vector<std::string>* events_;
+};
+
+// Megatron-LM's legacy save (megatron/training/checkpointing.py, save_checkpoint: checkpoint_name from
+// get_checkpoint_name, 'iter_{:07d}'; torch.save of distrib_optim.pt then model_optim_rng.pt, no fsync;
+// rank 0 then writes the tracker with open(tracker_filename, 'w')): the default of layout megatron. The
+// stall ends unsynced; the sync after it is timed apart as durable_seconds.
+TEST(MegatronCheckpoint, SavesAsMegatronInPlaceUnsyncedThenTimesTheSyncApart) {
+  PhaseHarness h;
+  std::vector<std::string> events;
+  h.wrap_store = [&events](std::unique_ptr<Store> inner) {
+    return std::make_unique<SyncOrderStore>(std::move(inner), &events);
+  };
+  PhaseResult r;
+  Status s = h.run("checkpoint", "ckpt",
+                   dcp_params({{"layout", "megatron"}, {"count", 2}, {"keep", 2}, {"engine", "psync"},
+                               {"model", small_model({{"zero", 1}})}}),
+                   &r, true);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(r.details["commit"], "megatron");
+  EXPECT_EQ(r.details["stall_includes"], json::array({"write", "close", "tracker"}));
+  for (const char* f : {"mp_rank_00/distrib_optim.pt", "mp_rank_01/model_optim_rng.pt", "manifest.json"}) {
+    EXPECT_TRUE(fs::exists(h.path() + "/ckpt/iter_0000002/" + f)) << f;
+  }
+  EXPECT_FALSE(fs::exists(h.path() + "/ckpt/step-2"));
+  EXPECT_FALSE(fs::exists(h.path() + "/ckpt/iter_0000002.tmp"));
+  EXPECT_EQ(read_file(h.path() + "/ckpt/latest_checkpointed_iteration.txt"), "2");
+  // Step 2's events: its 4 files created in place, then the manifest and the tracker, and only then the
+  // syncs: the 4 files, the manifest and the tracker (6), none before the tracker.
+  const auto tracker = std::find(events.rbegin(), events.rend(), "create ckpt/latest_checkpointed_iteration.txt");
+  ASSERT_NE(tracker, events.rend());
+  const auto step2 = std::find(events.begin(), events.end(), "create ckpt/iter_0000002/mp_rank_00/distrib_optim.pt");
+  ASSERT_NE(step2, events.end());
+  EXPECT_EQ(std::count(step2, tracker.base(), "sync"), 0) << "a sync inside the stall";
+  EXPECT_EQ(std::count(tracker.base(), events.end(), "sync"), 6);
+  EXPECT_GE(r.metrics["durable_seconds_max"], r.metrics["stall_seconds_max"]);
+  ASSERT_EQ(r.details["checkpoints"].size(), 2u);
+  for (const auto& cp : r.details["checkpoints"]) {
+    EXPECT_GE(cp["durable_seconds"].get<double>(), cp["stall_seconds"].get<double>());
+  }
+
+  // A restore finds Megatron's iteration folders and verifies every byte.
+  PhaseResult rr;
+  s = h.run("restore", "restore", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"fanout", 1}, {"steps", 2}}, &rr,
+            true);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(rr.metrics["corrupt_shards"], 0);
+  EXPECT_EQ(rr.metrics["verified_bytes"], 2 * r.metrics["checkpoint_bytes"]);
+}
+
+TEST(MegatronCheckpoint, ItsOwnCommitIsForItsLayoutAndSynchronousSavesOnly) {
+  std::string err;
+  EXPECT_EQ(PhaseHarness::parse("checkpoint", dcp_params({{"commit", "megatron"}}), &err), nullptr);
+  EXPECT_NE(err.find("phases[0].commit"), std::string::npos) << err;
+  EXPECT_EQ(PhaseHarness::parse("checkpoint",
+                                dcp_params({{"layout", "megatron"}, {"commit", "megatron"}, {"mode", "async"}}), &err),
+            nullptr);
+  EXPECT_NE(err.find("phases[0].commit"), std::string::npos) << err;
+  EXPECT_EQ(PhaseHarness::parse("checkpoint", dcp_params({{"layout", "megatron"}, {"commit", "soon"}}), &err), nullptr);
+  EXPECT_NE(err.find("phases[0].commit"), std::string::npos) << err;
+  // Async, Megatron's layout is committed as iofab commits: its drains end durable.
+  EXPECT_NE(PhaseHarness::parse("checkpoint", dcp_params({{"layout", "megatron"}, {"mode", "async"}}), &err), nullptr)
+      << err;
+}
+
+TEST(FolderLayout, MegatronIterationFoldersAreSteps) {
+  EXPECT_EQ(megatron_iter_name(12), "iter_0000012");
+  EXPECT_EQ(parse_step_dir_name("iter_0000012"), std::optional<uint64_t>(12));
+  EXPECT_EQ(parse_step_dir_name("iter_12345678"), std::optional<uint64_t>(12345678));
+  EXPECT_EQ(parse_step_dir_name("iter_12"), std::nullopt);
+  EXPECT_EQ(parse_step_dir_name("iter_0000012.tmp"), std::nullopt);
+  EXPECT_EQ(parse_step_dir_name("step-12"), std::optional<uint64_t>(12));
 }
 
 TEST(TensorRestore, ReshardingReadsSlicesAndVerifiesEveryByte) {

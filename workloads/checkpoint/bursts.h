@@ -34,6 +34,9 @@ struct LocalCheckpoint {
   uint64_t write_start_ns = UINT64_MAX;  // first write's start
   uint64_t write_end_ns = 0;             // last fsync's end
   uint64_t drain_ns = 0;                 // async: the longest writer's drain; two tiers: this rank's drain
+  // From the burst's start until every file this rank wrote is durable: the stall itself, or, after a
+  // save that leaves them unsynced (commit megatron), the stall and the sync after it.
+  uint64_t durable_ns = 0;
   uint64_t bytes = 0;
   // now_ns() times, this process only (not on the wire): the burst's start, and the drain's span (async:
   // first writer's drain start to last one's end; two tiers: from the local commit, drain_ns long).
@@ -70,6 +73,9 @@ class CheckpointBursts {
   uint64_t burst(uint64_t step, LocalCheckpoint* cp, Status* mine);
   // Sync: commits step inside the stall. False: stop.
   bool commit_now(uint64_t step, uint64_t t0, const Status& mine, LocalCheckpoint cp);
+  // After a commit that left the files unsynced (defers_sync): every rank syncs what it wrote, rank 0
+  // the commit's files and folders too; agreed on every rank.
+  Status make_durable(uint64_t step);
   // Async: agrees that every snapshot succeeded and starts the drains. False: stop.
   bool start_drains(uint64_t step, uint64_t t0, const Status& mine, LocalCheckpoint cp);
   // Async, when the next step is due: notes an overrun, commits the pending step. False: stop.

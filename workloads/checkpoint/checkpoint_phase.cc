@@ -214,6 +214,23 @@ bool read_model(ParamReader& r, CheckpointParams* p) {
   return true;
 }
 
+// commit: Megatron-LM's own save by default in layout megatron (megatron/training/checkpointing.py:
+// torch.save of each file, no fsync, the tracker rewritten in place), iofab's durable commit elsewhere
+// and with mode async or a tier, whose drains end durable.
+void read_commit_mode(ParamReader& r, CheckpointParams* p) {
+  const bool megatron = p->layout == CheckpointLayoutKind::kMegatron;
+  const bool as_megatron = megatron && !p->async && !p->two_tier;
+  const std::string commit = r.choice("commit", as_megatron ? "megatron" : "durable", {"durable", "megatron"});
+  p->commit = commit == "megatron" ? CommitMode::kMegatron : CommitMode::kDurable;
+  if (p->commit != CommitMode::kMegatron) return;
+  if (!megatron) {
+    r.fail("commit", "\"megatron\" is Megatron-LM's save, of layout \"megatron\" only: use \"durable\"");
+  } else if (p->async || p->two_tier) {
+    r.fail("commit", "\"megatron\" is Megatron-LM's synchronous save to the target; with mode async or a tier "
+                     "use \"durable\"");
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
@@ -266,6 +283,7 @@ std::unique_ptr<Phase> parse_checkpoint(ParamReader& r) {
   p.gap_s = r.duration("gap", 2, 0, 24 * 3600);
   p.async = r.choice("mode", "sync", {"sync", "async"}) == "async";
   read_tier_params(r, &p);
+  read_commit_mode(r, &p);
   p.keep = static_cast<unsigned>(r.integer("keep", 1, 1, 1000));
   p.budget_fraction = r.fraction("budget_fraction", kDefaultBudgetFraction, kMinBudgetFraction, 1);
   p.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
@@ -317,6 +335,9 @@ const std::vector<MetricInfo>& checkpoint_metrics() {
       {"full_checkpoint_bytes", Unit::kBytes, Better::kNeither,
        "bytes of one full-size checkpoint (params x bytes_per_param, or the sum of the model plan's ranks)"},
       {"stall_seconds_mean", Unit::kSeconds, Better::kLower, "mean stall per checkpoint"},
+      {"durable_seconds_max", Unit::kSeconds, Better::kLower,
+       "longest time from a checkpoint's start until its bytes are durable (slowest rank): the stall, or with "
+       "commit megatron (no fsync in the stall) the stall and one sync of every file after it"},
       {"drain_seconds_max", Unit::kSeconds, Better::kLower,
        "async: longest background write + fsync; two tiers: longest copy from local_dir to the target "
        "(slowest rank); 0 for sync"},

@@ -92,7 +92,7 @@ Status commit_gathered(PhaseContext& ctx, const CheckpointParams& p, uint64_t st
   if (worst.ok()) {
     const uint64_t c0 = now_ns();
     worst = commit_step_folder(*ctx.store, ctx.phase_name,
-                               make_manifest(p, l, step, ctx.phase_name, std::move(entries)));
+                               make_manifest(p, l, step, ctx.phase_name, std::move(entries)), p.commit);
     rec->commit_ns = now_ns() - c0;
   }
   return worst;

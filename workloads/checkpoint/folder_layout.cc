@@ -8,17 +8,32 @@ std::string step_dir_name(uint64_t step) { return "step-" + std::to_string(step)
 
 std::string step_tmp_name(uint64_t step) { return step_dir_name(step) + ".tmp"; }
 
-std::optional<uint64_t> parse_step_dir_name(std::string_view name) {
-  constexpr std::string_view kPrefix = "step-";
-  if (!name.starts_with(kPrefix) || name.size() == kPrefix.size() || name.size() > kPrefix.size() + 19) {
-    return std::nullopt;
-  }
+std::string megatron_iter_name(uint64_t step) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "iter_%07llu", static_cast<unsigned long long>(step));
+  return buf;
+}
+
+namespace {
+
+// The digits after prefix in name, when name is prefix and at least min_digits (at most 19) digits.
+std::optional<uint64_t> number_after(std::string_view name, std::string_view prefix, size_t min_digits) {
+  if (!name.starts_with(prefix)) return std::nullopt;
+  const std::string_view digits = name.substr(prefix.size());
+  if (digits.size() < min_digits || digits.size() > 19) return std::nullopt;
   uint64_t n = 0;
-  for (char c : name.substr(kPrefix.size())) {
+  for (char c : digits) {
     if (c < '0' || c > '9') return std::nullopt;
     n = n * 10 + static_cast<uint64_t>(c - '0');
   }
   return n;
+}
+
+}  // namespace
+
+std::optional<uint64_t> parse_step_dir_name(std::string_view name) {
+  if (auto n = number_after(name, "step-", 1)) return n;
+  return number_after(name, "iter_", 7);
 }
 
 std::string shard_file_name(uint64_t shard, uint64_t shards) {

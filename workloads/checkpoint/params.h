@@ -10,6 +10,7 @@
 
 #include "harness/engines/data_fill.h"
 #include "harness/phase/io_params.h"
+#include "harness/store/store.h"
 #include "workloads/checkpoint/budget.h"
 #include "workloads/checkpoint/checkpoint_files.h"
 #include "workloads/checkpoint/model_spec.h"
@@ -32,6 +33,9 @@ struct CheckpointParams : IoParams {
   // With a model: how its files are named and laid out (checkpoint_files.h), who writes replicated
   // state, and (dcp) how many files each rank writes, one per writer thread.
   CheckpointLayoutKind layout = CheckpointLayoutKind::kShards;
+  // commit: how a step becomes a checkpoint (folder_layout.h); kMegatron only with layout megatron, its
+  // default there.
+  CommitMode commit = CommitMode::kDurable;
   ReplicaWriter replica_writer = ReplicaWriter::kFirst;
   unsigned threads = 1;
   std::shared_ptr<const std::vector<PlannedFile>> files;  // dcp, megatron: planned once, at parse
@@ -49,5 +53,16 @@ struct CheckpointParams : IoParams {
   bool two_tier = false;
   std::string local_dir;  // absolute; set with two_tier only
 };
+
+// Whether the shards go straight into the step's folder: dcp's files, and Megatron's own save.
+inline bool writes_in_place(const CheckpointParams& p) {
+  return writes_in_place(p.layout) || p.commit == CommitMode::kMegatron;
+}
+
+// Whether a writer leaves its files unsynced for make_step_durable: Megatron's save on a filesystem (an
+// object's upload is complete only at its close, which the engine's fsync makes).
+inline bool defers_sync(const CheckpointParams& p, const Store& store) {
+  return p.commit == CommitMode::kMegatron && !store.caps().commit_per_file;
+}
 
 }  // namespace iofab

@@ -29,7 +29,9 @@ std::string_view step_commit_file(Store& store, std::string_view step_path) {
 
 Status list_steps(Store& store, std::string_view folder, StepListing* out) {
   out->committed.clear();
+  out->committed_dirs.clear();
   out->tmp.clear();
+  std::vector<std::pair<uint64_t, std::string>> committed;
   std::vector<std::string> names;
   if (Status s = store.list(folder, &names); !s.ok()) return s;
   for (const std::string& name : names) {
@@ -40,7 +42,7 @@ Status list_steps(Store& store, std::string_view folder, StepListing* out) {
     if (auto step = parse_step_dir_name(n)) {
       // In place (dcp): the folder is a checkpoint once its .metadata is there, never before.
       if (holds_commit_file(store, join_store_path(folder, name))) {
-        out->committed.push_back(*step);
+        committed.emplace_back(*step, name);
       } else {
         out->tmp.push_back(name);
       }
@@ -48,7 +50,11 @@ Status list_steps(Store& store, std::string_view folder, StepListing* out) {
       out->tmp.push_back(name);
     }
   }
-  std::sort(out->committed.begin(), out->committed.end());
+  std::sort(committed.begin(), committed.end());
+  for (auto& [step, name] : committed) {
+    out->committed.push_back(step);
+    out->committed_dirs.push_back(std::move(name));
+  }
   std::sort(out->tmp.begin(), out->tmp.end());
   return Status::Ok();
 }
@@ -77,12 +83,12 @@ void remove_uncommitted_steps(Store& store, std::string_view folder) {
   }
 }
 
-Status create_shard_file(Store& store, std::string_view folder, uint64_t step, const std::string& name,
+Status create_shard_file(Store& store, std::string_view folder, std::string_view step_dir, const std::string& name,
                          bool direct, bool in_place, StoreFile* out) {
   // An object store has no rename: shards go straight to step-N/, which is a checkpoint once its manifest
   // is there (commit_step_folder).
   in_place = in_place || store.caps().commit_per_file;
-  const std::string tmp = join_store_path(folder, in_place ? step_dir_name(step) : step_tmp_name(step));
+  const std::string tmp = join_store_path(folder, in_place ? std::string(step_dir) : std::string(step_dir) + ".tmp");
   Status s = store.make_folder(tmp);
   if (!s.ok()) return s;
   // Megatron's files sit in a folder per tensor x pipeline rank; writers of one folder race to make it,
@@ -100,8 +106,9 @@ Status create_shard_file(Store& store, std::string_view folder, uint64_t step, c
 
 namespace {
 
-// Creates name in folder (never over a file), writes text and makes it durable.
-Status write_text(Store& store, std::string_view folder, std::string_view name, const std::string& text) {
+// Creates name in folder (never over a file), writes text and, when durable, syncs it.
+Status write_text(Store& store, std::string_view folder, std::string_view name, const std::string& text,
+                  bool durable = true) {
   StoreFile file;
   Status s = store.create(join_store_path(folder, name), {}, &file);
   if (!s.ok()) return s;
@@ -113,7 +120,7 @@ Status write_text(Store& store, std::string_view folder, std::string_view name, 
     if (n <= 0) return Status::FromErrno("write " + std::string(name), n < 0 ? errno : ENOSPC);
     done += static_cast<size_t>(n);
   }
-  s = store.sync(file);
+  if (durable) s = store.sync(file);
   if (!s.ok()) return s;
   // A close that fails can lose what the sync reported done (NFS): it fails the commit.
   if (close(file.release()) != 0) return Status::FromErrno("close " + std::string(name), errno);
@@ -137,14 +144,64 @@ Status write_megatron_tracker(Store& store, std::string_view folder, uint64_t st
   return s;
 }
 
+// Megatron-LM's rank 0 after a save: open(tracker, 'w'), the iteration's number, close; no fsync. (The
+// Store never opens over a file: removed and made again, the same namespace work as a truncation.)
+Status rewrite_tracker_in_place(Store& store, std::string_view folder, uint64_t step) {
+  store.remove(join_store_path(folder, kMegatronTrackerName)).ignore_error();  // none before the first save
+  return write_text(store, folder, kMegatronTrackerName, std::to_string(step), /*durable=*/false);
+}
+
+// Every sub-folder of the names ("mp_rank_00" of "mp_rank_00/model_optim_rng.pt"), once.
+std::set<std::string> subfolders_of(const std::vector<std::string>& names) {
+  std::set<std::string> out;
+  for (const std::string& n : names) {
+    if (const size_t slash = n.find('/'); slash != std::string::npos) out.insert(n.substr(0, slash));
+  }
+  return out;
+}
+
+// Opens path and fsyncs it: what a sync after torch.save makes durable.
+Status sync_existing(Store& store, const std::string& path) {
+  StoreFile file;
+  Status s = store.open(path, {}, &file);
+  if (s.ok()) s = store.sync(file);
+  if (file.fd() >= 0 && close(file.release()) != 0 && s.ok()) s = Status::FromErrno("close " + path, errno);
+  return s;
+}
+
 }  // namespace
+
+Status make_step_durable(Store& store, std::string_view folder, std::string_view step_dir,
+                         const std::vector<std::string>& names, bool commit_files) {
+  const std::string dir = join_store_path(folder, step_dir);
+  Status s;
+  for (const std::string& n : names) {
+    if (s.ok()) s = sync_existing(store, join_store_path(dir, n));
+  }
+  if (!commit_files) return s;
+  if (s.ok()) s = sync_existing(store, join_store_path(dir, kManifestName));
+  if (s.ok()) s = sync_existing(store, join_store_path(folder, kMegatronTrackerName));
+  for (const std::string& sub : subfolders_of(names)) {
+    if (s.ok()) s = store.sync_folder(join_store_path(dir, sub));
+  }
+  if (s.ok()) s = store.sync_folder(dir);
+  if (s.ok()) s = store.sync_folder(folder);
+  return s;
+}
 
 Status write_manifest(Store& store, std::string_view folder, const Manifest& m, std::string_view name) {
   return write_text(store, folder, name, manifest_to_json_text(m));
 }
 
-Status commit_step_folder(Store& store, std::string_view folder, const Manifest& m) {
-  const std::string dst = join_store_path(folder, step_dir_name(m.step));
+Status commit_step_folder(Store& store, std::string_view folder, const Manifest& m, CommitMode commit) {
+  const std::string dst = join_store_path(folder, step_folder_name(m.step, commit));
+  if (commit == CommitMode::kMegatron && !store.caps().commit_per_file) {
+    // Megatron-LM: the files are in iter_N/ already, unsynced; the step is a checkpoint once the tracker
+    // names it. iofab's manifest (for restore) goes in first, unsynced as the rest.
+    Status s = write_text(store, dst, kManifestName, manifest_to_json_text(m), /*durable=*/false);
+    if (s.ok()) s = rewrite_tracker_in_place(store, folder, m.step);
+    return s;
+  }
   if (store.caps().commit_per_file) {
     // An object store: every shard's upload completed before this (each writer's fsync); the manifest
     // object, written last, is the commit. A step-N/ without it is no checkpoint (list_steps).
@@ -165,11 +222,9 @@ Status commit_step_folder(Store& store, std::string_view folder, const Manifest&
   const std::string tmp = join_store_path(folder, step_tmp_name(m.step));
   Status s;
   // Megatron's per-rank folders: their entries are durable before the commit too.
-  std::set<std::string> subfolders;
-  for (const ShardEntry& e : m.shards) {
-    if (const size_t slash = e.name.find('/'); slash != std::string::npos) subfolders.insert(e.name.substr(0, slash));
-  }
-  for (const std::string& sub : subfolders) {
+  std::vector<std::string> names;
+  for (const ShardEntry& e : m.shards) names.push_back(e.name);
+  for (const std::string& sub : subfolders_of(names)) {
     if (s.ok()) s = store.sync_folder(join_store_path(tmp, sub));
   }
   if (s.ok()) s = write_manifest(store, tmp, m, kManifestName);
@@ -187,7 +242,7 @@ Status rotate_steps(Store& store, std::string_view folder, unsigned keep, uint64
   if (!s.ok()) return s;
   *deleted = 0;
   for (size_t i = 0; i + keep < steps.committed.size(); ++i) {
-    s = store.remove_tree(join_store_path(folder, step_dir_name(steps.committed[i])));
+    s = store.remove_tree(join_store_path(folder, steps.committed_dirs[i]));
     if (!s.ok()) return s;
     ++*deleted;
   }

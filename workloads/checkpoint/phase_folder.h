@@ -27,7 +27,8 @@
 namespace iofab {
 
 struct StepListing {
-  std::vector<uint64_t> committed;  // ascending
+  std::vector<uint64_t> committed;         // ascending
+  std::vector<std::string> committed_dirs;  // their folders' names ("step-3", "iter_0000003"), in that order
   std::vector<std::string> tmp;     // names of step-*.tmp folders, and of step-N/ without a commit file
 };
 // Whether step_path holds a manifest.json or a .metadata (dcp): what makes a step folder a checkpoint.
@@ -47,10 +48,10 @@ Status remove_stale_steps(Store& store, std::string_view folder, uint64_t* remov
 // removed at once, errors ignored (the run folder goes with the run).
 void remove_uncommitted_steps(Store& store, std::string_view folder);
 
-// Creates the shard file name in folder/step-N.tmp/ (folder/step-N/ when in_place: dcp; the step
-// folder and name's sub-folder too, for the first shard) for writing, never over an existing file;
-// O_DIRECT when direct.
-Status create_shard_file(Store& store, std::string_view folder, uint64_t step, const std::string& name,
+// Creates the shard file name in folder/<step_dir>.tmp/ (folder/<step_dir>/ when in_place: dcp, or
+// megatron's own commit; the step folder and name's sub-folder too, for the first shard) for writing,
+// never over an existing file; O_DIRECT when direct. step_dir: step_folder_name's.
+Status create_shard_file(Store& store, std::string_view folder, std::string_view step_dir, const std::string& name,
                          bool direct, bool in_place, StoreFile* out);
 
 // Creates name (the manifest) in folder (never overwriting), writes it and syncs
@@ -58,8 +59,15 @@ Status create_shard_file(Store& store, std::string_view folder, uint64_t step, c
 Status write_manifest(Store& store, std::string_view folder, const Manifest& m, std::string_view name);
 // Commits step m.step in folder: the manifest into step-N.tmp/, syncs, the
 // commit to step-N/ and the sync of folder. In place (dcp): syncs step-N/, writes .metadata.tmp,
-// renames it to .metadata and syncs step-N/ again.
-Status commit_step_folder(Store& store, std::string_view folder, const Manifest& m);
+// renames it to .metadata and syncs step-N/ again. Commit kMegatron: iter_N/ holds the files already; the
+// manifest goes in unsynced, then the tracker is rewritten in place, unsynced, as Megatron-LM's rank 0 does
+// (make_step_durable makes them durable afterwards).
+Status commit_step_folder(Store& store, std::string_view folder, const Manifest& m,
+                          CommitMode commit = CommitMode::kDurable);
+// After a kMegatron commit, apart from the stall: fsyncs the files names (below folder/step_dir) this
+// rank wrote; with commit_files (rank 0) also the manifest, the tracker and every folder they sit in.
+Status make_step_durable(Store& store, std::string_view folder, std::string_view step_dir,
+                         const std::vector<std::string>& names, bool commit_files);
 // Removes committed steps in folder beyond the newest keep, oldest first.
 Status rotate_steps(Store& store, std::string_view folder, unsigned keep, uint64_t* deleted);
 

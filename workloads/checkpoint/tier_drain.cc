@@ -40,7 +40,7 @@ Status copy_file(const DrainSpec& spec, const std::string& from_folder, const st
   Status s = spec.local->open(join_store_path(from_folder, name), {}, &in);
   if (!s.ok()) return s;
   StoreFile out;
-  s = create_shard_file(*spec.shared, spec.shared_folder, spec.step, name, direct,
+  s = create_shard_file(*spec.shared, spec.shared_folder, step_dir_name(spec.step), name, direct,
                         writes_in_place(spec.layout), &out);
   if (!s.ok()) return s;
   uint64_t offset = 0;

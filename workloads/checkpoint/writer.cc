@@ -66,8 +66,8 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
   const uint64_t shard = wk->shards[j];
   const uint64_t shard_bytes = l.bytes_of(shard);
   StoreFile file;
-  Status s = create_shard_file(*wc.ctx.store, wc.ctx.phase_name, step, l.name_of(shard), p.direct,
-                               writes_in_place(p.layout), &file);
+  Status s = create_shard_file(*wc.ctx.store, wc.ctx.phase_name, step_folder_name(step, p.commit),
+                               l.name_of(shard), p.direct, writes_in_place(p), &file);
   if (!s.ok()) return s;
   int handle = -1;
   s = wk->engine->add_store_file(file, &handle);
@@ -116,7 +116,8 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
   wk->bytes += pump.stats().bytes;
   wk->tally.bytes += pump.stats().bytes;
   wk->tally.ios += pump.stats().ios;
-  if (s.ok()) s = wk->engine->fsync(handle);
+  // Megatron's torch.save closes its file unsynced: make_step_durable syncs it after the stall.
+  if (s.ok() && !defers_sync(p, *wc.ctx.store)) s = wk->engine->fsync(handle);
   Status rm = wk->engine->remove_file(handle);
   // A close that fails can lose what the fsync reported done (NFS): it fails the shard. (An object has
   // no descriptor: its fsync was the commit.)

@@ -51,15 +51,16 @@ Status read_bounded(Store& store, const std::string& path, std::string* text) {
   }
 }
 
-// The newest committed step in folder of store (a checkpoint phase's folder), or the back-th before it.
+// The newest committed step's folder name in folder of store (a checkpoint phase's folder), or the
+// back-th before it: "step-N", or Megatron's "iter_NNNNNNN".
 Status newest_step(Store& store, std::string_view folder, const std::string& where, uint64_t back,
-                   uint64_t* step) {
+                   std::string* step_dir) {
   StepListing steps;
   Status s = list_steps(store, folder, &steps);
   if (!s.ok()) return Status::IoError(where + ": " + s.message());
   if (steps.committed.empty()) {
     return Status::IoError(
-        where + " holds no committed checkpoint (no step-N/ folder" +
+        where + " holds no committed checkpoint (no step-N/ or iter_NNNNNNN/ folder" +
         (steps.tmp.empty() ? "" : "; only " + steps.tmp.back() + ", which never committed") + ")");
   }
   if (back >= steps.committed.size()) {
@@ -67,18 +68,18 @@ Status newest_step(Store& store, std::string_view folder, const std::string& whe
                            " committed checkpoints; reading " + std::to_string(back + 1) +
                            " (steps) needs as many: keep them with the checkpoint phase's keep");
   }
-  *step = steps.committed[steps.committed.size() - 1 - back];
+  *step_dir = steps.committed_dirs[steps.committed.size() - 1 - back];
   return Status::Ok();
 }
 
-// The manifest of the newest step in folder of store; *dir becomes prefix/step-N.
+// The manifest of the newest step in folder of store; *dir becomes prefix/step-N (or prefix/iter_NNNNNNN).
 Status read_newest_step(Store& store, std::string_view folder, const std::string& where,
                         const std::string& prefix, uint64_t back, std::string* dir, Manifest* m) {
-  uint64_t step = 0;
-  Status s = newest_step(store, folder, where, back, &step);
+  std::string step_dir;
+  Status s = newest_step(store, folder, where, back, &step_dir);
   if (!s.ok()) return s;
-  *dir = prefix + "/" + step_dir_name(step);
-  return read_manifest(store, join_store_path(folder, step_dir_name(step)), *dir, m);
+  *dir = prefix + "/" + step_dir;
+  return read_manifest(store, join_store_path(folder, step_dir), *dir, m);
 }
 
 // `from`: a step-N/ folder, or a checkpoint phase's folder (its newest step). Read only: another
@@ -100,9 +101,9 @@ Status find_from(const std::string& from, uint64_t back, std::string* dir, Manif
 // When the newest step of checkpoint phase folder n committed, in ns: the
 // manifest's commit time, else its modification time; false when it has no step.
 bool commit_time(Store& store, const std::string& n, int64_t* t) {
-  uint64_t step = 0;
-  if (!newest_step(store, n, n, 0, &step).ok()) return false;
-  const std::string step_path = join_store_path(n, step_dir_name(step));
+  std::string step_dir;
+  if (!newest_step(store, n, n, 0, &step_dir).ok()) return false;
+  const std::string step_path = join_store_path(n, step_dir);
   EntryInfo info;
   if (!store.stat(join_store_path(step_path, step_commit_file(store, step_path)), &info).ok() ||
       info.kind == EntryKind::kMissing) {
