@@ -3,7 +3,9 @@
 // byte anywhere is caught and named).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -58,8 +60,61 @@ TEST(ModelFiles, Llama3_8bIsFourFilesOfBf16WeightsAsHuggingFaceShipsIt) {
   EXPECT_EQ(m.files[0].tensors[0].name, "model.embed_tokens.weight");
   EXPECT_EQ(m.files[0].tensors[0].shape, (std::vector<uint64_t>{128256, 4096}));
   EXPECT_EQ(m.files[0].tensors[0].dtype, "BF16");
-  EXPECT_EQ(m.files.back().tensors.back().name, "lm_head.weight");
+  EXPECT_EQ(m.files.back().tensors.front().name, "lm_head.weight");  // "lm_head" sorts before "model."
   for (const ModelFile& f : m.files) EXPECT_LE(f.bytes - f.header.size(), kDefaultMaxShardBytes) << f.name;
+}
+
+// Derived by hand from the upstream rules. transformers' save_pretrained splits the state dict in its
+// order (huggingface_hub serialization/_base.py, split_state_dict_into_shards_factory: a tensor that would
+// pass max_shard_size, "5GB" = 5e9 bytes, starts the next file); LlamaDecoderLayer registers self_attn
+// (q, k, v, o), mlp (gate, up, down), input_layernorm, post_attention_layernorm in that order
+// (transformers models/llama/modeling_llama.py). Bytes, bf16: embedding and lm_head 1,050,673,152; a
+// layer 436,224,000 (q, o 33,554,432; k, v 8,388,608; gate, up, down 117,440,512; norms 8,192).
+// File 1: the embedding and layers 0-8 (4,976,689,152; layer 9's q_proj does not fit). File 2: layers
+// 9-19 and layer 20's q, k, v, o, gate (4,999,790,592). File 3: the rest of layer 20, layers 21-30 and
+// layer 31's q, k, v, o, gate, up (4,915,904,512). File 4: layer 31's down and norms, the final norm,
+// lm_head (1,168,138,240): Meta's four files of 4.98, 5.00, 4.92 and 1.17 GB.
+TEST(ModelFiles, Llama3_8bSplitsWhereSavePretrainedSplitsIt) {
+  const ModelFiles m = plan_model_files(llama8b(), 1, kDefaultMaxShardBytes, 1);
+  ASSERT_EQ(m.files.size(), 4u);
+  const uint64_t expected[] = {4'976'689'152ULL, 4'999'790'592ULL, 4'915'904'512ULL, 1'168'138'240ULL};
+  std::map<std::string, size_t> file_of;
+  for (size_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(m.files[k].bytes - m.files[k].header.size(), expected[k]) << m.files[k].name;
+    for (const SafetensorsTensor& t : m.files[k].tensors) file_of[t.name] = k + 1;
+  }
+  // The five norms a norm-first order would place one file earlier.
+  EXPECT_EQ(file_of["model.layers.9.input_layernorm.weight"], 2u);
+  EXPECT_EQ(file_of["model.layers.20.mlp.gate_proj.weight"], 2u);
+  EXPECT_EQ(file_of["model.layers.20.input_layernorm.weight"], 3u);
+  EXPECT_EQ(file_of["model.layers.20.post_attention_layernorm.weight"], 3u);
+  EXPECT_EQ(file_of["model.layers.31.mlp.up_proj.weight"], 3u);
+  EXPECT_EQ(file_of["model.layers.31.input_layernorm.weight"], 4u);
+  EXPECT_EQ(file_of["model.layers.31.post_attention_layernorm.weight"], 4u);
+}
+
+// safetensors' serialize (safetensors/src/tensor.rs, prepare) sorts a file's tensors by dtype, then by name,
+// and lays out the data and the header in that order; save_pretrained's index is json.dumps(...,
+// sort_keys=True).
+TEST(ModelFiles, AFilesTensorsLieInNameOrderAndTheIndexIsSorted) {
+  const ModelFiles m = plan_model_files(llama8b(), 1000, kDefaultMaxShardBytes, 1);
+  for (const ModelFile& f : m.files) {
+    for (size_t i = 1; i < f.tensors.size(); ++i) {
+      EXPECT_LT(f.tensors[i - 1].name, f.tensors[i].name) << f.name;
+      EXPECT_EQ(f.tensors[i].begin, f.tensors[i - 1].end) << f.name;
+    }
+  }
+  // The header lists them in the same order: in the second file (layers 9 to 20), "model.layers.10."
+  // before "model.layers.9.".
+  ASSERT_GE(m.files.size(), 2u);
+  const std::string& h = m.files[1].header;
+  ASSERT_NE(h.find("model.layers.9.input_layernorm"), std::string::npos);
+  EXPECT_LT(h.find("model.layers.10.input_layernorm"), h.find("model.layers.9.input_layernorm"));
+  const std::string index = model_index_json(m);
+  EXPECT_LT(index.find("\"iofab_full_size\""), index.find("\"total_size\""));
+  EXPECT_LT(index.find("\"lm_head.weight\""), index.find("\"model.embed_tokens.weight\""));
+  EXPECT_LT(index.find("\"model.layers.10.input_layernorm.weight\""),
+            index.find("\"model.layers.2.input_layernorm.weight\""));
 }
 
 TEST(ModelFiles, AScaleKeepsTheFileCountAndEveryTensorsColumns) {
@@ -70,8 +125,11 @@ TEST(ModelFiles, AScaleKeepsTheFileCountAndEveryTensorsColumns) {
   EXPECT_EQ(m.full_tensor_bytes, full.full_tensor_bytes);
   EXPECT_NEAR(static_cast<double>(m.tensor_bytes), static_cast<double>(full.tensor_bytes) / 1000,
               static_cast<double>(full.tensor_bytes) / 1000 * 0.1);
-  const SafetensorsTensor& q = m.files[0].tensors[2];
-  EXPECT_EQ(q.name, "model.layers.0.self_attn.q_proj.weight");
+  const auto q_at = std::find_if(m.files[0].tensors.begin(), m.files[0].tensors.end(), [](const auto& t) {
+    return t.name == "model.layers.0.self_attn.q_proj.weight";
+  });
+  ASSERT_NE(q_at, m.files[0].tensors.end());
+  const SafetensorsTensor& q = *q_at;
   EXPECT_EQ(q.shape, (std::vector<uint64_t>{4, 4096}));  // 4096 rows / 1000, the columns kept
 }
 

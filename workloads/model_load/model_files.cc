@@ -7,6 +7,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "harness/core/checked_math.h"
 #include "harness/core/json_input.h"
@@ -131,6 +132,52 @@ uint64_t elements_of(const std::vector<uint64_t>& shape) {
   return n;
 }
 
+// The state dict's order of transformers' LlamaForCausalLM, which save_pretrained splits in: the
+// embedding, then each layer's modules as LlamaDecoderLayer.__init__ registers them (self_attn's q, k, v,
+// o; mlp's gate, up, down; input_layernorm; post_attention_layernorm), the final norm, lm_head.
+std::tuple<int, int64_t, int> hf_state_dict_order(const RankTensor& t) {
+  switch (t.part) {
+    case TensorPart::kEmbedding:
+      return {0, 0, 0};
+    case TensorPart::kQ:
+      return {1, t.layer, 0};
+    case TensorPart::kK:
+      return {1, t.layer, 1};
+    case TensorPart::kV:
+      return {1, t.layer, 2};
+    case TensorPart::kO:
+      return {1, t.layer, 3};
+    case TensorPart::kGate:
+      return {1, t.layer, 4};
+    case TensorPart::kUp:
+      return {1, t.layer, 5};
+    case TensorPart::kDown:
+      return {1, t.layer, 6};
+    case TensorPart::kAttnNorm:
+      return {1, t.layer, 7};
+    case TensorPart::kMlpNorm:
+      return {1, t.layer, 8};
+    case TensorPart::kFinalNorm:
+      return {2, 0, 0};
+    case TensorPart::kOutput:
+      return {3, 0, 0};
+    default:
+      return {1, t.layer, 9};  // a part Llama has not: after its layer's, in the plan's order
+  }
+}
+
+// The model's weights in that order.
+std::vector<RankTensor> hf_weights(const TransformerSpec& whole) {
+  std::vector<RankTensor> out;
+  for (const RankTensor& t : rank_tensors(whole, 0)) {
+    if (t.state == TensorState::kWeights) out.push_back(t);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const RankTensor& a, const RankTensor& b) {
+    return hf_state_dict_order(a) < hf_state_dict_order(b);
+  });
+  return out;
+}
+
 std::string shard_name(size_t k, size_t n) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "model-%05zu-of-%05zu.safetensors", k, n);
@@ -191,8 +238,7 @@ ModelFiles plan_model_files(const TransformerSpec& spec, double scale, uint64_t 
   // Split at full size, as save_pretrained splits the real model.
   std::vector<std::vector<SafetensorsTensor>> shards(1);
   uint64_t shard_full = 0;
-  for (const RankTensor& t : rank_tensors(whole, 0)) {
-    if (t.state != TensorState::kWeights) continue;
+  for (const RankTensor& t : hf_weights(whole)) {
     const Named n = hf_name(whole, t);
     const uint64_t full = t.elements * dbytes;
     if (!shards.back().empty() && shard_full + full > max_shard_bytes) {
@@ -212,6 +258,10 @@ ModelFiles plan_model_files(const TransformerSpec& spec, double scale, uint64_t 
   for (size_t k = 0; k < shards.size(); ++k) {
     ModelFile f;
     f.name = shard_name(k + 1, shards.size());
+    // safetensors' serialize lays a file's tensors out by dtype, then by name (safetensors/src/tensor.rs,
+    // prepare: sort_by dtype descending, then name), and its header follows that order; one dtype here.
+    std::stable_sort(shards[k].begin(), shards[k].end(),
+                     [](const SafetensorsTensor& a, const SafetensorsTensor& b) { return a.name < b.name; });
     uint64_t at = 0;
     for (SafetensorsTensor& t : shards[k]) {
       t.begin = at;
@@ -320,11 +370,13 @@ void fill_model_file(const ModelFile& f, uint64_t seed, uint64_t offset, unsigne
 }
 
 std::string model_index_json(const ModelFiles& files) {
-  ordered_json map = ordered_json::object();
+  // save_pretrained writes the index with json.dumps(index, indent=2, sort_keys=True): every object's keys
+  // sorted, as nlohmann::json (a std::map) keeps them.
+  json map = json::object();
   for (const ModelFile& f : files.files) {
     for (const SafetensorsTensor& t : f.tensors) map[t.name] = f.name;
   }
-  ordered_json j = {{"metadata",
+  json j = {{"metadata",
                      {{"total_size", files.tensor_bytes},
                       {"iofab_full_size", files.full_tensor_bytes},
                       {"iofab_parameters", files.parameters}}},
