@@ -60,6 +60,10 @@ class InOrderReader {
   // Totals over every read() so far.
   const IoPumpStats& stats() const { return driver_.stats(); }
 
+  // on: consume() may keep using the last block it was handed until it is handed the next one (a hash on
+  // another thread): that block's slot is not read into meanwhile. Needs a ring of depth + 1 buffers.
+  void hold_last(bool on) { hold_last_ = on; }
+
  private:
   bool stop_requested() const { return stop_ != nullptr && stop_->load(std::memory_order_relaxed); }
 
@@ -68,6 +72,7 @@ class InOrderReader {
   unsigned depth_;
   bool fixed_;
   const std::atomic<bool>* stop_;
+  bool hold_last_ = false;
   IoDriver driver_;
   // Per ring slot: the whole block is in the buffer and not yet consumed.
   std::vector<char> ready_;
@@ -75,12 +80,15 @@ class InOrderReader {
 
 template <class Consume>
 Status InOrderReader::read(int file, uint64_t size, uint32_t block, Consume&& consume) {
-  if (depth_ == 0 || ring_.count() < depth_ || ring_.size() < block || block == 0) {
-    return Status::Internal("InOrderReader: the ring needs " + std::to_string(depth_) + " buffers of " +
+  const size_t held = hold_last_ ? 1 : 0;
+  if (depth_ == 0 || ring_.count() < depth_ + held || ring_.size() < block || block == 0) {
+    return Status::Internal("InOrderReader: the ring needs " + std::to_string(depth_ + held) + " buffers of " +
                             std::to_string(block) + " bytes");
   }
   const uint64_t blocks = (size + block - 1) / block;
   const uint64_t window = ready_.size();
+  // Blocks issued ahead of the next one to hand over: every slot but the held one's.
+  const uint64_t ahead = window - held;
   uint64_t next_issue = 0;
   uint64_t next_retire = 0;
   driver_.restart();
@@ -96,7 +104,7 @@ Status InOrderReader::read(int file, uint64_t size, uint32_t block, Consume&& co
     const bool stopping = driver_.failed() || stop_requested();
     // What the engine was too busy for goes first, in order.
     if (!stopping) driver_.retry_busy();
-    while (!stopping && !driver_.busy() && next_issue < blocks && next_issue - next_retire < window &&
+    while (!stopping && !driver_.busy() && next_issue < blocks && next_issue - next_retire < ahead &&
            driver_.active() < depth_) {
       const auto slot = static_cast<unsigned>(next_issue % window);
       IoRequest req;

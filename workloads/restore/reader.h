@@ -20,6 +20,7 @@
 #include "harness/phase/bad_file.h"
 #include "harness/phase/phase.h"
 #include "harness/stats/io_tally.h"
+#include "workloads/checkpoint/background_xxh3.h"
 #include "workloads/checkpoint/manifest.h"
 #include "workloads/restore/checkpoint_source.h"
 #include "workloads/restore/params.h"
@@ -37,6 +38,8 @@ struct Reader {
   std::vector<SliceRead> slices;    // read: tensors (slice_plan.h)
   std::set<size_t> skipped_shards;  // of the slices' shards, those found bad before reading
   IoTally tally;
+  // Verification beside the reads, one block behind (made by setup_reader when the engine moves data).
+  std::unique_ptr<BackgroundXxh3> hasher;
   uint64_t verify_ns = 0;
   uint64_t verified_bytes = 0;
   uint64_t checked_bytes = 0;   // bytes whose residency was measured
