@@ -3,12 +3,15 @@
 `lab`, tests/CMakeLists.txt). `up` and `down` are the fixture's ends; every other test needs the lab up and
 is skipped (exit 77) when it is not (no root, no qemu). Each run is bounded in time: a hang is a failure."""
 
+import json
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import time
 
-from lab_fixture import SKIP, Failure, Lab, Skip, expect, phase
+from lab_fixture import REPO, SKIP, Failure, Lab, Skip, collect, expect, phase
 
 # Under emulation (tcg) on two shared cores; with KVM these take seconds.
 RUN_S = 420
@@ -157,6 +160,92 @@ def test_restore_across_page_caches(lab, iofab):
            f"the restore from two page caches is not verified: {v2}")
     expect(v1["level"] == "unverified" and v1["counted_bytes"] < 0.9 * v1["phase_bytes"],
            f"a restore through one shared page cache claims the wire: {v1}")
+
+
+def test_suite_on_iscsi(lab, iofab):
+    """The lab suite from vm2 on the XFS it made on vm1's iSCSI LUN (ci/lab up logs in): every storage phase is
+    verified by that disk's own counters (/proc/diskstats of the disk the login gave)."""
+    lab.require_up()
+    rc, out = lab.ssh("vm2", "grep ' /mnt/iscsi ' /proc/mounts && cat /sys/block/sda/device/model && "
+                      "rm -rf /mnt/iscsi/lab && mkdir /mnt/iscsi/lab", 60)
+    expect(rc == 0 and "xfs" in out, f"vm2 has no XFS on the iSCSI disk: {out}")
+    print(out.strip())
+    report = lab.fresh_dir("iscsi") + "/report.json"
+    rc, log = lab.ssh("vm2", f"{iofab} run lab --target /mnt/iscsi/lab --out {report} --quiet", RUN_S)
+    expect(rc is not None, f"the run did not end within {RUN_S} s: {log}")
+    path = os.path.join(lab.shared, "iscsi", "report.json")
+    expect(os.path.exists(path), f"no report (exit {rc}): {log}")
+    with open(path) as f:
+        j = json.load(f)
+    collect(path, "iscsi")
+    print("target:", j["target"].get("fs_type"), j["target"].get("devices"))
+    expect(j["target"].get("fs_type") == "xfs", f"the target is not the XFS: {j['target']}")
+    for name in STORAGE_PHASES:
+        p = phase(j, name)
+        v = p.get("verification", {})
+        print(f"{name}: {p.get('status')} {v.get('note', '')}")
+        expect(p.get("status") == "passed", f"{name}: {p.get('status')} {p.get('reason', '')}")
+        expect(v.get("level") == "storage" and v.get("source") == "/proc/diskstats: sda",
+               f"{name} is not verified by the iSCSI disk's counters: {v}")
+    expect(rc == 0, f"exit {rc}: {log}")
+
+
+def test_guest_powered_off_mid_checkpoint(lab, iofab):
+    """vm2 loses its power (its qemu killed) while both guests write a checkpoint to NFS: rank 0 on vm1 still
+    writes the report, naming the lost rank and its host, with iofab's exit code for a lost rank (3). Runs
+    last (DEPENDS in tests/CMakeLists.txt): the lab has one guest less after it."""
+    lab.require_up()
+    shutil.copy(os.path.join(REPO, "tests", "hosts", "small.json"), os.path.join(lab.shared, "small.json"))
+    nfs_mount(lab, "4.2")
+    lab.ssh("vm1", "rm -rf /mnt/nfs/poweroff && mkdir -p /mnt/nfs/poweroff", 60)
+    out = lab.fresh_dir("poweroff")
+    cmd = (f"mpirun --allow-run-as-root -H vm1:1,vm2:1 --map-by node -np 2 {iofab} run /lab/shared/small.json "
+           f"--target /mnt/nfs/poweroff --out {out}/report.json --quiet --rank-timeout 20s "
+           "--no-preflight --set phases.checkpoint.params=1e10 --set phases.checkpoint.count=50 "
+           "--set phases.checkpoint.block_size=64KiB")
+    log = open(os.path.join(lab.shared, "poweroff.log"), "w")
+    p = subprocess.Popen([lab.script, "ssh", "vm1", cmd], stdout=log, stderr=subprocess.STDOUT,
+                         env={**os.environ, "IOFAB_LAB_STATE": lab.state}, start_new_session=True)
+    try:
+        def checkpointing():
+            expect(p.poll() is None, "the run ended before vm2 lost its power: " + open(log.name).read())
+            rc, out = lab.ssh("vm1", "find /export/poweroff -name '*ckpt*' -o -name '*shard*' | head -1", 30)
+            return rc == 0 and out.strip() != ""
+
+        expect(wait_for(checkpointing, RUN_S, 2), "the checkpoint never started")
+        lab.lab("poweroff", "vm2")
+        path = os.path.join(lab.shared, "poweroff", "report.json")
+        expect(wait_for(lambda: read_report(path) is not None, RUN_S, 1), f"no report within {RUN_S} s "
+               "after vm2 lost its power: " + open(log.name).read())
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        log.close()
+    j = read_report(path)
+    collect(path, "poweroff")
+    c = j["cluster"]
+    print("rank_hosts", c["rank_hosts"], "lost_ranks", c.get("lost_ranks"), "lost_hosts", c.get("lost_hosts"),
+          "verdict", j["verdict"].get("status"), j["verdict"].get("exit_code"))
+    expect(c["rank_hosts"] == ["vm1", "vm2"], c["rank_hosts"])
+    expect(c.get("lost_ranks") == [1] and c.get("lost_hosts") == ["vm2"], c)
+    expect(j["verdict"]["status"] == "error" and j["verdict"].get("exit_code") == 3, j["verdict"])
+
+
+def read_report(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def wait_for(predicate, seconds, step):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(step)
+    return predicate()
 
 
 TESTS = {name[len("test_"):]: f for name, f in globals().items() if name.startswith("test_")}
