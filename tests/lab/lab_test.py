@@ -116,6 +116,9 @@ def suite_on_nfs(lab, iofab, vers):
         v = p.get("verification", {})
         expect(v.get("level") == "client" and v.get("source") == "/proc/self/mountstats",
                f"{name} is not verified by mountstats: {v}")
+    md = phase(j, "metadata")
+    expect(md.get("status") == "passed" and md["result"]["metrics"].get("errors") == 0,
+           f"metadata across the NFS clients: {md.get('status')} {md.get('reason', '')}")
     expect(phase(j, "collectives").get("status") == "passed", "collectives did not run across the guests")
     expect(rc == 0, f"exit {rc}: {log}")
     return j
