@@ -77,15 +77,16 @@ class Lab:
         return "/lab/shared/" + name
 
     def run_iofab(self, iofab, hosts, args, name, timeout):
-        """iofab run on hosts (a list, a rank each: ["vm1", "vm1"] puts two on vm1), started by mpirun in vm1; the report lands in the shared
-        folder. Returns (exit code or None, report or None, console)."""
+        """iofab run on hosts (a list, a rank each: ["vm1", "vm1"] puts two on vm1), started by mpirun in vm1;
+        the report lands in the shared folder. Returns (exit code or None, report or None, console)."""
         out = self.fresh_dir(name)
         slots = {}
         for h in hosts:
             slots[h] = slots.get(h, 0) + 1
         mapping = "node" if len(slots) == len(hosts) else "slot"
         cmd = (f"mpirun --allow-run-as-root -H {','.join(f'{h}:{n}' for h, n in slots.items())} "
-               f"--map-by {mapping} -np {len(hosts)} {iofab} run {' '.join(args)} --out {out}/report.json --quiet")
+               f"--map-by {mapping} -np {len(hosts)} {iofab} run {' '.join(args)} "
+               f"--out {out}/report.json --quiet")
         rc, text = self.ssh("vm1", cmd, timeout)
         path = os.path.join(self.shared, name, "report.json")
         report = None

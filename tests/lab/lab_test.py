@@ -59,12 +59,15 @@ def test_rdma_over_rxe(lab, iofab):
         expect(dev["device"] == "rxe0" and dev["link_layer"] == "Ethernet", f"rank {rank}: {dev}")
         # The GID it chose: RoCE v2, built from the guest's IPv4 address (::ffff:10.214.0.1K).
         expect(dev["gid_type"] == "RoCE v2", f"rank {rank}: not a RoCE v2 GID: {dev}")
-        expect(dev["gid"] == ipv4_mapped_gid(f"10.214.0.{11 + rank}"), f"rank {rank}: not its IPv4 GID: {dev}")
+        expect(dev["gid"] == ipv4_mapped_gid(f"10.214.0.{11 + rank}"),
+               f"rank {rank}: not its IPv4 GID: {dev}")
     ratios = {r["op"]: r["ratio"] for r in details["collectives_vs_verbs"]}
     print("collectives / verbs:", ratios)
-    expect("all_reduce" in ratios and ratios["all_reduce"] > 0, f"no verbs ceiling beside collectives: {ratios}")
+    expect("all_reduce" in ratios and ratios["all_reduce"] > 0,
+           f"no verbs ceiling beside collectives: {ratios}")
     incast = phase(j, "rdma_incast")
-    expect(incast.get("status") == "passed", f"rdma_incast: {incast.get('status')} {incast.get('reason', '')}")
+    expect(incast.get("status") == "passed",
+           f"rdma_incast: {incast.get('status')} {incast.get('reason', '')}")
     expect(incast["result"]["metrics"].get("write_bytes_per_s.max", 0) > 0, "incast moved nothing")
 
 
@@ -81,8 +84,8 @@ STORAGE_PHASES = ("ingest", "checkpoint", "restore", "train_read", "prepare", "m
 def nfs_mount(lab, vers):
     """vm1's /export mounted at /mnt/nfs on both guests with NFS version vers."""
     for host in ("vm1", "vm2"):
-        rc, out = lab.ssh(host, f"mkdir -p /mnt/nfs && mount -t nfs -o vers={vers},hard vm1:/export /mnt/nfs && "
-                          "grep ' /mnt/nfs ' /proc/mounts", 120)
+        rc, out = lab.ssh(host, f"mkdir -p /mnt/nfs && mount -t nfs -o vers={vers},hard vm1:/export /mnt/nfs "
+                          "&& grep ' /mnt/nfs ' /proc/mounts", 120)
         expect(rc == 0, f"mount of NFS v{vers} on {host} failed: {out}")
         print(host, out.strip())
 
@@ -100,7 +103,8 @@ def suite_on_nfs(lab, iofab, vers):
     try:
         name = "nfs" + vers.replace(".", "")
         lab.ssh("vm1", f"rm -rf /mnt/nfs/{name} && mkdir -p /mnt/nfs/{name}", 60)
-        rc, j, log = lab.run_iofab(iofab, ["vm1", "vm2"], ["lab", "--target", f"/mnt/nfs/{name}"], name, RUN_S)
+        args = ["lab", "--target", f"/mnt/nfs/{name}"]
+        rc, j, log = lab.run_iofab(iofab, ["vm1", "vm2"], args, name, RUN_S)
     finally:
         nfs_umount(lab)
     expect(rc is not None, f"the run did not end within {RUN_S} s: {log}")
@@ -166,8 +170,8 @@ def test_restore_across_page_caches(lab, iofab):
 
 
 def test_suite_on_iscsi(lab, iofab):
-    """The lab suite from vm2 on the XFS it made on vm1's iSCSI LUN (ci/lab up logs in): every storage phase is
-    verified by that disk's own counters (/proc/diskstats of the disk the login gave)."""
+    """The lab suite from vm2 on the XFS it made on vm1's iSCSI LUN (ci/lab up logs in): every storage phase
+    is verified by that disk's own counters (/proc/diskstats of the disk the login gave)."""
     lab.require_up()
     rc, out = lab.ssh("vm2", "grep ' /mnt/iscsi ' /proc/mounts && cat /sys/block/sda/device/model && "
                       "rm -rf /mnt/iscsi/lab && mkdir /mnt/iscsi/lab", 60)
@@ -202,10 +206,10 @@ def test_guest_powered_off_mid_checkpoint(lab, iofab):
     nfs_mount(lab, "4.2")
     lab.ssh("vm1", "rm -rf /mnt/nfs/poweroff && mkdir -p /mnt/nfs/poweroff", 60)
     out = lab.fresh_dir("poweroff")
-    cmd = (f"mpirun --allow-run-as-root -H vm1:1,vm2:1 --map-by node -np 2 {iofab} run /lab/shared/small.json "
-           f"--target /mnt/nfs/poweroff --out {out}/report.json --quiet --rank-timeout 20s "
-           "--no-preflight --set phases.checkpoint.params=1e10 --set phases.checkpoint.count=50 "
-           "--set phases.checkpoint.block_size=64KiB")
+    cmd = (f"mpirun --allow-run-as-root -H vm1:1,vm2:1 --map-by node -np 2 {iofab} run "
+           f"/lab/shared/small.json --target /mnt/nfs/poweroff --out {out}/report.json --quiet "
+           "--rank-timeout 20s --no-preflight --set phases.checkpoint.params=1e10 "
+           "--set phases.checkpoint.count=50 --set phases.checkpoint.block_size=64KiB")
     log = open(os.path.join(lab.shared, "poweroff.log"), "w")
     p = subprocess.Popen([lab.script, "ssh", "vm1", cmd], stdout=log, stderr=subprocess.STDOUT,
                          env={**os.environ, "IOFAB_LAB_STATE": lab.state}, start_new_session=True)
