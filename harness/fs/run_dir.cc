@@ -185,23 +185,44 @@ Status RunDir::open(const std::string& target, const std::string& run_id, bool c
   return Status::Ok();
 }
 
-Status RunDir::remove() {
-  if (fd_ < 0) return Status::Ok();
-  Status first;
-  DIR* d = fdopendir(dup(fd_));
-  if (d == nullptr) return Status::FromErrno("opendir " + path_, errno);
-  // The dup shares its read position with fd_; a phase that listed the folder must not hide its entries.
+namespace {
+
+// Removes every entry of the folder dir_fd (path, for messages) but keep; a folder another rank removed
+// already (9p answers ENOENT) has nothing left to remove.
+Status remove_entries(int dir_fd, const std::string& path, std::string_view keep) {
+  DIR* d = fdopendir(dup(dir_fd));
+  if (d == nullptr) return errno == ENOENT ? Status::Ok() : Status::FromErrno("opendir " + path, errno);
+  // The dup shares its read position with dir_fd; a phase that listed the folder must not hide its entries.
   rewinddir(d);
   std::vector<std::string> entries;
   while (dirent* e = readdir(d)) {
     std::string_view en(e->d_name);
-    if (en != "." && en != "..") entries.emplace_back(en);
+    if (en != "." && en != ".." && en != keep) entries.emplace_back(en);
   }
   closedir(d);
+  Status first;
   for (const auto& e : entries) {
-    Status s = remove_tree_at(fd_, e);
+    Status s = remove_tree_at(dir_fd, e);
     if (!s.ok() && first.ok()) first = s;
   }
+  return first;
+}
+
+}  // namespace
+
+Status RunDir::release() {
+  if (fd_ < 0) return Status::Ok();
+  Status s = remove_entries(fd_, path_, kRunLockName);
+  if (lock_fd_ >= 0) close(lock_fd_);
+  lock_fd_ = -1;
+  return s;
+}
+
+Status RunDir::remove() {
+  if (fd_ < 0) return Status::Ok();
+  Status first = release();
+  Status rest = remove_entries(fd_, path_, "");
+  if (first.ok()) first = rest;
   close(fd_);
   fd_ = -1;
   if (unlinkat(target_fd_, name_.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT && errno != ENOTEMPTY &&

@@ -66,9 +66,15 @@ class RunDir {
   // Marks the folder kept (--keep), for `iofab clean`.
   Status mark_kept() { return iofab::mark_kept(fd_, path_); }
 
+  // Removes everything below the run folder but the lock file, and lets the
+  // lock go: the first half of a removal shared by many ranks. Every rank
+  // closes what it holds in the folder before any removes the lock file: on
+  // NFS a file still open on a client is renamed (.nfsXXXX), not removed, and
+  // the folder could not go (docs/lab.md).
+  Status release();
   // Removes everything below the run folder, then the folder itself when
-  // empty (other ranks may still be removing theirs). The lock is held until
-  // destruction.
+  // empty (other ranks may still be removing theirs); the lock is let go first
+  // (release()). A folder already gone is no error.
   Status remove();
 
  private:

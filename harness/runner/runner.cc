@@ -377,7 +377,9 @@ class SuiteRun {
   // A rank that does not write the report: its share of the cleanup, then the writer's word.
   Status release() {
     // The writer removes the same folder and reports its own failure; this rank's could no longer reach
-    // the report, which is on its way.
+    // the report, which is on its way. The same two steps as the writer's (clean_up), barrier for barrier.
+    if (!opts_.keep) target_->release_run().ignore_error();
+    comm_.barrier().ignore_error();
     if (!opts_.keep) target_->remove_run(false).ignore_error();
     // After a loss the caller waits for the writer's word before leaving (Comm::await_release); a barrier
     // that fails has lost a rank, which the report names.
@@ -414,7 +416,11 @@ class SuiteRun {
 
   // The writer removes the run's files, then says what is left and the free space after.
   void clean_up() {
+    // Every rank lets go of what it holds in the run's place before any removes it (RunTarget::release_run).
+    Status released = opts_.keep ? Status::Ok() : target_->release_run();
+    comm_.barrier().ignore_error();
     Status removed = opts_.keep ? Status::Ok() : target_->remove_run(true);
+    if (removed.ok()) removed = released;
     // Holds every rank until the folder is gone; a rank lost by now is already named in the report.
     comm_.barrier().ignore_error();
     Status why;

@@ -48,6 +48,11 @@ class RunTarget {
   // Whether the phases named (they ask for O_DIRECT) can have it here; the refusal names them.
   virtual Status check_direct_io(const std::vector<std::string>& phases, int rank) = 0;
 
+  // The first half of the removal every rank makes at the end: what this rank holds open in the run's
+  // place is let go (a folder's files and its lock), so that no rank removes a file another still holds
+  // (NFS would rename it, and the folder could not go). The runner holds a barrier between it and
+  // remove_run.
+  virtual Status release_run() { return Status::Ok(); }
   // Removes what the run made. writer: the report's writer (the others release their share: a folder's
   // lock and their files; on an object store the writer alone lists and deletes, every rank would race).
   virtual Status remove_run(bool writer) = 0;

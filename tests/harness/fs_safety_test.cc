@@ -286,6 +286,33 @@ TEST(FsSafetyRunDir, RemoveRemovesEverythingBelowIncludingNestedFolders) {
   EXPECT_TRUE(rd.remove().ok());     // a second remove is harmless
 }
 
+// The lab found it on NFS: a rank removed the lock file while another rank on the same client still held
+// it open, the client renamed it (.nfsXXXX) and the folder could not go. Every rank first lets go of what
+// it holds (release: its files and its lock) and only then, after a barrier, removes the rest.
+TEST(FsSafetyRunDir, ReleaseLetsTheLockGoAndLeavesOnlyTheLockFileForTheRemoval) {
+  TempDir dir("/dev/shm");
+  RunDir rd, other_rank;
+  ASSERT_TRUE(rd.open(dir.path(), "20260101T000000Z-abcdef", true).ok());
+  ASSERT_TRUE(other_rank.open(dir.path(), "20260101T000000Z-abcdef", false).ok());
+  write_file(rd.path() + "/data", "x");
+  const std::string run_path = rd.path();
+  const std::string lock = run_path + "/" + kRunLockName;
+  ASSERT_TRUE(rd.release().ok());
+  ASSERT_TRUE(other_rank.release().ok());
+  // Nothing but the lock file is left, and no rank holds it: clean's exclusive lock is free at once.
+  EXPECT_EQ(list_files(run_path), std::vector<std::string>{kRunLockName});
+  const int fd = open(lock.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0) << "a rank still holds the lock after release()";
+  close(fd);
+  // Then every rank removes: the first takes the folder, the second finds it gone, neither fails.
+  Status s = rd.remove();
+  ASSERT_TRUE(s.ok()) << s.message();
+  s = other_rank.remove();
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_FALSE(exists_nofollow(run_path));
+}
+
 TEST(FsSafetyRunDir, RemoveRemovesAPlantedSymlinkButNotWhatItPointsTo) {
   TempDir dir("/dev/shm");
   TempDir outside("/dev/shm");

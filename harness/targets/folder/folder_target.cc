@@ -43,6 +43,7 @@ class FolderTarget final : public RunTarget {
 
   // Every rank removes what it can (the folder goes when the last one is done); the lock is released
   // with the RunDir.
+  Status release_run() override { return run_dir_.release(); }
   Status remove_run(bool /*writer*/) override { return run_dir_.remove(); }
 
   std::optional<uint64_t> free_bytes_after(Status* why) const override {
