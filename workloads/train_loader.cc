@@ -13,6 +13,7 @@
 #include "harness/comm/wire_fields.h"
 #include "harness/engines/io_pump.h"
 #include "harness/engines/mixed_engine.h"
+#include "harness/fs/page_cache.h"
 #include "harness/gpu/batch_copy.h"
 #include "workloads/train_windows.h"
 
@@ -70,6 +71,8 @@ constexpr U64Field<EpochStats> kEpochCounters[] = {
     {.name = "filled_bytes", .member = &EpochStats::filled_bytes},
     {.name = "unfilled_samples", .member = &EpochStats::unfilled_samples},
     {.name = "fill_ns", .member = &EpochStats::fill_ns},
+    {.name = "dropped_samples", .member = &EpochStats::dropped_samples},
+    {.name = "first_done_ns", .member = &EpochStats::first_done_ns, .join = Join::kMax},
 };
 
 }  // namespace
@@ -472,6 +475,7 @@ class TrainLoader::ReadPass {
     EpochStats& st = r_.stats;
     (smp.from_cache ? st.cache_bytes : st.source_bytes) += size;
     if (smp.from_cache) st.cache_samples++;
+    if (l_.config_.drop_after_use && !smp.from_cache) drop_pages(smp, size);
     release(smp);
     const uint64_t end = now_ns();
     const uint64_t start_rel = smp.start_ns > e_.t0 ? smp.start_ns - e_.t0 : 0;
@@ -488,6 +492,19 @@ class TrainLoader::ReadPass {
       { std::lock_guard<std::mutex> lock(e_.mu); }
       e_.consumer_cv.notify_all();
     }
+  }
+
+  // The sample's pages out of the page cache: its whole file (files), or its bytes widened to pages in its
+  // shard, the page it shares with the next sample included (read already, or read again from the device:
+  // never a hit).
+  void drop_pages(const Sample& smp, uint32_t size) {
+    const bool own_file = l_.layout_.spec().layout == DatasetLayoutKind::kFiles;
+    const int fd = own_file ? smp.file.fd() : l_.shard_files_[l_.layout_.file_of(smp.sample)].fd();
+    if (fd < 0) return;  // an object store's object: no page cache here
+    const uint64_t from = own_file ? 0 : smp.base / kRecordAlignment * kRecordAlignment;
+    const uint64_t to =
+        own_file ? 0 : (smp.base + size + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment;
+    if (drop_cached_range(fd, from, to - from).ok()) r_.stats.dropped_samples++;
   }
 
   TrainLoader& l_;
@@ -557,6 +574,7 @@ Status TrainLoader::consume_batches(Epoch& e, EpochStats* out, ConsumerClock* cl
       if (marks_ != nullptr) marks_->busy.push_back({take, clock->last_end});
     }
     out->batches++;
+    if (b == 0) out->first_done_ns = clock->last_end - e.t0;
     if (config_.prefetch == 0) e.set_limit(e.window(b + 2));
   }
   return Status::Ok();
