@@ -299,10 +299,14 @@ class TrainLoader::ReadPass {
     e_.fail();
   }
 
-  void release(Sample& smp) {
+  // drop: the sample's own file leaves the page cache too, once the engine has let go of it (a mapping
+  // would hold its pages).
+  void release(Sample& smp, bool drop = false) {
     if (smp.fill.active() && l_.cache_ != nullptr) l_.cache_->abandon(&smp.fill);
     if (smp.file.is_open()) {
       keep_first(&result_, r_.engine->remove_file(smp.handle));
+      if (drop && smp.file.fd() >= 0 && drop_cached_range(smp.file.fd(), 0, 0).ok())
+        r_.stats.dropped_samples++;
       smp.file = StoreFile();
     }
     smp.used = false;
@@ -475,8 +479,9 @@ class TrainLoader::ReadPass {
     EpochStats& st = r_.stats;
     (smp.from_cache ? st.cache_bytes : st.source_bytes) += size;
     if (smp.from_cache) st.cache_samples++;
-    if (l_.config_.drop_after_use && !smp.from_cache) drop_pages(smp, size);
-    release(smp);
+    const bool drop = l_.config_.drop_after_use && !smp.from_cache;
+    if (drop && l_.layout_.spec().layout != DatasetLayoutKind::kFiles) drop_shard_pages(smp, size);
+    release(smp, drop);
     const uint64_t end = now_ns();
     const uint64_t start_rel = smp.start_ns > e_.t0 ? smp.start_ns - e_.t0 : 0;
     st.reads.latency.record(end - smp.start_ns);
@@ -494,16 +499,13 @@ class TrainLoader::ReadPass {
     }
   }
 
-  // The sample's pages out of the page cache: its whole file (files), or its bytes widened to pages in its
-  // shard, the page it shares with the next sample included (read already, or read again from the device:
-  // never a hit).
-  void drop_pages(const Sample& smp, uint32_t size) {
-    const bool own_file = l_.layout_.spec().layout == DatasetLayoutKind::kFiles;
-    const int fd = own_file ? smp.file.fd() : l_.shard_files_[l_.layout_.file_of(smp.sample)].fd();
+  // A shard sample's bytes out of the page cache, widened to pages: the page it shares with the next
+  // sample goes too (read already, or read again from the device: never a hit).
+  void drop_shard_pages(const Sample& smp, uint32_t size) {
+    const int fd = l_.shard_files_[l_.layout_.file_of(smp.sample)].fd();
     if (fd < 0) return;  // an object store's object: no page cache here
-    const uint64_t from = own_file ? 0 : smp.base / kRecordAlignment * kRecordAlignment;
-    const uint64_t to =
-        own_file ? 0 : (smp.base + size + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment;
+    const uint64_t from = smp.base / kRecordAlignment * kRecordAlignment;
+    const uint64_t to = (smp.base + size + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment;
     if (drop_cached_range(fd, from, to - from).ok()) r_.stats.dropped_samples++;
   }
 

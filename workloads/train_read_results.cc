@@ -285,6 +285,7 @@ json epoch_json(size_t e, const EpochMerge& m, uint64_t n, uint64_t all_sum) {
       {"cache_dropped", m.drop},
       {"cache_drop_error", m.drop_error},
       {"device_read_bytes", m.device_seen ? json(m.device) : json(nullptr)},
+      {"dropped_samples", sum.dropped_samples},
       {"corrupt_samples", sum.corrupt},
       {"sample_ids",
        {{"read", sum.id_count},

@@ -114,6 +114,7 @@ TEST(TrainReadDlio, ReadsBufferedInReadSizePiecesAndDropsEachSampleAfterUse) {
   EXPECT_EQ(seen.bytes.load(), 2u * 12 * (600 * 1024 + 100));  // buffered: the sample's bytes, no padding
   EXPECT_EQ(r.details["cache_exclusion"]["method"], "drop_after_use");
   EXPECT_EQ(r.details["read_size"], 256 * 1024);
+  for (const auto& e : r.details["epochs"]) EXPECT_EQ(e["dropped_samples"], 12);
   uint64_t total = 0;
   EXPECT_EQ(resident_dataset_bytes(run.path() + "/train/data", &total), 0u) << "of " << total;
   EXPECT_GT(total, 0u);
@@ -155,8 +156,8 @@ TEST(TrainReadDlio, AutoDropsASmallBufferedDatasetAndSaysWhyOtherwise) {
 
 // DLIO's samples/s (utils/statscounter.py compute_metrics_train, lines 404-412): (steps - 2) x batch /
 // the time from the first step's end to the last's. 5 steps of 7 computing 50 ms each, reads free (null
-// engine): 3 x 7 / (4 x 50 ms) = 105 samples/s at most (a sleep only overshoots); iofab's own figure, all
-// 35 samples over the whole epoch, is near 140.
+// engine): 3 x 7 / (4 x 50 ms) = 105 samples/s at most (a sleep only overshoots); the old figure, all 35
+// samples over the whole epoch, was near 140. Two steps give DLIO's 0, where the old figure gave ~140.
 TEST(TrainReadDlio, MlperfSamplesPerSecondIsDliosStepsLessTwoFromTheFirstStepsEnd) {
   TrainReadParams p = files_dataset(35, 4096, 7);
   p.dataset.layout = DatasetLayoutKind::kShards;
@@ -169,8 +170,7 @@ TEST(TrainReadDlio, MlperfSamplesPerSecondIsDliosStepsLessTwoFromTheFirstStepsEn
   ASSERT_TRUE(run.run(*make_train_read_phase(p, engine_by_name("null")), &r).ok());
   const double dlio = r.metrics["mlperf_samples_per_s"];
   EXPECT_LE(dlio, 105.0 * 1.001);
-  EXPECT_GT(dlio, 60.0);
-  EXPECT_GT(r.metrics["samples_per_s"], dlio * 1.2) << "iofab's counts every step over the whole epoch";
+  EXPECT_GT(dlio, 50.0);
   // The minimum dataset size is cited where it lives now.
   const std::string rule = r.details["mlperf"]["min_dataset"]["rule"];
   EXPECT_NE(rule.find("Submission_guidelines.md"), std::string::npos) << rule;
