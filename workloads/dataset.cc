@@ -48,9 +48,38 @@ const char* distribution_name(SizeDistribution d) {
       return "normal";
     case SizeDistribution::kLognormal:
       return "lognormal";
+    case SizeDistribution::kDlioProduct:
+      return "dlio_product";
   }
   return "fixed";
 }
+
+bool parse_distribution(std::string_view name, SizeDistribution* out) {
+  for (SizeDistribution d : {SizeDistribution::kFixed, SizeDistribution::kNormal,
+                             SizeDistribution::kLognormal, SizeDistribution::kDlioProduct}) {
+    if (name == distribution_name(d)) {
+      *out = d;
+      return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+// DLIO's side of a sample (config.py derive_configurations): dimension = int(sqrt(record_length)),
+// dimension_stdev = record_length_stdev / 2 / sqrt(record_length).
+struct DlioSide {
+  double mean = 0;
+  double stdev = 0;
+};
+
+DlioSide dlio_side(const DatasetSpec& spec) {
+  const double root = std::sqrt(static_cast<double>(spec.sample_size));
+  return {.mean = std::floor(root), .stdev = static_cast<double>(spec.sample_size_stdev) / 2.0 / root};
+}
+
+}  // namespace
 
 void DatasetSpec::resolve_size_bounds() {
   if (sample_size_max != 0) return;
@@ -58,7 +87,11 @@ void DatasetSpec::resolve_size_bounds() {
     sample_size_max = sample_size;
     return;
   }
-  const double hi = static_cast<double>(sample_size) + 6.0 * static_cast<double>(sample_size_stdev);
+  double hi = static_cast<double>(sample_size) + 6.0 * static_cast<double>(sample_size_stdev);
+  if (distribution == SizeDistribution::kDlioProduct) {
+    const DlioSide side = dlio_side(*this);
+    hi = std::pow(side.mean + 6.0 * side.stdev, 2);
+  }
   sample_size_max = static_cast<uint64_t>(std::min(hi, static_cast<double>(kMaxSampleSize)));
 }
 
@@ -92,12 +125,20 @@ uint32_t draw_sample_size(const DatasetSpec& spec, uint64_t sample) {
   const uint64_t key = fmix64(spec.seed ^ 0x6a09e667f3bcc909ULL);
   const double u1 = unit_interval(fmix64(key ^ (sample * 2 + 1) * kGolden));
   const double u2 = unit_interval(fmix64(key ^ (sample * 2 + 2) * kGolden));
-  const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  const double radius = std::sqrt(-2.0 * std::log(u1));
+  const double z = radius * std::cos(2.0 * std::numbers::pi * u2);
   const double mean = static_cast<double>(spec.sample_size);
   const double sd = static_cast<double>(spec.sample_size_stdev);
   double x;
   if (spec.distribution == SizeDistribution::kNormal) {
     x = mean + sd * z;
+  } else if (spec.distribution == SizeDistribution::kDlioProduct) {
+    // Box-Muller's two draws are independent: one per side, each truncated as Python's int() does.
+    const DlioSide side = dlio_side(spec);
+    const double d1 = std::max(std::trunc(side.mean + side.stdev * z), 1.0);
+    const double d2 =
+        std::max(std::trunc(side.mean + side.stdev * radius * std::sin(2.0 * std::numbers::pi * u2)), 1.0);
+    x = d1 * d2;
   } else {
     // Parameters of the underlying normal so the sizes have this mean and stdev.
     const double s2 = std::log1p((sd * sd) / (mean * mean));

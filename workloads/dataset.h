@@ -48,7 +48,10 @@
 namespace iofab {
 
 enum class DatasetLayoutKind { kFiles, kShards };
-enum class SizeDistribution { kFixed, kNormal, kLognormal };
+// kDlioProduct: DLIO's data generator's sizes (data_generator/data_generator.py get_dimension, config.py
+// derive_configurations): two independent normal draws d1, d2 of mean int(sqrt(sample_size)) and stdev
+// sample_size_stdev / 2 / sqrt(sample_size), the size max(int(d1), 1) x max(int(d2), 1).
+enum class SizeDistribution { kFixed, kNormal, kLognormal, kDlioProduct };
 
 constexpr uint64_t kRecordAlignment = 4096;
 constexpr size_t kSampleHeader = 16;
@@ -74,8 +77,8 @@ struct DatasetSpec {
   // default, and then absent from to_json, so a dataset made before the option existed is still reused.
   Reducibility reduce;
 
-  // Fills sample_size_max when 0: the size itself when fixed, else mean + 6 stdev
-  // (capped at kMaxSampleSize).
+  // Fills sample_size_max when 0: the size itself when fixed, else mean + 6 stdev (dlio_product: the
+  // square of its side's mean + 6 stdev), capped at kMaxSampleSize.
   void resolve_size_bounds();
   // What the manifest records and reuse compares: every field that changes the bytes.
   nlohmann::json to_json() const;
@@ -83,6 +86,8 @@ struct DatasetSpec {
 
 const char* layout_name(DatasetLayoutKind k);
 const char* distribution_name(SizeDistribution d);
+// The distribution a name gives ("fixed", "normal", "lognormal", "dlio_product"); false for another name.
+bool parse_distribution(std::string_view name, SizeDistribution* out);
 
 // Bytes the dataset of spec takes on disk (padding included), without
 // building its layout: what the free-space preflight counts.

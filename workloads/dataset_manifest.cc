@@ -58,15 +58,7 @@ bool spec_from_json(const json& j, DatasetSpec* out) {
   const std::string dist = j.value("distribution", "");
   if (layout != "files" && layout != "shards") return false;
   s.layout = layout == "files" ? DatasetLayoutKind::kFiles : DatasetLayoutKind::kShards;
-  if (dist == "fixed") {
-    s.distribution = SizeDistribution::kFixed;
-  } else if (dist == "normal") {
-    s.distribution = SizeDistribution::kNormal;
-  } else if (dist == "lognormal") {
-    s.distribution = SizeDistribution::kLognormal;
-  } else {
-    return false;
-  }
+  if (!parse_distribution(dist, &s.distribution)) return false;
   if (!num("num_samples", 1, 1'000'000'000, &s.num_samples) ||
       !num("sample_size", 1, kMaxSampleSize, &s.sample_size) || !num("seed", 0, UINT64_MAX, &s.seed)) {
     return false;

@@ -13,10 +13,9 @@ void read_sample_params(ParamReader& r, DatasetSpec* spec) {
   if (std::floor(n) != n) r.fail("num_samples", "must be a whole number of samples");
   ds.num_samples = static_cast<uint64_t>(n);
   ds.sample_size = r.size("sample_size", 128ULL << 10, 1, kMaxSampleSize);
-  const std::string dist = r.choice("sample_size_distribution", "fixed", {"fixed", "normal", "lognormal"});
-  ds.distribution = dist == "normal"      ? SizeDistribution::kNormal
-                    : dist == "lognormal" ? SizeDistribution::kLognormal
-                                          : SizeDistribution::kFixed;
+  const std::string dist =
+      r.choice("sample_size_distribution", "fixed", {"fixed", "normal", "lognormal", "dlio_product"});
+  if (!parse_distribution(dist, &ds.distribution)) ds.distribution = SizeDistribution::kFixed;
   ds.sample_size_stdev = r.size("sample_size_stdev", 0, 0, kMaxSampleSize);
   ds.sample_size_min = r.size("sample_size_min", 1, 1, kMaxSampleSize);
   ds.sample_size_max = r.size("sample_size_max", 0, 0, kMaxSampleSize);
@@ -26,7 +25,7 @@ void read_sample_params(ParamReader& r, DatasetSpec* spec) {
 void check_sample_params(ParamReader& r, const DatasetSpec& ds) {
   if (ds.distribution == SizeDistribution::kFixed) {
     if (ds.sample_size_stdev != 0) {
-      r.fail("sample_size_stdev", "applies only to a normal or lognormal distribution");
+      r.fail("sample_size_stdev", "applies only to a normal, lognormal or dlio_product distribution");
     }
   } else if (ds.sample_size_stdev == 0) {
     r.fail("sample_size_stdev",

@@ -75,7 +75,24 @@ void drop_short_batch(std::vector<uint32_t>* samples, uint64_t batch_size) {
   samples->resize(samples->size() - samples->size() % batch_size);
 }
 
+// DLIO's PyTorch sampler: the rank's contiguous block in index order, whole batches, at most
+// floor(n / batch / ranks) of them (see epoch_order.h).
+BatchPlan dlio_torch_plan(uint64_t n, uint64_t r, uint64_t n_ranks, uint64_t batch_size) {
+  BatchPlan plan;
+  plan.batch_size = batch_size;
+  const uint64_t per_rank = (n + n_ranks - 1) / n_ranks;
+  const uint64_t begin = std::min(n, r * per_rank);
+  const uint64_t end = std::min(n, begin + per_rank);
+  const uint64_t max_steps = n / batch_size / n_ranks;
+  const uint64_t steps = std::min((end - begin) / batch_size, max_steps);
+  for (uint64_t i = begin; i < begin + steps * batch_size; ++i)
+    plan.samples.push_back(static_cast<uint32_t>(i));
+  return plan;
+}
+
 }  // namespace
+
+const char* order_kind_name(OrderKind k) { return k == OrderKind::kDlioTorch ? "dlio_torch" : "default"; }
 
 const char* shuffle_name(Shuffle s) {
   switch (s) {
@@ -131,6 +148,10 @@ std::vector<uint32_t> shuffle_buffer_order(uint64_t n, uint64_t buffer, uint64_t
 
 BatchPlan plan_ordered_epoch(const EpochOrder& o, uint64_t epoch, int rank, int ranks, uint64_t batch_size,
                              bool drop_last) {
+  if (o.kind == OrderKind::kDlioTorch && ranks > 0 && rank >= 0 && rank < ranks) {
+    return dlio_torch_plan(o.num_samples, static_cast<uint64_t>(rank), static_cast<uint64_t>(ranks),
+                           batch_size == 0 ? 1 : batch_size);
+  }
   if (o.reader == ReaderKind::kMap && o.sample_shuffle != Shuffle::kOff) {
     return plan_epoch(o.num_samples, o.seed, epoch, rank, ranks, batch_size, drop_last);
   }

@@ -26,6 +26,15 @@
 // then hand out a random element and put the next one read in its place).
 // A buffer of 1 consumes in read order.
 //
+// DLIO's PyTorch order (order kDlioTorch; argonne-lcf/dlio_benchmark branch
+// mlperf_storage_v2.0, data_loader/torch_data_loader.py dlio_sampler, lines
+// 88-107): rank r reads the r-th contiguous block of ceil(n / ranks) sample
+// indices, in index order, the same block every epoch; the configured
+// shuffles have no effect there (the sampler yields the block as it is).
+// Its DataLoader drops a short last batch (drop_last=True, line 148) and
+// main.py's _train stops after floor(n / batch / ranks) steps (line 319),
+// so a rank reads at most that many whole batches.
+//
 // `random` shuffles are `seed` shuffles whose seed the run draws once (the
 // phase draws it on rank 0 and sends it to every rank), so the ranks agree.
 // Every epoch of either kind draws a new order, as DLIO does by default
@@ -43,14 +52,18 @@ namespace iofab {
 
 enum class Shuffle { kOff, kSeed, kRandom };
 enum class ReaderKind { kMap, kStream };
+// kDefault: the reader and the shuffles decide; kDlioTorch: DLIO's PyTorch sampler (above).
+enum class OrderKind { kDefault, kDlioTorch };
 
 const char* shuffle_name(Shuffle s);
 const char* reader_kind_name(ReaderKind k);
+const char* order_kind_name(OrderKind k);
 
 struct EpochOrder {
   uint64_t num_samples = 0;
   uint64_t samples_per_file = 1;
   ReaderKind reader = ReaderKind::kMap;
+  OrderKind kind = OrderKind::kDefault;
   Shuffle file_shuffle = Shuffle::kOff;
   Shuffle sample_shuffle = Shuffle::kSeed;
   uint64_t shuffle_buffer = 1;  // stream with sample_shuffle on

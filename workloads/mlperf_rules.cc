@@ -50,6 +50,12 @@ std::string describe_mlperf_min_dataset(const MlperfDatasetRule& rule, uint64_t 
          std::to_string(given_samples) + " samples (" + fixed(given_bytes / kGiB, 2) + " GiB)";
 }
 
+double mlperf_rank_throughput(const MlperfRankEpoch& r) {
+  const double time = r.end_s - r.first_step_end_s;
+  if (r.steps < 3 || time <= 0) return 0;
+  return static_cast<double>(r.steps - 2) * static_cast<double>(r.batch_size) / time;
+}
+
 MlperfTrainFigures mlperf_train_figures(const std::vector<std::vector<MlperfRankEpoch>>& epochs,
                                         double record_length) {
   MlperfTrainFigures f;
@@ -58,7 +64,7 @@ MlperfTrainFigures mlperf_train_figures(const std::vector<std::vector<MlperfRank
     double au = 0, throughput = 0;
     for (const auto& r : ranks) {
       au += r.au;
-      if (r.seconds > 0) throughput += static_cast<double>(r.samples) / r.seconds;
+      throughput += mlperf_rank_throughput(r);
     }
     if (!ranks.empty()) f.au += au / static_cast<double>(ranks.size());
     f.samples_per_s += throughput;

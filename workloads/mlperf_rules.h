@@ -1,5 +1,6 @@
 // MLPerf Storage's training rules and figures, as arithmetic: the minimum
-// dataset size (Rules.md 3.1.2, recomputed by the submission checker) and
+// dataset size (mlcommons/storage Submission_guidelines.md; mlpstorage/rules.py
+// calculate_training_data_size computes it for a run) and
 // the figures DLIO prints for a training run, so a train_read report can
 // state them beside iofab's own definitions.
 //
@@ -38,14 +39,23 @@ std::string describe_mlperf_min_dataset(const MlperfDatasetRule& rule, uint64_t 
 
 // One rank's epoch as DLIO measures it.
 struct MlperfRankEpoch {
-  double au = 0;  // compute / wall, 0..1
-  uint64_t samples = 0;
-  double seconds = 0;  // the rank's epoch time
+  double au = 0;                // compute / wall, 0..1
+  uint64_t steps = 0;           // batches consumed
+  uint64_t batch_size = 0;      // samples a step
+  double first_step_end_s = 0;  // the first step's compute end, from the epoch's start
+  double end_s = 0;             // the last step's compute end, from the epoch's start
 };
 
+// A rank's throughput in an epoch as DLIO computes it (argonne-lcf/dlio_benchmark, branch
+// mlperf_storage_v2.0, utils/statscounter.py compute_metrics_train, lines 404-412):
+// (steps - 2) x batch_size / total_time, where total_time is the block's time less the first step's
+// (metric_exclude_start_steps 1): from the first step's compute end to the last one's. 0 with fewer
+// than 3 steps, as DLIO's is (<= 0).
+double mlperf_rank_throughput(const MlperfRankEpoch& r);
+
 // DLIO's training figures: per epoch, the AU is the mean of the ranks' AUs and the throughput is the sum
-// of the ranks' samples / seconds; the run's figures are the means over epochs, and "MB/s" is that
-// throughput x the mean record length / 2^20 (MiB/s).
+// of the ranks' mlperf_rank_throughput (statscounter.py end_run: allreduce, then the mean over epochs);
+// "MB/s" is that throughput x the mean record length / 2^20 (MiB/s).
 struct MlperfTrainFigures {
   double au = 0;
   double samples_per_s = 0;

@@ -13,6 +13,7 @@
 #include "harness/comm/wire_fields.h"
 #include "harness/engines/io_pump.h"
 #include "harness/engines/mixed_engine.h"
+#include "harness/fs/page_cache.h"
 #include "harness/gpu/batch_copy.h"
 #include "workloads/train_windows.h"
 
@@ -70,6 +71,8 @@ constexpr U64Field<EpochStats> kEpochCounters[] = {
     {.name = "filled_bytes", .member = &EpochStats::filled_bytes},
     {.name = "unfilled_samples", .member = &EpochStats::unfilled_samples},
     {.name = "fill_ns", .member = &EpochStats::fill_ns},
+    {.name = "dropped_samples", .member = &EpochStats::dropped_samples},
+    {.name = "first_done_ns", .member = &EpochStats::first_done_ns, .join = Join::kMax},
 };
 
 }  // namespace
@@ -296,10 +299,14 @@ class TrainLoader::ReadPass {
     e_.fail();
   }
 
-  void release(Sample& smp) {
+  // drop: the sample's own file leaves the page cache too, once the engine has let go of it (a mapping
+  // would hold its pages).
+  void release(Sample& smp, bool drop = false) {
     if (smp.fill.active() && l_.cache_ != nullptr) l_.cache_->abandon(&smp.fill);
     if (smp.file.is_open()) {
       keep_first(&result_, r_.engine->remove_file(smp.handle));
+      if (drop && smp.file.fd() >= 0 && drop_cached_range(smp.file.fd(), 0, 0).ok())
+        r_.stats.dropped_samples++;
       smp.file = StoreFile();
     }
     smp.used = false;
@@ -472,7 +479,9 @@ class TrainLoader::ReadPass {
     EpochStats& st = r_.stats;
     (smp.from_cache ? st.cache_bytes : st.source_bytes) += size;
     if (smp.from_cache) st.cache_samples++;
-    release(smp);
+    const bool drop = l_.config_.drop_after_use && !smp.from_cache;
+    if (drop && l_.layout_.spec().layout != DatasetLayoutKind::kFiles) drop_shard_pages(smp, size);
+    release(smp, drop);
     const uint64_t end = now_ns();
     const uint64_t start_rel = smp.start_ns > e_.t0 ? smp.start_ns - e_.t0 : 0;
     st.reads.latency.record(end - smp.start_ns);
@@ -488,6 +497,16 @@ class TrainLoader::ReadPass {
       { std::lock_guard<std::mutex> lock(e_.mu); }
       e_.consumer_cv.notify_all();
     }
+  }
+
+  // A shard sample's bytes out of the page cache, widened to pages: the page it shares with the next
+  // sample goes too (read already, or read again from the device: never a hit).
+  void drop_shard_pages(const Sample& smp, uint32_t size) {
+    const int fd = l_.shard_files_[l_.layout_.file_of(smp.sample)].fd();
+    if (fd < 0) return;  // an object store's object: no page cache here
+    const uint64_t from = smp.base / kRecordAlignment * kRecordAlignment;
+    const uint64_t to = (smp.base + size + kRecordAlignment - 1) / kRecordAlignment * kRecordAlignment;
+    if (drop_cached_range(fd, from, to - from).ok()) r_.stats.dropped_samples++;
   }
 
   TrainLoader& l_;
@@ -557,6 +576,7 @@ Status TrainLoader::consume_batches(Epoch& e, EpochStats* out, ConsumerClock* cl
       if (marks_ != nullptr) marks_->busy.push_back({take, clock->last_end});
     }
     out->batches++;
+    if (b == 0) out->first_done_ns = clock->last_end - e.t0;
     if (config_.prefetch == 0) e.set_limit(e.window(b + 2));
   }
   return Status::Ok();

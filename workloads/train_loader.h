@@ -81,6 +81,9 @@ struct LoaderConfig {
   // Bytes per read request, a multiple of kRecordAlignment up to kMaxRequestBytes (tests use small ones
   // to split small samples).
   uint64_t max_request = kMaxRequestBytes;
+  // Buffered reads: drop each sample's pages from the page cache once it is whole (its file's, a files
+  // layout; its range widened to pages, a shard's), so no later read finds it there.
+  bool drop_after_use = false;
   // A cache tier will be used (use_cache): the engines' file tables keep room for the cache files a
   // reader has open beside the shards.
   bool cache_tier = false;
@@ -112,6 +115,8 @@ struct EpochStats {
   uint64_t filled_bytes = 0;      // their bytes, padding included
   uint64_t unfilled_samples = 0;  // read from the source, not cached: the cache's share was full
   uint64_t fill_ns = 0;           // readers' time writing the cache, summed over readers
+  uint64_t dropped_samples = 0;   // samples whose pages were dropped after use (drop_after_use)
+  uint64_t first_done_ns = 0;     // the first batch's compute end (DLIO's first step; >= 2 batches)
 
   double au() const {
     return wall_ns > 0 ? static_cast<double>(compute_ns) / static_cast<double>(wall_ns) : 0.0;

@@ -135,6 +135,15 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   p.queue_depth = io.queue_depth;
   p.series_interval_ns = io.series_interval_ns;
   p.prefetch = static_cast<unsigned>(r.integer("prefetch", 2, 0, 65536));
+  p.read_size = r.size("read_size", kMaxRequestBytes, kRecordAlignment, kMaxRequestBytes);
+  if (p.read_size % kRecordAlignment != 0) {
+    r.fail("read_size", "must be a multiple of 4 KiB (" + std::to_string(kRecordAlignment) +
+                            " bytes), e.g. 256KiB, up to 256MiB");
+  }
+  const std::string after = r.choice("drop_after_use", "off", {"auto", "on", "off"});
+  p.drop_after_use = after == "on"    ? DropAfterUse::kOn
+                     : after == "off" ? DropAfterUse::kOff
+                                      : DropAfterUse::kAuto;
   p.batch_size = static_cast<uint64_t>(r.integer("batch_size", 32, 1, 1'000'000));
   p.epochs = static_cast<uint64_t>(r.integer("epochs", 2, 1, 1'000'000));
   p.compute_per_batch = r.duration("compute_per_batch", 0, 0, 3600);
@@ -150,6 +159,8 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   };
   p.reader =
       r.choice("reader", "map", {"map", "stream"}) == "stream" ? ReaderKind::kStream : ReaderKind::kMap;
+  p.order = r.choice("order", "default", {"default", "dlio_torch"}) == "dlio_torch" ? OrderKind::kDlioTorch
+                                                                                    : OrderKind::kDefault;
   p.file_shuffle = shuffle("file_shuffle", "off");
   p.sample_shuffle = shuffle("sample_shuffle", "seed");
   const bool buffer_given = r.raw("shuffle_buffer") != nullptr;
@@ -162,6 +173,13 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
                              "): a batch cannot be larger than the dataset");
   }
   check_sample_params(r, ds);
+  if (p.drop_after_use == DropAfterUse::kOn && p.direct) {
+    r.fail("drop_after_use",
+           "on needs buffered reads (direct: false): O_DIRECT reads never enter the page cache");
+  }
+  if (p.order == OrderKind::kDlioTorch && p.reader != ReaderKind::kMap) {
+    r.fail("order", "dlio_torch is DLIO's PyTorch sampler, a map-style reader: it needs reader: map");
+  }
   if (buffer_given && p.reader != ReaderKind::kStream) {
     r.fail("shuffle_buffer",
            "applies only to reader: stream (a map-style reader shuffles through its sampler)");
@@ -224,9 +242,9 @@ const std::vector<MetricInfo>& train_read_metrics() {
         {"mlperf_au", Unit::kFraction, Better::kHigher,
          "AU as MLPerf Storage (DLIO) defines it: mean over epochs of the mean over ranks of each rank's AU"},
         {"mlperf_samples_per_s", Unit::kCount, Better::kHigher,
-         "throughput as DLIO defines it: mean over epochs of the sum over ranks of samples / the rank's "
-         "epoch "
-         "time"},
+         "throughput as DLIO defines it: mean over epochs of the sum over ranks of (steps - 2) x batch_size "
+         "/ "
+         "the time from the rank's first step's compute end to its last's (0 below 3 steps)"},
         {"mlperf_read_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
          "DLIO's I/O throughput: mlperf_samples_per_s x sample_size (the mean size, not the bytes read); "
          "DLIO "

@@ -30,6 +30,10 @@ namespace iofab {
 class ParamReader;
 
 enum class DropCache { kEveryEpoch, kFirstEpoch, kNever };
+// Dropping each sample's pages once it is read (posix_fadvise DONTNEED on its range), so a buffered
+// epoch never finds a sample in the page cache. kAuto: on when reads are buffered and the dataset is
+// under 5x the hosts' memory (MLPerf's rule, which keeps hits out at full size).
+enum class DropAfterUse { kAuto, kOn, kOff };
 
 struct TrainReadParams {
   DatasetSpec dataset;
@@ -40,6 +44,10 @@ struct TrainReadParams {
   unsigned read_threads = 1;
   unsigned queue_depth = 8;
   unsigned prefetch = 2;
+  // The longest read request: a sample is read in pieces of at most this many bytes (np.load's and
+  // TFRecordDataset's 256 KiB in the MLPerf presets).
+  uint64_t read_size = kMaxRequestBytes;
+  DropAfterUse drop_after_use = DropAfterUse::kOff;
   uint64_t batch_size = 32;
   uint64_t epochs = 2;
   double compute_per_batch = 0;  // seconds
@@ -49,6 +57,7 @@ struct TrainReadParams {
   uint64_t series_interval_ns = 100'000'000;
   // The access order (epoch_order.h); its seed is the dataset's, or one drawn per run for `random`.
   ReaderKind reader = ReaderKind::kMap;
+  OrderKind order = OrderKind::kDefault;
   Shuffle file_shuffle = Shuffle::kOff;
   Shuffle sample_shuffle = Shuffle::kSeed;
   uint64_t shuffle_buffer = 1024;

@@ -41,7 +41,11 @@ void summarize_mlperf(const TrainReadParams& p, const std::vector<RankReport>& r
   for (size_t e = 0; e < epochs; ++e) {
     for (const auto& r : ranks) {
       const EpochStats& s = r.epochs[e].stats;
-      per_epoch[e].push_back({s.au(), s.reads.ios, static_cast<double>(s.end_ns) * 1e-9});
+      per_epoch[e].push_back({.au = s.au(),
+                              .steps = s.batches,
+                              .batch_size = p.batch_size,
+                              .first_step_end_s = static_cast<double>(s.first_done_ns) * 1e-9,
+                              .end_s = static_cast<double>(s.end_ns) * 1e-9});
     }
   }
   const auto record_length = static_cast<double>(p.dataset.sample_size);
@@ -72,15 +76,18 @@ void summarize_mlperf(const TrainReadParams& p, const std::vector<RankReport>& r
   result->details["mlperf"] = {
       {"definitions",
        "au: the mean over epochs of the mean over ranks of compute / epoch time; samples_per_s: the mean "
-       "over "
-       "epochs of the sum over ranks of samples / the rank's epoch time; mib_per_s: samples_per_s x the mean "
+       "over epochs of the sum over ranks of (steps - 2) x batch_size / the time from the rank's first "
+       "step's end to its last's (DLIO's statscounter.py; 0 below 3 steps); mib_per_s: samples_per_s x the "
+       "mean "
        "sample size (sample_size) / 2^20, DLIO's \"MB/second\". iofab's au, samples_per_s and "
        "read_bytes_per_s pool every rank's time and bytes instead"},
       {"au", f.au},
       {"samples_per_s", f.samples_per_s},
       {"mib_per_s", f.mib_per_s},
       {"min_dataset",
-       {{"rule", "MLPerf Storage Rules.md 3.1.2"},
+       {{"rule",
+         "MLPerf Storage Submission_guidelines.md (minimum dataset size); mlpstorage/rules.py "
+         "calculate_training_data_size"},
         {"accelerators", ranks.size()},
         {"hosts", host_memory.size()},
         {"host_memory_bytes", memory_total},
@@ -96,7 +103,8 @@ void summarize_mlperf(const TrainReadParams& p, const std::vector<RankReport>& r
         {"text", rule_text}}}};
   if (p.mlperf && layout.num_samples() < rule.min_samples) {
     result->warnings.push_back(
-        "MLPerf's minimum dataset size (Rules.md 3.1.2) is not met, so this is no valid "
+        "MLPerf's minimum dataset size (Submission_guidelines.md; mlpstorage's calculate_training_data_size) "
+        "is not met, so this is no valid "
         "MLPerf Storage run: " +
         rule_text);
   }
@@ -277,6 +285,7 @@ json epoch_json(size_t e, const EpochMerge& m, uint64_t n, uint64_t all_sum) {
       {"cache_dropped", m.drop},
       {"cache_drop_error", m.drop_error},
       {"device_read_bytes", m.device_seen ? json(m.device) : json(nullptr)},
+      {"dropped_samples", sum.dropped_samples},
       {"corrupt_samples", sum.corrupt},
       {"sample_ids",
        {{"read", sum.id_count},

@@ -95,6 +95,7 @@ class TrainReadRun {
     local_.host = where_.host;
     if (st.ok()) st = open_dataset_folder();
     if (st.ok()) st = decide_dataset();
+    if (st.ok()) st = decide_cache_exclusion();
     if (st.ok() && !p_.cache_dir.empty()) st = open_cache_tier();
     generate_ = st.ok() && decision_.generate;
     // Progress is per rank: its share of the generation and of every epoch.
@@ -193,6 +194,35 @@ class TrainReadRun {
     return mine;
   }
 
+  // How page-cache hits are kept out of the epochs, the same on every rank: O_DIRECT; no page cache (an
+  // object store); a dataset of at least 5x the hosts' memory (MLPerf's rule); or each sample's pages
+  // dropped once used (drop_after_use). "none": buffered, smaller, and not dropped after use (the drop
+  // before each epoch, drop_cache, still holds).
+  Status decide_cache_exclusion() {
+    std::vector<double> memory;
+    Status st = comm_.all_gather(where_.rank == 0 ? static_cast<double>(host_memory_bytes()) : 0.0, &memory);
+    if (!st.ok()) return st;
+    double hosts_memory = 0;
+    for (double m : memory) hosts_memory += m;
+    const auto dataset = static_cast<double>(layout_.total_bytes());
+    const bool large = hosts_memory > 0 && dataset >= 5 * hosts_memory;
+    const bool page_cache = dataset_has_page_cache(*store_);
+    drop_after_use_ =
+        page_cache && !p_.direct &&
+        (p_.drop_after_use == DropAfterUse::kOn || (p_.drop_after_use == DropAfterUse::kAuto && !large));
+    const char* method = !page_cache       ? "object_store"
+                         : p_.direct       ? "direct"
+                         : drop_after_use_ ? "drop_after_use"
+                         : large           ? "dataset_5x_memory"
+                                           : "none";
+    cache_exclusion_ = {{"method", method},
+                        {"drop_after_use", drop_after_use_},
+                        {"dataset_bytes", layout_.total_bytes()},
+                        {"hosts_memory_bytes", hosts_memory},
+                        {"dataset_over_5x_memory", large}};
+    return Status::Ok();
+  }
+
   // The cache tier, on every rank: the phase's folder in this host's cache_dir, shared by its ranks. Made
   // before the dataset, so a cache_dir without room refuses the phase before anything is written.
   Status open_cache_tier() {
@@ -274,6 +304,8 @@ class TrainReadRun {
     lc.prefetch = p_.prefetch;
     lc.compute_ns = static_cast<uint64_t>(std::llround(p_.compute_per_batch * 1e9));
     lc.direct = p_.direct;
+    lc.max_request = p_.read_size;
+    lc.drop_after_use = drop_after_use_;
     lc.map_advice = p_.madvise;
     lc.series_interval_ns = p_.series_interval_ns;
     lc.cache_tier = !p_.cache_dir.empty();
@@ -300,6 +332,7 @@ class TrainReadRun {
     order_.num_samples = layout_.num_samples();
     order_.samples_per_file = layout_.samples_in(0);
     order_.reader = p_.reader;
+    order_.kind = p_.order;
     order_.file_shuffle = p_.file_shuffle;
     order_.sample_shuffle = p_.sample_shuffle;
     order_.shuffle_buffer = p_.shuffle_buffer;
@@ -466,7 +499,10 @@ class TrainReadRun {
                     {"scale", p_.scale},
                     {"full_num_samples", p_.full_num_samples}};
     d["to_gpu"] = gpu_;
-    d["order"] = {{"reader", reader_kind_name(p_.reader)},
+    d["cache_exclusion"] = cache_exclusion_;
+    d["read_size"] = p_.read_size;
+    d["order"] = {{"kind", order_kind_name(p_.order)},
+                  {"reader", reader_kind_name(p_.reader)},
                   {"file_shuffle", shuffle_name(p_.file_shuffle)},
                   {"sample_shuffle", shuffle_name(p_.sample_shuffle)},
                   {"seed", decision_.order_seed}};
@@ -485,7 +521,7 @@ class TrainReadRun {
                                  "; batches were read but not copied to a device");
     }
     const uint64_t mem = host_memory_bytes();
-    if (p_.direct || local_.objects || mem == 0 || layout_.total_bytes() >= mem) return;
+    if (p_.direct || drop_after_use_ || local_.objects || mem == 0 || layout_.total_bytes() >= mem) return;
     result->warnings.push_back(
         "the dataset (" + units::format_bytes(static_cast<double>(layout_.total_bytes())) +
         ") is smaller than this host's memory (" + units::format_bytes(static_cast<double>(mem)) +
@@ -524,6 +560,8 @@ class TrainReadRun {
   bool reads_disk_ = false;
   bool reads_cache_disk_ = false;
   EpochOrder order_;
+  bool drop_after_use_ = false;
+  json cache_exclusion_;
 };
 
 }  // namespace

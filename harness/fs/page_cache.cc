@@ -18,6 +18,11 @@ Status drop_cached_pages(int fd) {
   return Status::Ok();
 }
 
+Status drop_cached_range(int fd, uint64_t offset, uint64_t len) {
+  const int rc = posix_fadvise(fd, static_cast<off_t>(offset), static_cast<off_t>(len), POSIX_FADV_DONTNEED);
+  return rc == 0 ? Status::Ok() : Status::FromErrno("posix_fadvise DONTNEED", rc);
+}
+
 Status resident_bytes(int fd, uint64_t size, uint64_t* bytes) {
   *bytes = 0;
   if (size == 0) return Status::Ok();

@@ -15,6 +15,11 @@ namespace iofab {
 // measure with resident_bytes() afterwards to know.
 Status drop_cached_pages(int fd);
 
+// Drops the cached pages of fd's [offset, offset + len) (posix_fadvise DONTNEED; len 0: to the end),
+// without writing anything back: for pages just read, which are clean. The kernel drops only whole pages
+// inside the range, so a caller that wants a byte range gone passes it widened to pages.
+Status drop_cached_range(int fd, uint64_t offset, uint64_t len);
+
 // Bytes of the file's [0, size) resident in the page cache now, via mincore
 // on a read-only mapping (no data is read). *bytes gets 0 for an empty file.
 Status resident_bytes(int fd, uint64_t size, uint64_t* bytes);

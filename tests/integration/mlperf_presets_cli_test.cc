@@ -18,6 +18,59 @@ TEST(MlperfPresetsCli, EveryTrainingPresetValidates) {
   }
 }
 
+nlohmann::json resolved_params(const char* suite) {
+  const CommandResult r = run_iofab({"validate", suite});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out)["phases"][0]["params"];
+}
+
+// The training presets read as DLIO (argonne-lcf/dlio_benchmark, branch mlperf_storage_v2.0) reads by
+// default: through the page cache (no O_DIRECT: DLIO's odirect defaults to False, utils/config.py line
+// 147), in 256 KiB requests (np.load of an npz: numpy/lib/format.py BUFFER_SIZE = 2**18; TFRecordDataset:
+// reader/tf_reader.py line 91 leaves buffer_size at tf.data's 256 KiB), pages dropped after use at the
+// scaled size.
+TEST(MlperfPresetsCli, TrainingPresetsReadBufferedInDliosRequestSizes) {
+  for (const char* name : {"mlperf-unet3d", "mlperf-resnet50", "mlperf-cosmoflow"}) {
+    const nlohmann::json p = resolved_params(name);
+    EXPECT_EQ(p["direct"], false) << name;
+    EXPECT_EQ(p["read_size"], 256 * 1024) << name;
+    EXPECT_EQ(p["drop_after_use"], "auto") << name;
+    EXPECT_EQ(p["queue_depth"], 1) << name;
+  }
+}
+
+// unet3d as DLIO's PyTorch path reads it: sizes from its generator (data_generator/data_generator.py line
+// 56: int(d1) x int(d2)), each rank's fixed block in index order (torch_data_loader.py dlio_sampler, lines
+// 88-107), and prefetch_factor = ceil(prefetch_size 2 / read_threads 4) = 1 per worker (line 120), so
+// 4 workers x 1 = 4 batches in flight; tf.data's presets prefetch prefetch_size = 2 batches
+// (reader/tf_reader.py line 112).
+TEST(MlperfPresetsCli, Unet3dUsesDliosSizesOrderAndPrefetch) {
+  const nlohmann::json u = resolved_params("mlperf-unet3d");
+  EXPECT_EQ(u["sample_size_distribution"], "dlio_product");
+  EXPECT_EQ(u["order"], "dlio_torch");
+  const int threads = u["read_threads"];
+  EXPECT_EQ(threads, 4);
+  EXPECT_EQ(u["prefetch"], threads * ((2 + threads - 1) / threads));
+  EXPECT_EQ(resolved_params("mlperf-resnet50")["prefetch"], 2);
+  EXPECT_EQ(resolved_params("mlperf-cosmoflow")["prefetch"], 2);
+}
+
+// The minimum dataset size lives in mlcommons/storage Submission_guidelines.md and mlpstorage/rules.py
+// (calculate_training_data_size); "Rules.md 3.1.2" is gone upstream. resnet50_a100.yaml's
+// computation_time is 0.435.
+TEST(MlperfPresetsCli, PresetsCiteTheRulesWhereTheyLiveNow) {
+  for (const char* name : {"mlperf-unet3d", "mlperf-resnet50", "mlperf-cosmoflow", "mlperf-retinanet",
+                           "mlperf-flux", "mlperf-dlrm"}) {
+    const CommandResult r = run_iofab({"validate", name});
+    EXPECT_EQ(r.out.find("3.1.2"), std::string::npos) << name;
+    EXPECT_NE(r.out.find("Submission_guidelines.md"), std::string::npos) << name;
+  }
+  const std::string resnet =
+      read_file(std::string(IOFAB_SOURCE_DIR) + "/workloads/suites/mlperf-resnet50.json");
+  EXPECT_NE(resnet.find("0.435"), std::string::npos);
+  EXPECT_EQ(resnet.find("0.191"), std::string::npos);
+}
+
 TEST(MlperfPresetsCli, ABadOverrideNamesTheFieldAndExits2) {
   CommandResult r =
       run_iofab({"validate", "mlperf-cosmoflow", "--set", "phases.cosmoflow.file_shuffle=sometimes"});
@@ -27,6 +80,19 @@ TEST(MlperfPresetsCli, ABadOverrideNamesTheFieldAndExits2) {
   r = run_iofab({"validate", "mlperf-resnet50", "--set", "phases.resnet50.reader=tfrecord"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("phases[0].reader"), std::string::npos) << r.err;
+  // DLIO's PyTorch order is a map-style sampler; O_DIRECT reads have no pages to drop; requests are whole
+  // 4 KiB pages.
+  r = run_iofab({"validate", "mlperf-resnet50", "--set", "phases.resnet50.order=dlio_torch"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("phases[0].order"), std::string::npos) << r.err;
+  r = run_iofab({"validate", "mlperf-unet3d", "--set", "phases.unet3d.drop_after_use=on", "--set",
+                 "defaults.direct=true"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("phases[0].drop_after_use"), std::string::npos) << r.err;
+  r = run_iofab({"validate", "mlperf-unet3d", "--set", "phases.unet3d.read_size=100000"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("phases[0].read_size"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("4 KiB"), std::string::npos) << r.err;
 }
 
 TEST(MlperfPresetsCli, EveryCheckpointingPresetValidatesAndScaleSetsEveryCheckpointPhase) {

@@ -87,6 +87,32 @@ TEST(DatasetSizes, FixedNormalLognormalHaveTheirMeanAndSpread) {
   EXPECT_EQ(c.max, 120000u);
 }
 
+// unet3d's sizes as DLIO generates them (argonne-lcf/dlio_benchmark, branch mlperf_storage_v2.0:
+// utils/config.py derive_configurations lines 312-313, dimension = int(sqrt(record_length)) = 12107 and
+// dimension_stdev = record_length_stdev / 2 / sqrt(record_length) = 2822.2; data_generator/data_generator.py
+// get_dimension line 56, two normal draws a sample, max(int(d), 1) each; npz_generator.py line 50, a
+// uint8 array of d1 x d2). By hand: the mean is 12107^2 = 146,579,449, the stdev
+// sqrt(2 mu^2 s^2 + s^4) = 48.97 MB (not the configured 68.3 MB), and summing P(int(d1) = a) x
+// P(int(d2) > 2^28 / a) over a gives 1.401% of samples over 256 MiB (a single normal of stdev 68.3 MB,
+// iofab's old preset, gives 3.73%).
+TEST(DatasetSizes, DlioProductIsUnet3dsGeneratorsRule) {
+  DatasetSpec s = spec_of(DatasetLayoutKind::kFiles, 0, 146600628);
+  s.distribution = SizeDistribution::kDlioProduct;
+  s.sample_size_stdev = 68341808;
+  s.sample_size_min = 4096;
+  s.sample_size_max = 0;
+  s.resolve_size_bounds();
+  EXPECT_NEAR(static_cast<double>(s.sample_size_max), 843334949, 1);  // (12107 + 6 x 2822.2)^2
+  constexpr uint64_t kDraws = 400000;
+  uint64_t over = 0;
+  for (uint64_t i = 0; i < kDraws; ++i) over += draw_sample_size(s, i) > (256u << 20);
+  const Moments m = moments(s, kDraws);
+  EXPECT_NEAR(m.mean, 146579449, 400000);  // the sampling error of the mean is 77 KB
+  EXPECT_NEAR(m.sd, 48.97e6, 0.5e6);
+  // The share's sampling error is 0.019 points: 0.1 point is over five of them.
+  EXPECT_NEAR(static_cast<double>(over) / kDraws, 0.01401, 0.001);
+}
+
 TEST(DatasetSizes, SameSeedSameSizesOtherSeedOthers) {
   DatasetSpec a = spec_of(DatasetLayoutKind::kShards, 0, 4096);
   a.distribution = SizeDistribution::kLognormal;

@@ -156,3 +156,41 @@ TEST(EpochOrder, NamesRoundTheEnums) {
 
 }  // namespace
 }  // namespace iofab
+
+namespace iofab {
+namespace {
+
+// DLIO's PyTorch order (argonne-lcf/dlio_benchmark, branch mlperf_storage_v2.0): dlio_sampler
+// (data_loader/torch_data_loader.py lines 88-107) gives rank r the indices
+// [r x ceil(n / ranks), (r + 1) x ceil(n / ranks)) in order, every epoch, whatever the shuffles; the
+// DataLoader drops a short last batch (drop_last=True, line 148) and main.py's _train stops after
+// floor(n / batch / ranks) steps (line 319).
+TEST(EpochOrderDlioTorch, EachRankItsFixedBlockInIndexOrderEveryEpoch) {
+  EpochOrder o = order(14, 1, ReaderKind::kMap, Shuffle::kSeed, Shuffle::kSeed);
+  o.kind = OrderKind::kDlioTorch;
+  // 14 samples, 2 ranks, batch 3: blocks of 7, floor(14 / 3 / 2) = 2 steps -> 6 samples each.
+  for (uint64_t epoch : {0u, 1u, 4u}) {
+    const BatchPlan r0 = plan_ordered_epoch(o, epoch, 0, 2, 3, false);
+    const BatchPlan r1 = plan_ordered_epoch(o, epoch, 1, 2, 3, false);
+    EXPECT_EQ(r0.samples, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5})) << epoch;
+    EXPECT_EQ(r1.samples, (std::vector<uint32_t>{7, 8, 9, 10, 11, 12})) << epoch;
+    EXPECT_EQ(r0.batches(), 2u);
+  }
+  // 10 samples, 3 ranks, batch 2: blocks of 4 (the last of 2), floor(10 / 2 / 3) = 1 step each.
+  o.num_samples = 10;
+  EXPECT_EQ(plan_ordered_epoch(o, 0, 0, 3, 2, false).samples, (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(plan_ordered_epoch(o, 0, 1, 3, 2, false).samples, (std::vector<uint32_t>{4, 5}));
+  EXPECT_EQ(plan_ordered_epoch(o, 0, 2, 3, 2, false).samples, (std::vector<uint32_t>{8, 9}));
+  // The preset at its scaled size: 21 samples, one rank, batch 7: all of them, 3 steps, in order.
+  o.num_samples = 21;
+  const BatchPlan one = plan_ordered_epoch(o, 3, 0, 1, 7, false);
+  ASSERT_EQ(one.samples.size(), 21u);
+  for (uint32_t i = 0; i < 21; ++i) EXPECT_EQ(one.samples[i], i);
+  // The default order with the same shuffles draws a new permutation every epoch.
+  o.kind = OrderKind::kDefault;
+  EXPECT_NE(plan_ordered_epoch(o, 0, 0, 1, 7, false).samples,
+            plan_ordered_epoch(o, 1, 0, 1, 7, false).samples);
+}
+
+}  // namespace
+}  // namespace iofab

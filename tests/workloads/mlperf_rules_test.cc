@@ -1,5 +1,5 @@
-// MLPerf Storage's minimum dataset size (Rules.md 3.1.2) and DLIO's training figures, by hand-computed
-// numbers.
+// MLPerf Storage's minimum dataset size (mlcommons/storage Submission_guidelines.md, mlpstorage/rules.py
+// calculate_training_data_size) and DLIO's training figures, by hand-computed numbers.
 #include "workloads/mlperf_rules.h"
 
 #include <gtest/gtest.h>
@@ -45,16 +45,34 @@ TEST(MlperfRules, DescriptionNamesRequiredAndGiven) {
 }
 
 TEST(MlperfRules, TrainFiguresAverageAuOverRanksAndSumThroughput) {
-  // Epoch 0: ranks at AU 0.9 and 0.7, 100 samples in 10 s and 50 in 5 s -> AU 0.8, 20 samples/s.
-  // Epoch 1: ranks at AU 1.0 and 0.6, 40 samples in 4 s each -> AU 0.8, 20 samples/s.
+  // DLIO's per-rank throughput (argonne-lcf/dlio_benchmark, branch mlperf_storage_v2.0,
+  // utils/statscounter.py compute_metrics_train, lines 404-412): (steps - 2) x batch / the time from the
+  // first step's end to the last's; end_run sums the ranks and averages the epochs. Epoch 0: AU 0.9 and 0.7;
+  // rank 0 takes 12 steps of batch 5, the first ending at 1 s, the last at 6 s: (12 - 2) x 5 / 5 = 10
+  // samples/s; rank 1 takes 7 steps, 2 s to 7 s: 5 x 5 / 5 = 5 -> AU 0.8, 15. Epoch 1: AU 1.0 and 0.6; 22
+  // steps from 0.5 s to 10.5 s: 20 x 5 / 10 = 10 each -> AU 0.8, 20. The run: AU 0.8, (15 + 20) / 2 = 17.5
+  // samples/s. (Samples over the whole epoch, iofab's old figure, would give 60 / 6 + 35 / 7 = 15 and 110
+  // / 10.5 x 2 = 20.95 instead.)
   const std::vector<std::vector<MlperfRankEpoch>> epochs = {
-      {{0.9, 100, 10.0}, {0.7, 50, 5.0}},
-      {{1.0, 40, 4.0}, {0.6, 40, 4.0}},
+      {{.au = 0.9, .steps = 12, .batch_size = 5, .first_step_end_s = 1.0, .end_s = 6.0},
+       {.au = 0.7, .steps = 7, .batch_size = 5, .first_step_end_s = 2.0, .end_s = 7.0}},
+      {{.au = 1.0, .steps = 22, .batch_size = 5, .first_step_end_s = 0.5, .end_s = 10.5},
+       {.au = 0.6, .steps = 22, .batch_size = 5, .first_step_end_s = 0.5, .end_s = 10.5}},
   };
   const MlperfTrainFigures f = mlperf_train_figures(epochs, 2.0 * 1048576.0);
   EXPECT_DOUBLE_EQ(f.au, 0.8);
-  EXPECT_DOUBLE_EQ(f.samples_per_s, 20.0);
-  EXPECT_DOUBLE_EQ(f.mib_per_s, 40.0);  // 20 samples/s x 2 MiB, in MiB/s as DLIO's "MB/s"
+  EXPECT_DOUBLE_EQ(f.samples_per_s, 17.5);
+  EXPECT_DOUBLE_EQ(f.mib_per_s, 35.0);  // 17.5 samples/s x 2 MiB, in MiB/s as DLIO's "MB/second"
+}
+
+TEST(MlperfRules, DlioThroughputLeavesOutTwoStepsAndIsZeroBelowThree) {
+  // Two steps: (2 - 2) x batch = 0, as DLIO prints for an epoch of two steps.
+  EXPECT_EQ(mlperf_rank_throughput({.au = 1, .steps = 2, .batch_size = 7, .first_step_end_s = 1, .end_s = 2}),
+            0.0);
+  // Three steps of 7, 0.4 s from the first's end to the last's: 7 / 0.4 = 17.5.
+  EXPECT_DOUBLE_EQ(
+      mlperf_rank_throughput({.au = 1, .steps = 3, .batch_size = 7, .first_step_end_s = 0.6, .end_s = 1.0}),
+      17.5);
 }
 
 TEST(MlperfRules, NoEpochsGiveZeros) {
