@@ -81,21 +81,26 @@ Status remove_tree_below(int parent, const std::string& n, const std::string& sh
     close(sub);
     return Status::FromErrno("opendir " + shown, e);
   }
-  std::vector<std::string> entries;
-  while (dirent* e = readdir(d)) {
-    std::string_view en(e->d_name);
-    if (en != "." && en != "..") entries.emplace_back(en);
-  }
   Status first;
-  for (const auto& e : entries) {
-    Status s = remove_tree_below(dirfd(d), e, shown + "/" + e);
-    if (!s.ok() && first.ok()) first = s;
+  // An NFS client may list a folder from its cache, without the files another client made in it since:
+  // the rmdir then finds it not empty. Its own removals refresh the cache (the server's answers carry the
+  // folder's new times), so the folder is listed again, a few times at most.
+  for (int pass = 0; pass < 3; ++pass) {
+    rewinddir(d);
+    std::vector<std::string> entries;
+    while (dirent* e = readdir(d)) {
+      std::string_view en(e->d_name);
+      if (en != "." && en != "..") entries.emplace_back(en);
+    }
+    for (const auto& e : entries) {
+      Status s = remove_tree_below(dirfd(d), e, shown + "/" + e);
+      if (!s.ok() && first.ok()) first = s;
+    }
+    // After a refusal below, the folder is not empty: that refusal is the error to read, not this one.
+    if (!first.ok() || unlinkat(parent, n.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT) break;
+    if (errno != ENOTEMPTY || pass == 2) first = Status::FromErrno("rmdir " + shown, errno);
   }
   closedir(d);
-  // After a refusal below, the folder is not empty: that refusal is the error to read, not this one.
-  if (unlinkat(parent, n.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT && first.ok()) {
-    first = Status::FromErrno("rmdir " + shown, errno);
-  }
   return first;
 }
 
