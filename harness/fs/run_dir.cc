@@ -8,6 +8,8 @@
 
 #include <cerrno>
 #include <chrono>
+#include <iterator>
+#include <thread>
 #include <cstdio>
 #include <ctime>
 #include <random>
@@ -82,23 +84,37 @@ Status remove_tree_below(int parent, const std::string& n, const std::string& sh
     return Status::FromErrno("opendir " + shown, e);
   }
   Status first;
-  // An NFS client may list a folder from its cache, without the files another client made in it since:
-  // the rmdir then finds it not empty. Its own removals refresh the cache (the server's answers carry the
-  // folder's new times), so the folder is listed again, a few times at most.
-  for (int pass = 0; pass < 3; ++pass) {
+  // Two NFS behaviours make a folder look not empty after its entries were removed, for a moment:
+  // - a client may list it from its cache, without the files another client made in it since; its own
+  //   removals refresh that cache (the server's answers carry the folder's new times);
+  // - a file removed while still open on this client (io_uring lets go of a registered file a little
+  //   after it is closed) is renamed .nfsXXXX, and the client removes it itself at the last close.
+  // So the folder is listed again, a few times, waiting a little longer each time (1.6 s at most).
+  constexpr int kWaitsMs[] = {0, 20, 100, 500, 1000};
+  for (size_t pass = 0; pass < std::size(kWaitsMs); ++pass) {
+    if (kWaitsMs[pass] > 0) std::this_thread::sleep_for(std::chrono::milliseconds(kWaitsMs[pass]));
     rewinddir(d);
     std::vector<std::string> entries;
     while (dirent* e = readdir(d)) {
       std::string_view en(e->d_name);
       if (en != "." && en != "..") entries.emplace_back(en);
     }
+    first = Status::Ok();
+    bool nfs_held = false;
     for (const auto& e : entries) {
       Status s = remove_tree_below(dirfd(d), e, shown + "/" + e);
+      // The client's own rename of a file still open: it goes at the last close (EBUSY until then).
+      if (!s.ok() && e.starts_with(".nfs")) nfs_held = true;
       if (!s.ok() && first.ok()) first = s;
     }
+    const bool last = pass + 1 == std::size(kWaitsMs);
+    if (nfs_held && !last) continue;
     // After a refusal below, the folder is not empty: that refusal is the error to read, not this one.
     if (!first.ok() || unlinkat(parent, n.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT) break;
-    if (errno != ENOTEMPTY || pass == 2) first = Status::FromErrno("rmdir " + shown, errno);
+    if (errno != ENOTEMPTY || last) {
+      first = Status::FromErrno("rmdir " + shown, errno);
+      break;
+    }
   }
   closedir(d);
   return first;
