@@ -63,10 +63,10 @@ Status remove_tree_below(int parent, const std::string& n, const std::string& sh
   int sub = openat(parent, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (sub < 0) {
     const int e = errno;
-    if (e == ENOENT) return Status::Ok();  // gone already: another remover got there first
+    if (e == ENOENT || e == ESTALE) return Status::Ok();  // gone already: another remover got there first
     // Not a folder (a link is never followed: ELOOP): the entry itself goes.
     if (e != ENOTDIR && e != ELOOP) return Status::FromErrno("open folder " + shown, e);
-    if (unlinkat(parent, n.c_str(), 0) != 0 && errno != ENOENT)
+    if (unlinkat(parent, n.c_str(), 0) != 0 && errno != ENOENT && errno != ESTALE)
       return Status::FromErrno("unlink " + shown, errno);
     return Status::Ok();
   }
@@ -110,7 +110,8 @@ Status remove_tree_below(int parent, const std::string& n, const std::string& sh
     const bool last = pass + 1 == std::size(kWaitsMs);
     if (nfs_held && !last) continue;
     // After a refusal below, the folder is not empty: that refusal is the error to read, not this one.
-    if (!first.ok() || unlinkat(parent, n.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT) break;
+    if (!first.ok() || unlinkat(parent, n.c_str(), AT_REMOVEDIR) == 0) break;
+    if (errno == ENOENT || errno == ESTALE) break;  // another remover took it first
     if (errno != ENOTEMPTY || last) {
       first = Status::FromErrno("rmdir " + shown, errno);
       break;
@@ -209,10 +210,11 @@ Status RunDir::open(const std::string& target, const std::string& run_id, bool c
 namespace {
 
 // Removes every entry of the folder dir_fd (path, for messages) but keep; a folder another rank removed
-// already (9p answers ENOENT) has nothing left to remove.
+// already (9p answers ENOENT, NFS ESTALE) has nothing left to remove.
 Status remove_entries(int dir_fd, const std::string& path, std::string_view keep) {
   DIR* d = fdopendir(dup(dir_fd));
-  if (d == nullptr) return errno == ENOENT ? Status::Ok() : Status::FromErrno("opendir " + path, errno);
+  if (d == nullptr && (errno == ENOENT || errno == ESTALE)) return Status::Ok();
+  if (d == nullptr) return Status::FromErrno("opendir " + path, errno);
   // The dup shares its read position with dir_fd; a phase that listed the folder must not hide its entries.
   rewinddir(d);
   std::vector<std::string> entries;
