@@ -1,7 +1,8 @@
 #include "harness/comm/comm.h"
 
-#include <cstdlib>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include "harness/comm/launcher.h"
 

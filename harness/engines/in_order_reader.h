@@ -82,8 +82,8 @@ template <class Consume>
 Status InOrderReader::read(int file, uint64_t size, uint32_t block, Consume&& consume) {
   const size_t held = hold_last_ ? 1 : 0;
   if (depth_ == 0 || ring_.count() < depth_ + held || ring_.size() < block || block == 0) {
-    return Status::Internal("InOrderReader: the ring needs " + std::to_string(depth_ + held) + " buffers of " +
-                            std::to_string(block) + " bytes");
+    return Status::Internal("InOrderReader: the ring needs " + std::to_string(depth_ + held) +
+                            " buffers of " + std::to_string(block) + " bytes");
   }
   const uint64_t blocks = (size + block - 1) / block;
   const uint64_t window = ready_.size();

@@ -8,11 +8,11 @@
 
 #include <cerrno>
 #include <chrono>
-#include <iterator>
-#include <thread>
 #include <cstdio>
 #include <ctime>
+#include <iterator>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "harness/core/input_file.h"

@@ -27,8 +27,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::set<std::string, std::less<>> kTopKeys = {
-    "name", "description", "target", "target_scope", "s3", "defaults", "phases", "telemetry_interval"};
+const std::set<std::string, std::less<>> kTopKeys = {"name", "description", "target", "target_scope",
+                                                     "s3",   "defaults",    "phases", "telemetry_interval"};
 const std::set<std::string, std::less<>> kPhaseOwnKeys = {"kind", "name", "checks", "headline"};
 const std::set<std::string, std::less<>> kCheckKeys = {"metric", "op", "value", "name"};
 
@@ -397,7 +397,8 @@ class SuiteParser {
       }
     }
     if (doc_.contains("s3")) parse_s3_settings(doc_["s3"], &out_->s3, &errors_);
-    if (doc_.contains("target_scope")) parse_target_scope(doc_["target_scope"], &out_->target_scope, &errors_);
+    if (doc_.contains("target_scope"))
+      parse_target_scope(doc_["target_scope"], &out_->target_scope, &errors_);
     if (doc_.contains("telemetry_interval")) parse_telemetry_interval(doc_["telemetry_interval"]);
   }
 

@@ -10,8 +10,8 @@
 #include "harness/comm/launcher.h"
 #include "harness/runner/cluster_hosts.h"
 #include "harness/runner/launch_info.h"
-#include "harness/targets/folder/target_agreement.h"
 #include "harness/suite/suite.h"
+#include "harness/targets/folder/target_agreement.h"
 #include "harness/targets/run_target.h"
 
 namespace iofab {

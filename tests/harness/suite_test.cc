@@ -556,7 +556,8 @@ TEST(SuiteLoad, RunScaleScalesATrainReadThatStatesItsFullSize) {
 // before each checkpoint write and each read (dlio_benchmark, mlperf_storage_v2.0, main.py's checkpoint-only
 // loop): the presets space theirs the same, both phases.
 TEST(SuiteLoad, MlperfLlama3SuitesSpaceTheirWritesAndReadsAsDlioDoes) {
-  for (const char* name : {"mlperf-llama3-8b", "mlperf-llama3-70b", "mlperf-llama3-405b", "mlperf-llama3-1t"}) {
+  for (const char* name :
+       {"mlperf-llama3-8b", "mlperf-llama3-70b", "mlperf-llama3-405b", "mlperf-llama3-1t"}) {
     Suite s;
     ASSERT_TRUE(load_suite(name, {}, &s).ok()) << name;
     ASSERT_EQ(s.phases.size(), 2u) << name;

@@ -16,7 +16,8 @@ TEST(BackgroundXxh3, HashesEveryBlockInOrderOneBehindTheCaller) {
   constexpr size_t kBlocks = 200;
   std::vector<unsigned char> whole(kBlock * kBlocks);
   for (size_t i = 0; i < whole.size(); ++i) whole[i] = static_cast<unsigned char>((i * 131) ^ (i >> 13));
-  std::vector<unsigned char> bufs[2] = {std::vector<unsigned char>(kBlock), std::vector<unsigned char>(kBlock)};
+  std::vector<unsigned char> bufs[2] = {std::vector<unsigned char>(kBlock),
+                                        std::vector<unsigned char>(kBlock)};
   BackgroundXxh3 hasher;
   for (int round = 0; round < 2; ++round) {  // reset() starts a new hash
     hasher.reset();

@@ -383,12 +383,16 @@ TEST(DcpCheckpoint, ACrashBeforeMetadataLeavesNoRestorableCheckpoint) {
   EXPECT_TRUE(fs::exists(step + "/.metadata"));
 }
 
-// iofab's durable commit (commit "durable"): step-N.tmp/ fsynced and renamed, the tracker replaced by a rename.
+// iofab's durable commit (commit "durable"): step-N.tmp/ fsynced and renamed, the tracker replaced by a
+// rename.
 TEST(MegatronCheckpoint, FoldersPerRankAndTheTrackerNamesTheNewestStep) {
   PhaseHarness h;
   PhaseResult r;
   Status s = h.run("checkpoint", "ckpt",
-                   dcp_params({{"layout", "megatron"}, {"commit", "durable"}, {"count", 2}, {"keep", 2},
+                   dcp_params({{"layout", "megatron"},
+                               {"commit", "durable"},
+                               {"count", 2},
+                               {"keep", 2},
                                {"model", small_model({{"zero", 1}, {"pipeline", 2}})}}),
                    &r, true);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -433,7 +437,10 @@ TEST(MegatronCheckpoint, SavesAsMegatronInPlaceUnsyncedThenTimesTheSyncApart) {
   };
   PhaseResult r;
   Status s = h.run("checkpoint", "ckpt",
-                   dcp_params({{"layout", "megatron"}, {"count", 2}, {"keep", 2}, {"engine", "psync"},
+                   dcp_params({{"layout", "megatron"},
+                               {"count", 2},
+                               {"keep", 2},
+                               {"engine", "psync"},
                                {"model", small_model({{"zero", 1}})}}),
                    &r, true);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -447,9 +454,11 @@ TEST(MegatronCheckpoint, SavesAsMegatronInPlaceUnsyncedThenTimesTheSyncApart) {
   EXPECT_EQ(read_file(h.path() + "/ckpt/latest_checkpointed_iteration.txt"), "2");
   // Step 2's events: its 4 files created in place, then the manifest and the tracker, and only then the
   // syncs: the 4 files, the manifest and the tracker (6), none before the tracker.
-  const auto tracker = std::find(events.rbegin(), events.rend(), "create ckpt/latest_checkpointed_iteration.txt");
+  const auto tracker =
+      std::find(events.rbegin(), events.rend(), "create ckpt/latest_checkpointed_iteration.txt");
   ASSERT_NE(tracker, events.rend());
-  const auto step2 = std::find(events.begin(), events.end(), "create ckpt/iter_0000002/mp_rank_00/distrib_optim.pt");
+  const auto step2 =
+      std::find(events.begin(), events.end(), "create ckpt/iter_0000002/mp_rank_00/distrib_optim.pt");
   ASSERT_NE(step2, events.end());
   EXPECT_EQ(std::count(step2, tracker.base(), "sync"), 0) << "a sync inside the stall";
   EXPECT_EQ(std::count(tracker.base(), events.end(), "sync"), 6);
@@ -461,8 +470,8 @@ TEST(MegatronCheckpoint, SavesAsMegatronInPlaceUnsyncedThenTimesTheSyncApart) {
 
   // A restore finds Megatron's iteration folders and verifies every byte.
   PhaseResult rr;
-  s = h.run("restore", "restore", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"fanout", 1}, {"steps", 2}}, &rr,
-            true);
+  s = h.run("restore", "restore", {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"fanout", 1}, {"steps", 2}},
+            &rr, true);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(rr.metrics["corrupt_shards"], 0);
   EXPECT_EQ(rr.metrics["verified_bytes"], 2 * r.metrics["checkpoint_bytes"]);
@@ -472,14 +481,17 @@ TEST(MegatronCheckpoint, ItsOwnCommitIsForItsLayoutAndSynchronousSavesOnly) {
   std::string err;
   EXPECT_EQ(PhaseHarness::parse("checkpoint", dcp_params({{"commit", "megatron"}}), &err), nullptr);
   EXPECT_NE(err.find("phases[0].commit"), std::string::npos) << err;
-  EXPECT_EQ(PhaseHarness::parse("checkpoint",
-                                dcp_params({{"layout", "megatron"}, {"commit", "megatron"}, {"mode", "async"}}), &err),
+  EXPECT_EQ(PhaseHarness::parse(
+                "checkpoint", dcp_params({{"layout", "megatron"}, {"commit", "megatron"}, {"mode", "async"}}),
+                &err),
             nullptr);
   EXPECT_NE(err.find("phases[0].commit"), std::string::npos) << err;
-  EXPECT_EQ(PhaseHarness::parse("checkpoint", dcp_params({{"layout", "megatron"}, {"commit", "soon"}}), &err), nullptr);
+  EXPECT_EQ(PhaseHarness::parse("checkpoint", dcp_params({{"layout", "megatron"}, {"commit", "soon"}}), &err),
+            nullptr);
   EXPECT_NE(err.find("phases[0].commit"), std::string::npos) << err;
   // Async, Megatron's layout is committed as iofab commits: its drains end durable.
-  EXPECT_NE(PhaseHarness::parse("checkpoint", dcp_params({{"layout", "megatron"}, {"mode", "async"}}), &err), nullptr)
+  EXPECT_NE(PhaseHarness::parse("checkpoint", dcp_params({{"layout", "megatron"}, {"mode", "async"}}), &err),
+            nullptr)
       << err;
 }
 
@@ -595,12 +607,13 @@ TEST(RestoreSteps, ReadsBackEveryCheckpointOldestFirst) {
 TEST(RestoreSteps, AGapIdlesBetweenTheReadsUntimed) {
   PhaseHarness h;
   PhaseResult w;
-  ASSERT_TRUE(h.run("checkpoint", "ckpt", dcp_params({{"count", 3}, {"keep", 3}, {"gap", "0s"}}), &w, true).ok());
+  ASSERT_TRUE(
+      h.run("checkpoint", "ckpt", dcp_params({{"count", 3}, {"keep", 3}, {"gap", "0s"}}), &w, true).ok());
   PhaseResult r;
   const auto t0 = std::chrono::steady_clock::now();
-  Status s = h.run("restore", "restore",
-                   {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"fanout", 1}, {"steps", 3}, {"gap", "300ms"}}, &r,
-                   true);
+  Status s = h.run(
+      "restore", "restore",
+      {{"checkpoint", "ckpt"}, {"engine", "psync"}, {"fanout", 1}, {"steps", 3}, {"gap", "300ms"}}, &r, true);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_DOUBLE_EQ(r.details["gap_seconds"].get<double>(), 0.3);

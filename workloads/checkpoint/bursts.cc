@@ -94,8 +94,8 @@ Status CheckpointBursts::make_durable(uint64_t step) {
     if (!wk.active) continue;
     for (const ShardResult& r : wk.written) names.push_back(wc_.layout.name_of(r.shard));
   }
-  const Status mine = make_step_durable(*ctx_.store, ctx_.phase_name, step_folder_name(step, p_.commit), names,
-                                        ctx_.comm.rank() == 0);
+  const Status mine = make_step_durable(*ctx_.store, ctx_.phase_name, step_folder_name(step, p_.commit),
+                                        names, ctx_.comm.rank() == 0);
   return agree(ctx_.comm, mine);
 }
 

@@ -220,14 +220,16 @@ bool read_model(ParamReader& r, CheckpointParams* p) {
 void read_commit_mode(ParamReader& r, CheckpointParams* p) {
   const bool megatron = p->layout == CheckpointLayoutKind::kMegatron;
   const bool as_megatron = megatron && !p->async && !p->two_tier;
-  const std::string commit = r.choice("commit", as_megatron ? "megatron" : "durable", {"durable", "megatron"});
+  const std::string commit =
+      r.choice("commit", as_megatron ? "megatron" : "durable", {"durable", "megatron"});
   p->commit = commit == "megatron" ? CommitMode::kMegatron : CommitMode::kDurable;
   if (p->commit != CommitMode::kMegatron) return;
   if (!megatron) {
     r.fail("commit", "\"megatron\" is Megatron-LM's save, of layout \"megatron\" only: use \"durable\"");
   } else if (p->async || p->two_tier) {
-    r.fail("commit", "\"megatron\" is Megatron-LM's synchronous save to the target; with mode async or a tier "
-                     "use \"durable\"");
+    r.fail("commit",
+           "\"megatron\" is Megatron-LM's synchronous save to the target; with mode async or a tier "
+           "use \"durable\"");
   }
 }
 
@@ -322,60 +324,67 @@ std::span<const std::string_view> checkpoint_solo_metrics() {
 const std::vector<MetricInfo>& checkpoint_metrics() {
   static const std::vector<MetricInfo> kMetrics = [] {
     std::vector<MetricInfo> rows = {
-      {"budget_margin", Unit::kRatio, Better::kHigher,
-       "allowed stall / projected stall at full size, worst checkpoint; >= 1 passes the budget"},
-      {"stall_seconds_max", Unit::kSeconds, Better::kLower,
-       "longest stall of training by one checkpoint (as run)"},
-      {"projected_stall_seconds", Unit::kSeconds, Better::kLower,
-       "full-size checkpoint bytes / measured aggregate bytes/s of the slowest checkpoint"},
-      {"write_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
-       "bytes written / time writing (bursts only; sync: writes + fsyncs, async: drains)"},
-      {"checkpoint_bytes", Unit::kBytes, Better::kNeither,
-       "bytes of one checkpoint as written (full size / scale)"},
-      {"full_checkpoint_bytes", Unit::kBytes, Better::kNeither,
-       "bytes of one full-size checkpoint (params x bytes_per_param, or the sum of the model plan's ranks)"},
-      {"stall_seconds_mean", Unit::kSeconds, Better::kLower, "mean stall per checkpoint"},
-      {"durable_seconds_max", Unit::kSeconds, Better::kLower,
-       "longest time from a checkpoint's start until its bytes are durable (slowest rank): the stall, or with "
-       "commit megatron (no fsync in the stall) the stall and one sync of every file after it"},
-      {"drain_seconds_max", Unit::kSeconds, Better::kLower,
-       "async: longest background write + fsync; two tiers: longest copy from local_dir to the target "
-       "(slowest rank); 0 for sync"},
-      {"allowed_stall_seconds", Unit::kSeconds, Better::kNeither, "budget_fraction x interval"},
-      {"required_bytes_per_s", Unit::kBytesPerSecond, Better::kNeither,
-       "full-size checkpoint bytes / allowed stall: what storage must sustain"},
-      {"stall_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
-       "checkpoint bytes / stall of the slowest checkpoint: the measured aggregate rate the projection uses"},
-      {"commit_seconds_max", Unit::kSeconds, Better::kLower, "manifest write, fsyncs and rename, longest"},
-      {"delete_seconds_max", Unit::kSeconds, Better::kLower, "removal of checkpoints beyond keep, longest"},
-      {"checkpoints", Unit::kCount, Better::kNeither, "checkpoints committed"},
-      {"shards", Unit::kCount, Better::kNeither, "shard files per checkpoint (writers)"},
-      {"mlperf_save_seconds", Unit::kSeconds, Better::kLower,
-       "MLPerf Storage's checkpoint duration: per checkpoint the slowest rank's writes and fsyncs, the max over "
-       "ranks; mean over checkpoints, as written (scaled)"},
-      {"mlperf_save_gib_per_s", Unit::kRatio, Better::kHigher,
-       "MLPerf Storage's save throughput in GiB/s (its \"GB/s\"): checkpoint GiB / mlperf_save_seconds, the "
-       "rate the slowest rank sets; iofab's aggregate is write_bytes_per_s"},
-      {"rank_bytes_skew", Unit::kRatio, Better::kLower,
-       "with a model: the largest planned rank's bytes / the mean over every planned rank (1: balanced)"},
-      {"write_bytes", Unit::kBytes, Better::kNeither, "bytes written by all ranks, all checkpoints"},
-      {"drain_overruns", Unit::kCount, Better::kLower,
-       "async, two tiers: checkpoints due while the previous one still drained"},
-      {"projected_drain_seconds", Unit::kSeconds, Better::kLower,
-       "async, two tiers: longest drain scaled to full size"},
-      {"drain_margin", Unit::kRatio, Better::kHigher,
-       "async, two tiers: (interval - projected stall) / projected drain; >= 1: a full-size drain ends "
-       "before the next checkpoint"},
-      {"drain_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
-       "two tiers: checkpoint bytes / the slowest rank's drain, over every checkpoint"},
-      {"recovery_local_seconds", Unit::kSeconds, Better::kLower,
-       "two tiers: read back and verify the newest checkpoint from local_dir, cache dropped (slowest rank)"},
-      {"recovery_shared_seconds", Unit::kSeconds, Better::kLower,
-       "two tiers: read back and verify the newest checkpoint from the target, cache dropped (slowest rank)"},
-      {"recovery_bytes", Unit::kBytes, Better::kNeither, "two tiers: bytes read back from each tier"},
-      {"latency_p50_s", Unit::kSeconds, Better::kLower, "per-write latency, median"},
-      {"latency_p99_s", Unit::kSeconds, Better::kLower, "per-write latency, 99th percentile"},
-      {"latency_max_s", Unit::kSeconds, Better::kLower, "per-write latency, max"},
+        {"budget_margin", Unit::kRatio, Better::kHigher,
+         "allowed stall / projected stall at full size, worst checkpoint; >= 1 passes the budget"},
+        {"stall_seconds_max", Unit::kSeconds, Better::kLower,
+         "longest stall of training by one checkpoint (as run)"},
+        {"projected_stall_seconds", Unit::kSeconds, Better::kLower,
+         "full-size checkpoint bytes / measured aggregate bytes/s of the slowest checkpoint"},
+        {"write_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+         "bytes written / time writing (bursts only; sync: writes + fsyncs, async: drains)"},
+        {"checkpoint_bytes", Unit::kBytes, Better::kNeither,
+         "bytes of one checkpoint as written (full size / scale)"},
+        {"full_checkpoint_bytes", Unit::kBytes, Better::kNeither,
+         "bytes of one full-size checkpoint (params x bytes_per_param, or the sum of the model plan's "
+         "ranks)"},
+        {"stall_seconds_mean", Unit::kSeconds, Better::kLower, "mean stall per checkpoint"},
+        {"durable_seconds_max", Unit::kSeconds, Better::kLower,
+         "longest time from a checkpoint's start until its bytes are durable (slowest rank): the stall, or "
+         "with "
+         "commit megatron (no fsync in the stall) the stall and one sync of every file after it"},
+        {"drain_seconds_max", Unit::kSeconds, Better::kLower,
+         "async: longest background write + fsync; two tiers: longest copy from local_dir to the target "
+         "(slowest rank); 0 for sync"},
+        {"allowed_stall_seconds", Unit::kSeconds, Better::kNeither, "budget_fraction x interval"},
+        {"required_bytes_per_s", Unit::kBytesPerSecond, Better::kNeither,
+         "full-size checkpoint bytes / allowed stall: what storage must sustain"},
+        {"stall_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+         "checkpoint bytes / stall of the slowest checkpoint: the measured aggregate rate the projection "
+         "uses"},
+        {"commit_seconds_max", Unit::kSeconds, Better::kLower, "manifest write, fsyncs and rename, longest"},
+        {"delete_seconds_max", Unit::kSeconds, Better::kLower, "removal of checkpoints beyond keep, longest"},
+        {"checkpoints", Unit::kCount, Better::kNeither, "checkpoints committed"},
+        {"shards", Unit::kCount, Better::kNeither, "shard files per checkpoint (writers)"},
+        {"mlperf_save_seconds", Unit::kSeconds, Better::kLower,
+         "MLPerf Storage's checkpoint duration: per checkpoint the slowest rank's writes and fsyncs, the max "
+         "over "
+         "ranks; mean over checkpoints, as written (scaled)"},
+        {"mlperf_save_gib_per_s", Unit::kRatio, Better::kHigher,
+         "MLPerf Storage's save throughput in GiB/s (its \"GB/s\"): checkpoint GiB / mlperf_save_seconds, "
+         "the "
+         "rate the slowest rank sets; iofab's aggregate is write_bytes_per_s"},
+        {"rank_bytes_skew", Unit::kRatio, Better::kLower,
+         "with a model: the largest planned rank's bytes / the mean over every planned rank (1: balanced)"},
+        {"write_bytes", Unit::kBytes, Better::kNeither, "bytes written by all ranks, all checkpoints"},
+        {"drain_overruns", Unit::kCount, Better::kLower,
+         "async, two tiers: checkpoints due while the previous one still drained"},
+        {"projected_drain_seconds", Unit::kSeconds, Better::kLower,
+         "async, two tiers: longest drain scaled to full size"},
+        {"drain_margin", Unit::kRatio, Better::kHigher,
+         "async, two tiers: (interval - projected stall) / projected drain; >= 1: a full-size drain ends "
+         "before the next checkpoint"},
+        {"drain_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
+         "two tiers: checkpoint bytes / the slowest rank's drain, over every checkpoint"},
+        {"recovery_local_seconds", Unit::kSeconds, Better::kLower,
+         "two tiers: read back and verify the newest checkpoint from local_dir, cache dropped (slowest "
+         "rank)"},
+        {"recovery_shared_seconds", Unit::kSeconds, Better::kLower,
+         "two tiers: read back and verify the newest checkpoint from the target, cache dropped (slowest "
+         "rank)"},
+        {"recovery_bytes", Unit::kBytes, Better::kNeither, "two tiers: bytes read back from each tier"},
+        {"latency_p50_s", Unit::kSeconds, Better::kLower, "per-write latency, median"},
+        {"latency_p99_s", Unit::kSeconds, Better::kLower, "per-write latency, 99th percentile"},
+        {"latency_max_s", Unit::kSeconds, Better::kLower, "per-write latency, max"},
     };
     // On an s3:// target: requests/s, time to first byte, latency, retries, errors.
     for (const MetricInfo& m : request_metric_infos()) rows.push_back(m);

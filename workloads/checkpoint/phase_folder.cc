@@ -83,12 +83,13 @@ void remove_uncommitted_steps(Store& store, std::string_view folder) {
   }
 }
 
-Status create_shard_file(Store& store, std::string_view folder, std::string_view step_dir, const std::string& name,
-                         bool direct, bool in_place, StoreFile* out) {
+Status create_shard_file(Store& store, std::string_view folder, std::string_view step_dir,
+                         const std::string& name, bool direct, bool in_place, StoreFile* out) {
   // An object store has no rename: shards go straight to step-N/, which is a checkpoint once its manifest
   // is there (commit_step_folder).
   in_place = in_place || store.caps().commit_per_file;
-  const std::string tmp = join_store_path(folder, in_place ? std::string(step_dir) : std::string(step_dir) + ".tmp");
+  const std::string tmp =
+      join_store_path(folder, in_place ? std::string(step_dir) : std::string(step_dir) + ".tmp");
   Status s = store.make_folder(tmp);
   if (!s.ok()) return s;
   // Megatron's files sit in a folder per tensor x pipeline rank; writers of one folder race to make it,

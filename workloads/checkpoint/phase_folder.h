@@ -27,7 +27,7 @@
 namespace iofab {
 
 struct StepListing {
-  std::vector<uint64_t> committed;         // ascending
+  std::vector<uint64_t> committed;          // ascending
   std::vector<std::string> committed_dirs;  // their folders' names ("step-3", "iter_0000003"), in that order
   std::vector<std::string> tmp;     // names of step-*.tmp folders, and of step-N/ without a commit file
 };
@@ -51,8 +51,8 @@ void remove_uncommitted_steps(Store& store, std::string_view folder);
 // Creates the shard file name in folder/<step_dir>.tmp/ (folder/<step_dir>/ when in_place: dcp, or
 // megatron's own commit; the step folder and name's sub-folder too, for the first shard) for writing,
 // never over an existing file; O_DIRECT when direct. step_dir: step_folder_name's.
-Status create_shard_file(Store& store, std::string_view folder, std::string_view step_dir, const std::string& name,
-                         bool direct, bool in_place, StoreFile* out);
+Status create_shard_file(Store& store, std::string_view folder, std::string_view step_dir,
+                         const std::string& name, bool direct, bool in_place, StoreFile* out);
 
 // Creates name (the manifest) in folder (never overwriting), writes it and syncs
 // it. The caller syncs the folder.

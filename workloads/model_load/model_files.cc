@@ -377,10 +377,10 @@ std::string model_index_json(const ModelFiles& files) {
     for (const SafetensorsTensor& t : f.tensors) map[t.name] = f.name;
   }
   json j = {{"metadata",
-                     {{"total_size", files.tensor_bytes},
-                      {"iofab_full_size", files.full_tensor_bytes},
-                      {"iofab_parameters", files.parameters}}},
-                    {"weight_map", map}};
+             {{"total_size", files.tensor_bytes},
+              {"iofab_full_size", files.full_tensor_bytes},
+              {"iofab_parameters", files.parameters}}},
+            {"weight_map", map}};
   return j.dump(2) + "\n";
 }
 

@@ -130,7 +130,8 @@ Status read_shards(const RestoreParams& p, const PhaseContext& ctx, const StepFo
       continue;
     }
     if (verify && digest != e.xxh3) {
-      rd->bad.push_back({e.name, "corrupt: xxh3 " + xxh3_hex(digest) + ", the manifest says " + xxh3_hex(e.xxh3)});
+      rd->bad.push_back(
+          {e.name, "corrupt: xxh3 " + xxh3_hex(digest) + ", the manifest says " + xxh3_hex(e.xxh3)});
     }
   }
   if (beside) rd->verify_ns += rd->hasher->busy_ns() - hashed0;
