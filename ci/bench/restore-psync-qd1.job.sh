@@ -3,32 +3,4 @@
 # shard front to back, iofab verifying every byte with xxh3, one block behind the reads on a thread of its
 # own). The checkpoint is written once (a --keep run); every round iofab restores it with `from` and fio
 # reads the same two shard files (2 jobs, psync, iodepth 1), so both read exactly the same bytes.
-source "$(dirname "$0")/common.sh"
-workers=2; shard_gib=1
-
-cat >"$BENCH_WORK/write.json" <<JSON
-{"phases": [{"kind": "checkpoint", "engine": "io_uring", "direct": true, "workers": $workers,
-  "checkpoint_size": "$((workers * shard_gib))GiB", "count": 1, "gap": 0, "block_size": "1MiB", "queue_depth": 16}]}
-JSON
-"$IOFAB" run "$BENCH_WORK/write.json" --target "$BENCH_TARGET" --out "$BENCH_WORK/write-report.json" --quiet --keep >/dev/null
-step="$(jq -r '.target.run_folder' "$BENCH_WORK/write-report.json")/checkpoint/step-1"
-
-run_fio() {
-  /usr/bin/time -f "%U %S" -o "$BENCH_WORK/fio.time" fio --ioengine=psync --direct=1 --rw=read --bs=1M \
-    --iodepth=1 --group_reporting --output-format=json \
-    --name=restore0 --filename="$step/shard-00000-of-00002.bin" \
-    --name=restore1 --filename="$step/shard-00001-of-00002.bin" >"$BENCH_WORK/fio.json"
-  echo "$(jq '.jobs[0].read.bw_bytes' "$BENCH_WORK/fio.json") $(jq '.jobs[0].read.io_bytes' "$BENCH_WORK/fio.json") $(cpu_of "$BENCH_WORK/fio.time")"
-}
-
-run_iofab() {
-  cat >"$BENCH_WORK/suite.json" <<JSON
-{"phases": [{"kind": "restore", "from": "$step", "engine": "psync", "direct": true, "workers": $workers,
-  "fanout": 1, "block_size": "1MiB", "queue_depth": 1}]}
-JSON
-  /usr/bin/time -f "%U %S" -o "$BENCH_WORK/iofab.time" "$IOFAB" run "$BENCH_WORK/suite.json" --target "$BENCH_TARGET" \
-    --out "$BENCH_WORK/iofab.json" --quiet >/dev/null
-  echo "$(jq '.phases[0].result.metrics.read_bytes_per_s' "$BENCH_WORK/iofab.json") $(jq '.phases[0].result.metrics.read_bytes' "$BENCH_WORK/iofab.json") $(cpu_of "$BENCH_WORK/iofab.time")"
-}
-
-compare_rounds "bytes/s"
+RESTORE_ENGINE=psync RESTORE_QD=1 source "$(dirname "$0")/restore.job.sh"

@@ -4,8 +4,10 @@
 # checkpoint is written once (a --keep run); every round iofab restores it
 # with `from` and fio reads the same two shard files, so both read exactly
 # the same bytes and the CPU figures are the reads' alone.
-source "$(dirname "$0")/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 workers=2; shard_gib=1
+# The reads' engine and queue depth, both sides (restore-psync-qd1.job.sh sets them).
+engine="${RESTORE_ENGINE:-io_uring}"; depth="${RESTORE_QD:-16}"
 
 cat >"$BENCH_WORK/write.json" <<JSON
 {"phases": [{"kind": "checkpoint", "engine": "io_uring", "direct": true, "workers": $workers,
@@ -15,8 +17,8 @@ JSON
 step="$(jq -r '.target.run_folder' "$BENCH_WORK/write-report.json")/checkpoint/step-1"
 
 run_fio() {
-  /usr/bin/time -f "%U %S" -o "$BENCH_WORK/fio.time" fio --ioengine=io_uring --direct=1 --rw=read --bs=1M \
-    --iodepth=16 --group_reporting --output-format=json \
+  /usr/bin/time -f "%U %S" -o "$BENCH_WORK/fio.time" fio --ioengine="$engine" --direct=1 --rw=read --bs=1M \
+    --iodepth="$depth" --group_reporting --output-format=json \
     --name=restore0 --filename="$step/shard-00000-of-00002.bin" \
     --name=restore1 --filename="$step/shard-00001-of-00002.bin" >"$BENCH_WORK/fio.json"
   echo "$(jq '.jobs[0].read.bw_bytes' "$BENCH_WORK/fio.json") $(jq '.jobs[0].read.io_bytes' "$BENCH_WORK/fio.json") $(cpu_of "$BENCH_WORK/fio.time")"
@@ -24,8 +26,8 @@ run_fio() {
 
 run_iofab() {
   cat >"$BENCH_WORK/suite.json" <<JSON
-{"phases": [{"kind": "restore", "from": "$step", "engine": "io_uring", "direct": true, "workers": $workers,
-  "fanout": 1, "block_size": "1MiB", "queue_depth": 16}]}
+{"phases": [{"kind": "restore", "from": "$step", "engine": "$engine", "direct": true, "workers": $workers,
+  "fanout": 1, "block_size": "1MiB", "queue_depth": $depth}]}
 JSON
   /usr/bin/time -f "%U %S" -o "$BENCH_WORK/iofab.time" "$IOFAB" run "$BENCH_WORK/suite.json" --target "$BENCH_TARGET" \
     --out "$BENCH_WORK/iofab.json" --quiet >/dev/null
