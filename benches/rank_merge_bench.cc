@@ -39,7 +39,7 @@
 #include "harness/phase/params.h"
 #include "harness/phase/phase.h"
 #include "harness/results/report.h"
-#include "harness/runner/cluster_hosts.h"
+#include "driver/runner/cluster_hosts.h"
 #include "harness/stats/io_tally.h"
 #include "harness/store/memory_store.h"
 #include "reports/json_report.h"

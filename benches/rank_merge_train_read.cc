@@ -6,9 +6,9 @@
 #include "benches/rank_merge_bench.h"
 #include "harness/comm/rank_gather.h"
 #include "harness/core/json_text.h"
-#include "workloads/dataset.h"
-#include "workloads/train_read_phase.h"
-#include "workloads/train_read_results.h"
+#include "workloads/dataset/dataset.h"
+#include "workloads/train_read/train_read_phase.h"
+#include "workloads/train_read/train_read_results.h"
 
 namespace iofab {
 

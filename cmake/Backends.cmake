@@ -6,7 +6,7 @@ find_package(Threads REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
-# The prepare phase's transform (workloads/prepare_transform.cc).
+# The prepare phase's transform (workloads/prepare/prepare_transform.cc).
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 
@@ -27,7 +27,8 @@ function(iofab_backend name found reason)
     file(GLOB_RECURSE srcs CONFIGURE_DEPENDS
       ${PROJECT_SOURCE_DIR}/harness/*_${name}.cc
       ${PROJECT_SOURCE_DIR}/workloads/*_${name}.cc
-      ${PROJECT_SOURCE_DIR}/reports/*_${name}.cc)
+      ${PROJECT_SOURCE_DIR}/reports/*_${name}.cc
+      ${PROJECT_SOURCE_DIR}/driver/*_${name}.cc)
     set(IOFAB_BACKEND_SOURCES ${IOFAB_BACKEND_SOURCES} ${srcs} PARENT_SCOPE)
     set(IOFAB_BACKEND_DEFS ${IOFAB_BACKEND_DEFS} IOFAB_HAVE_${upper}=1 PARENT_SCOPE)
     set(IOFAB_BACKENDS_ON ${IOFAB_BACKENDS_ON} ${name} PARENT_SCOPE)

@@ -3,7 +3,8 @@
 #
 # What each folder may include, by the include's first path components. A
 # folder may always include itself. Inside the platform, the order is
-# core < stats, fs, gpu, telemetry < comm, engines, rdma < store < results < phase.
+# core < stats, fs, gpu, telemetry < comm, engines, rdma < s3 (the S3 client and its engine) < store
+# < results < phase.
 cmake_minimum_required(VERSION 3.25)
 
 set(core "harness/core")
@@ -14,12 +15,13 @@ set(telemetry "${core};harness/telemetry")
 set(comm "${core};harness/gpu;harness/comm")
 set(engines "${core};harness/stats;harness/fs;harness/engines")
 set(rdma "${core};harness/gpu;harness/rdma")
-set(store "${core};harness/fs;harness/engines;harness/store")
+set(s3 "${core};harness/stats;harness/fs;harness/engines;harness/s3")
+set(store "${core};harness/stats;harness/fs;harness/engines;harness/s3;harness/store")
 set(results "${core};harness/results")
-set(platform "${core};harness/stats;harness/fs;harness/gpu;harness/telemetry;harness/comm;harness/engines;harness/rdma;harness/store;harness/results;harness/phase")
+set(platform "${core};harness/stats;harness/fs;harness/gpu;harness/telemetry;harness/comm;harness/engines;harness/s3;harness/rdma;harness/store;harness/results;harness/phase")
 set(workloads "${platform};workloads")
 set(reports "${workloads};reports")
-set(driver "${reports};harness/suite;harness/targets;harness/runner;harness/cli")
+set(driver "${reports};driver/suite;driver/targets;driver/runner;driver/cli")
 set(RULE_harness/core "${core}")
 set(RULE_harness/stats "${stats}")
 set(RULE_harness/fs "${fs}")
@@ -28,19 +30,20 @@ set(RULE_harness/telemetry "${telemetry}")
 set(RULE_harness/comm "${comm}")
 set(RULE_harness/engines "${engines}")
 set(RULE_harness/rdma "${rdma}")
+set(RULE_harness/s3 "${s3}")
 set(RULE_harness/store "${store}")
 set(RULE_harness/results "${results}")
 set(RULE_harness/phase "${platform}")
 set(RULE_workloads "${workloads}")
 set(RULE_reports "${reports}")
-set(RULE_harness/suite "${driver}")
-set(RULE_harness/targets "${driver}")
-set(RULE_harness/runner "${driver}")
-set(RULE_harness/cli "${driver}")
+set(RULE_driver/suite "${driver}")
+set(RULE_driver/targets "${driver}")
+set(RULE_driver/runner "${driver}")
+set(RULE_driver/cli "${driver}")
 
 # The layer folder a path (relative to ROOT) or an include belongs to.
 function(layer_of path out)
-  if(path MATCHES "^(harness/[a-z_]+)/")
+  if(path MATCHES "^((harness|driver)/[a-z0-9_]+)/")
     set(${out} "${CMAKE_MATCH_1}" PARENT_SCOPE)
   elseif(path MATCHES "^(workloads|reports)/")
     set(${out} "${CMAKE_MATCH_1}" PARENT_SCOPE)

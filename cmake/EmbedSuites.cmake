@@ -1,5 +1,5 @@
 # Writes OUT: a table of {name, text} for every suite file in FILES.
-set(body "// Generated from workloads/suites/*.json; do not edit.\n#include \"harness/suite/embedded_suites.h\"\n\nnamespace iofab {\n\nconst std::vector<EmbeddedSuite>& embedded_suites() {\n  static const std::vector<EmbeddedSuite> kSuites = {\n")
+set(body "// Generated from workloads/suites/*.json; do not edit.\n#include \"driver/suite/embedded_suites.h\"\n\nnamespace iofab {\n\nconst std::vector<EmbeddedSuite>& embedded_suites() {\n  static const std::vector<EmbeddedSuite> kSuites = {\n")
 foreach(f IN LISTS FILES)
   get_filename_component(name ${f} NAME_WE)
   file(READ ${f} text)

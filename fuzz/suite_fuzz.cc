@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/suite/suite.h"
+#include "driver/suite/suite.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -13,7 +13,7 @@
 #include "harness/stats/io_tally.h"
 #include "harness/stats/time_series.h"
 #include "workloads/collectives/sweep.h"
-#include "workloads/train_read_results.h"
+#include "workloads/train_read/train_read_results.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Repeated runs (`iofab run --repeat N`): statistics per metric across the
 // runs, and the one report they fold into. Pure functions over Report
-// values; running the suite N times is the runner's (harness/runner/repeat.h).
+// values; running the suite N times is the runner's (driver/runner/repeat.h).
 #pragma once
 
 #include <cstddef>

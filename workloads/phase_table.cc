@@ -1,15 +1,15 @@
 #include "workloads/phase_table.h"
 
 #include "workloads/checkpoint/checkpoint_phase.h"
-#include "workloads/collectives_phase.h"
-#include "workloads/ingest_phase.h"
+#include "workloads/collectives/collectives_phase.h"
+#include "workloads/ingest/ingest_phase.h"
 #include "workloads/metadata/metadata_phase.h"
 #include "workloads/model_load/model_load_phase.h"
-#include "workloads/prepare_phase.h"
+#include "workloads/prepare/prepare_phase.h"
 #include "workloads/rdma/fabric_ceiling.h"
-#include "workloads/rdma_phase.h"
+#include "workloads/rdma/rdma_phase.h"
 #include "workloads/restore/restore_phase.h"
-#include "workloads/train_read_phase.h"
+#include "workloads/train_read/train_read_phase.h"
 
 namespace iofab {
 

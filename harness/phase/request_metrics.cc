@@ -25,17 +25,17 @@ bool is_request_metric(std::string_view name) {
 }
 
 nlohmann::json take_request_stats_json(Store& store) {
-  S3Stats s;
+  RequestStats s;
   if (!store.take_request_stats(&s)) return nullptr;
   return s.to_json();
 }
 
-bool merge_request_stats(const std::vector<nlohmann::json>& ranks, S3Stats* out) {
+bool merge_request_stats(const std::vector<nlohmann::json>& ranks, RequestStats* out) {
   bool any = false;
-  S3Stats total;
+  RequestStats total;
   for (const auto& j : ranks) {
-    S3Stats s;
-    if (j.is_null() || !S3Stats::from_json(j, &s)) continue;
+    RequestStats s;
+    if (j.is_null() || !RequestStats::from_json(j, &s)) continue;
     total.merge(s);
     any = true;
   }
@@ -43,7 +43,7 @@ bool merge_request_stats(const std::vector<nlohmann::json>& ranks, S3Stats* out)
   return any;
 }
 
-void put_request_metrics(const S3Stats& s, double seconds, PhaseResult* result) {
+void put_request_metrics(const RequestStats& s, double seconds, PhaseResult* result) {
   auto& m = result->metrics;
   uint64_t errors = 0;
   for (const auto& [code, n] : s.errors_by_status) errors += n;

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/engines/s3_stats.h"
+#include "harness/stats/request_stats.h"
 #include "harness/phase/phase.h"
 #include "harness/store/store.h"
 
@@ -24,8 +24,8 @@ bool is_request_metric(std::string_view name);
 // This rank's figures since the last call, as wire JSON (null for a store that sends no requests).
 nlohmann::json take_request_stats_json(Store& store);
 // Merges the ranks' wire JSON (nulls skipped); false when none had figures.
-bool merge_request_stats(const std::vector<nlohmann::json>& ranks, S3Stats* out);
+bool merge_request_stats(const std::vector<nlohmann::json>& ranks, RequestStats* out);
 // Adds the metrics (requests / seconds for the rate) and details["requests"] (by status code).
-void put_request_metrics(const S3Stats& s, double seconds, PhaseResult* result);
+void put_request_metrics(const RequestStats& s, double seconds, PhaseResult* result);
 
 }  // namespace iofab

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <mutex>
 
-#include "harness/engines/s3_ops.h"
+#include "harness/s3/s3_ops.h"
 
 namespace iofab {
 namespace {
@@ -135,8 +135,8 @@ class S3Store final : public Store {
     return Status::Unavailable("lock " + std::string(path) + ": an object store has no locks");
   }
 
-  bool take_request_stats(S3Stats* out) override {
-    S3Stats s = target_->take_stats();
+  bool take_request_stats(RequestStats* out) override {
+    RequestStats s = target_->take_stats();
     {
       std::lock_guard<std::mutex> lock(mu_);
       s.merge(client_->stats());

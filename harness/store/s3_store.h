@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "harness/engines/s3_object.h"
+#include "harness/s3/s3_object.h"
 #include "harness/store/store.h"
 
 namespace iofab {

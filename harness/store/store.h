@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "harness/core/status.h"
-#include "harness/engines/s3_stats.h"
+#include "harness/stats/request_stats.h"
 #include "harness/engines/store_file.h"
 
 namespace iofab {
@@ -130,7 +130,7 @@ class Store {
 
   // An object store's request figures (counts, time to first byte, latency, retries, errors by status)
   // since the last call, for the phase that just ran; false for a store that sends no requests.
-  virtual bool take_request_stats(S3Stats* out) {
+  virtual bool take_request_stats(RequestStats* out) {
     (void)out;
     return false;
   }

@@ -1,7 +1,7 @@
 // Running a concurrent group, with phases made for the test: the clock ends its followers, windows reach
 // the phases beside the one that posts them, the start gate holds and releases, a phase that fails
 // early holds nobody, and solo runs happen alone in folders of their own that are removed after.
-#include "harness/runner/concurrent_group.h"
+#include "driver/runner/concurrent_group.h"
 
 #include <atomic>
 #include <chrono>

@@ -10,7 +10,7 @@
 
 #include "harness/engines/engine.h"
 #include "harness/phase/params.h"
-#include "harness/suite/suite.h"
+#include "driver/suite/suite.h"
 #include "test_util.h"
 
 namespace iofab::testing {

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "harness/comm/launcher.h"
-#include "harness/runner/cluster_hosts.h"
-#include "harness/runner/launch_info.h"
-#include "harness/suite/suite.h"
-#include "harness/targets/folder/target_agreement.h"
-#include "harness/targets/run_target.h"
+#include "driver/runner/cluster_hosts.h"
+#include "driver/runner/launch_info.h"
+#include "driver/suite/suite.h"
+#include "driver/targets/folder/target_agreement.h"
+#include "driver/targets/run_target.h"
 
 namespace iofab {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/suite/suite.h"
+#include "driver/suite/suite.h"
 #include "test_util.h"
 
 namespace iofab {

@@ -1,6 +1,6 @@
 // The preflight's arithmetic, apart from any target: the suite's peak over its steps, and the peak plus a
 // margin against the free bytes.
-#include "harness/runner/preflight.h"
+#include "driver/runner/preflight.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The report courier: what it writes when its rank goes, and what it leaves.
-#include "harness/runner/report_courier.h"
+#include "driver/runner/report_courier.h"
 
 #include <gtest/gtest.h>
 #include <sys/file.h>

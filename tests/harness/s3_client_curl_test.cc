@@ -7,8 +7,8 @@
 
 #include <numeric>
 
-#include "harness/engines/s3_client.h"
-#include "harness/engines/s3_ops.h"
+#include "harness/s3/s3_client.h"
+#include "harness/s3/s3_ops.h"
 #include "s3rver_fixture.h"
 
 namespace iofab {

@@ -1,4 +1,4 @@
-#include "harness/engines/s3_config.h"
+#include "harness/s3/s3_config.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "harness/engines/s3_credentials.h"
+#include "harness/s3/s3_credentials.h"
 
 #include <gtest/gtest.h>
 

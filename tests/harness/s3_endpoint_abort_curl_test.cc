@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "harness/engines/engine.h"
-#include "harness/engines/s3_ops.h"
+#include "harness/s3/s3_ops.h"
 #include "harness/phase/request_metrics.h"
 #include "harness/store/s3_store.h"
 #include "s3rver_fixture.h"
@@ -148,7 +148,7 @@ TEST(S3Engine, AFailedAbortOfAMultipartUploadIsWarnedAbout) {
     // From here the server refuses everything: the part still out, if any, and the abort.
     ASSERT_TRUE(srv->inject(403, "AccessDenied", 100).ok());
   }
-  S3Stats stats;
+  RequestStats stats;
   ASSERT_TRUE(st->take_request_stats(&stats));
   EXPECT_EQ(stats.aborts_failed, 1u);
   ASSERT_EQ(stats.abort_failures.size(), 1u);
@@ -157,7 +157,7 @@ TEST(S3Engine, AFailedAbortOfAMultipartUploadIsWarnedAbout) {
   EXPECT_NE(stats.abort_failures[0].find("HTTP 403 AccessDenied"), std::string::npos)
       << stats.abort_failures[0];
   // Through the ranks' wire and into the phase's warnings.
-  S3Stats merged;
+  RequestStats merged;
   ASSERT_TRUE(merge_request_stats({stats.to_json(), stats.to_json()}, &merged));
   EXPECT_EQ(merged.aborts_failed, 2u);
   PhaseResult result;

@@ -1,6 +1,6 @@
 // Where an s3:// run's endpoint and region come from: the suite first, then the settings awscli v2 and
-// the AWS SDKs read, in their order, each choice naming its source (harness/engines/s3_endpoint_source.h).
-#include "harness/engines/s3_endpoint_source.h"
+// the AWS SDKs read, in their order, each choice naming its source (harness/s3/s3_endpoint_source.h).
+#include "harness/s3/s3_endpoint_source.h"
 
 #include <gtest/gtest.h>
 

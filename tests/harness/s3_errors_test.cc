@@ -1,4 +1,4 @@
-#include "harness/engines/s3_errors.h"
+#include "harness/s3/s3_errors.h"
 
 #include <gtest/gtest.h>
 

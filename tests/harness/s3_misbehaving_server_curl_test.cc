@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "fake_http_server.h"
-#include "harness/engines/s3_client.h"
-#include "harness/engines/s3_object.h"
-#include "harness/engines/s3_ops.h"
+#include "harness/s3/s3_client.h"
+#include "harness/s3/s3_object.h"
+#include "harness/s3/s3_ops.h"
 #include "harness/store/s3_store.h"
 
 namespace iofab {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/engines/engine.h"
-#include "harness/engines/s3_ops.h"
+#include "harness/s3/s3_ops.h"
 #include "harness/store/s3_store.h"
 #include "s3rver_fixture.h"
 #include "workloads/checkpoint/phase_folder.h"

@@ -1,7 +1,7 @@
 // LastModified as S3 lists it, read into ns since the epoch (a store's stat time on an object store).
 #include <gtest/gtest.h>
 
-#include "harness/engines/s3_ops.h"
+#include "harness/s3/s3_ops.h"
 
 namespace iofab {
 namespace {

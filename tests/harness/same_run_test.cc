@@ -2,7 +2,7 @@
 // is made; ranks that differ are refused on every rank alike, naming the ranks and what differs, never
 // left to wait for each other until the rank timeout. A rank that sends something else is out of step
 // too (bad input), and a lost rank is the Comm's failure.
-#include "harness/runner/same_run.h"
+#include "driver/runner/same_run.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include "comm_fakes.h"
 #include "harness/comm/agree.h"
 #include "harness/comm/rank_gather.h"
-#include "harness/runner/runner.h"
+#include "driver/runner/runner.h"
 #include "test_util.h"
 #include "thread_comm.h"
 

@@ -1,6 +1,6 @@
 // The stop watchdog writes the report when the runner is stuck after a stop
 // signal; it must fire once, only after a stop, and never after disarm().
-#include "harness/runner/stop_watchdog.h"
+#include "driver/runner/stop_watchdog.h"
 
 #include <gtest/gtest.h>
 

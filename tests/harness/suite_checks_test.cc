@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "harness/suite/suite.h"
-#include "harness/targets/run_target.h"
+#include "driver/suite/suite.h"
+#include "driver/targets/run_target.h"
 #include "test_util.h"
 
 namespace iofab::testing {

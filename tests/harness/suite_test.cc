@@ -1,4 +1,4 @@
-#include "harness/suite/suite.h"
+#include "driver/suite/suite.h"
 
 #include <cmath>
 #include <limits>

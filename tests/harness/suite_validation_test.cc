@@ -6,8 +6,8 @@
 #include <string>
 
 #include "harness/core/checked_math.h"
-#include "harness/suite/phase_links.h"
-#include "harness/suite/suite.h"
+#include "driver/suite/phase_links.h"
+#include "driver/suite/suite.h"
 #include "test_util.h"
 
 namespace iofab::testing {

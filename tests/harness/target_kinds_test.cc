@@ -4,8 +4,8 @@
 
 #include "fake_object_store/fake_object_target.h"
 #include "harness/comm/comm.h"
-#include "harness/runner/runner.h"
-#include "harness/targets/run_target.h"
+#include "driver/runner/runner.h"
+#include "driver/targets/run_target.h"
 #include "test_util.h"
 
 namespace iofab {

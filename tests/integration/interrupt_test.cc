@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "harness/runner/signals.h"
+#include "driver/runner/signals.h"
 #include "test_util.h"
 
 namespace iofab::testing {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "harness/cli/output_paths.h"
+#include "driver/cli/output_paths.h"
 #include "reports/report_fixtures.h"
 #include "test_util.h"
 

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "harness/engines/s3_ops.h"
+#include "harness/s3/s3_ops.h"
 #include "s3rver_fixture.h"
 
 namespace iofab::testing {

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "harness/engines/s3_uploads.h"
+#include "harness/s3/s3_uploads.h"
 #include "integration/s3_cli.h"
 
 namespace iofab::testing {

@@ -14,8 +14,8 @@
 
 #include "harness/core/json_input.h"
 #include "integration/s3_cli.h"
-#include "workloads/dataset.h"
-#include "workloads/dataset_manifest.h"
+#include "workloads/dataset/dataset.h"
+#include "workloads/dataset/dataset_manifest.h"
 
 namespace iofab::testing {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/report_commands.h"
+#include "driver/cli/report_commands.h"
 #include "reports/html_fixture.h"
 #include "reports/json_report.h"
 #include "reports/report_fixtures.h"

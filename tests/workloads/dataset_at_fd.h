@@ -1,7 +1,7 @@
 // The dataset's folder functions on a folder descriptor, for tests that open
 // a real folder and look at it with POSIX calls beside the phase's own Store
 // calls: each wraps the descriptor in a POSIX store rooted there and calls
-// the Store form (workloads/dataset.h).
+// the Store form (workloads/dataset/dataset.h).
 #pragma once
 
 #include <memory>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "harness/store/posix_store.h"
-#include "workloads/dataset.h"
+#include "workloads/dataset/dataset.h"
 
 namespace iofab {
 inline Status inspect_dataset_dir(int root_fd, const DatasetLayout& layout, DatasetDirState* state,

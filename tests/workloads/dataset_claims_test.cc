@@ -13,7 +13,7 @@
 
 #include "harness/store/posix_store.h"
 #include "test_util.h"
-#include "workloads/dataset.h"
+#include "workloads/dataset/dataset.h"
 
 namespace iofab {
 namespace {

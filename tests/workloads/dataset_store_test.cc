@@ -9,7 +9,7 @@
 #include "harness/store/memory_store.h"
 #include "harness/store/posix_store.h"
 #include "test_util.h"
-#include "workloads/dataset.h"
+#include "workloads/dataset/dataset.h"
 
 namespace iofab {
 namespace {

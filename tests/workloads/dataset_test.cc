@@ -1,6 +1,6 @@
 // The train_read dataset: sizes from a seeded distribution, where samples
 // live, what generation writes, and how a folder is recognised for reuse.
-#include "workloads/dataset.h"
+#include "workloads/dataset/dataset.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Access orders of MLPerf Storage's readers: file shuffle apart from sample
 // shuffle, streaming files split per rank, each front to back, and the
 // shuffle buffer's consumption order.
-#include "workloads/epoch_order.h"
+#include "workloads/train_read/epoch_order.h"
 
 #include <gtest/gtest.h>
 

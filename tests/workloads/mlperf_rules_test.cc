@@ -1,6 +1,6 @@
 // MLPerf Storage's minimum dataset size (mlcommons/storage Submission_guidelines.md, mlpstorage/rules.py
 // calculate_training_data_size) and DLIO's training figures, by hand-computed numbers.
-#include "workloads/mlperf_rules.h"
+#include "workloads/train_read/mlperf_rules.h"
 
 #include <gtest/gtest.h>
 

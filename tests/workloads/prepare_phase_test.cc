@@ -16,8 +16,8 @@
 #include "phase_harness.h"
 #include "slow_write_engine.h"
 #include "test_util.h"
-#include "workloads/dataset.h"
-#include "workloads/prepare_tar.h"
+#include "workloads/dataset/dataset.h"
+#include "workloads/prepare/prepare_tar.h"
 
 namespace iofab::testing {
 namespace {

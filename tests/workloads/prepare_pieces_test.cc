@@ -8,10 +8,10 @@
 #include <thread>
 #include <vector>
 
-#include "workloads/prepare_bound.h"
-#include "workloads/prepare_queue.h"
-#include "workloads/prepare_tar.h"
-#include "workloads/prepare_transform.h"
+#include "workloads/prepare/prepare_bound.h"
+#include "workloads/prepare/prepare_queue.h"
+#include "workloads/prepare/prepare_tar.h"
+#include "workloads/prepare/prepare_transform.h"
 
 namespace iofab {
 namespace {

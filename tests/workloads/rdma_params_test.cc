@@ -4,7 +4,7 @@
 #include "harness/phase/params.h"
 #include "harness/phase/phase.h"
 #include "workloads/phase_table.h"
-#include "workloads/rdma_phase.h"
+#include "workloads/rdma/rdma_phase.h"
 
 namespace iofab {
 namespace {

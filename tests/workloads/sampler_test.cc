@@ -1,6 +1,6 @@
 // The sampler: a fresh permutation every epoch, the same one for the same
 // seed, disjoint rank shares that cover the dataset once, batches in order.
-#include "workloads/sampler.h"
+#include "workloads/train_read/sampler.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include "dataset_at_fd.h"
 #include "fifo_guard.h"
 #include "phase_harness.h"
-#include "workloads/dataset.h"
+#include "workloads/dataset/dataset.h"
 
 namespace iofab::testing {
 namespace {

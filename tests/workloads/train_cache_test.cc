@@ -5,7 +5,7 @@
 // and bad params name the field. Reads are counted by an engine that tells
 // the source's files from the cache's by their paths, apart from the
 // loader's own bookkeeping.
-#include "workloads/train_cache.h"
+#include "workloads/train_read/train_cache.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -25,7 +25,7 @@
 #include "test_util.h"
 #include "workloads/phase_harness.h"
 #include "workloads/phase_run.h"
-#include "workloads/train_read_phase.h"
+#include "workloads/train_read/train_read_phase.h"
 
 namespace iofab {
 namespace {

@@ -12,9 +12,9 @@
 #include "harness/forwarding_engine.h"
 #include "harness/store/posix_store.h"
 #include "test_util.h"
-#include "workloads/dataset.h"
-#include "workloads/sampler.h"
-#include "workloads/train_loader.h"
+#include "workloads/dataset/dataset.h"
+#include "workloads/train_read/sampler.h"
+#include "workloads/train_read/train_loader.h"
 
 namespace iofab {
 namespace {

@@ -16,7 +16,7 @@
 #include "harness/fs/target.h"
 #include "test_util.h"
 #include "workloads/phase_run.h"
-#include "workloads/train_read_phase.h"
+#include "workloads/train_read/train_read_phase.h"
 
 namespace iofab {
 namespace {

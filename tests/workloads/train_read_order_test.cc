@@ -17,8 +17,8 @@
 #include "harness/store/posix_store.h"
 #include "phase_harness.h"
 #include "test_util.h"
-#include "workloads/train_loader.h"
-#include "workloads/train_read_phase.h"
+#include "workloads/train_read/train_loader.h"
+#include "workloads/train_read/train_read_phase.h"
 
 namespace iofab {
 namespace {

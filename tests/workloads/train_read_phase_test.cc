@@ -1,6 +1,6 @@
 // The train_read phase in-process on one rank, with engines that are slow or
 // fail on purpose: AU, prefetch, generation timing, reuse, errors, Ctrl-C.
-#include "workloads/train_read_phase.h"
+#include "workloads/train_read/train_read_phase.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The loader's timeline split by a group's windows, on timelines whose split is worked out by hand.
-#include "workloads/train_windows.h"
+#include "workloads/train_read/train_windows.h"
 
 #include <gtest/gtest.h>
 

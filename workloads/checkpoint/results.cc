@@ -319,7 +319,7 @@ Status report_checkpoints(PhaseContext& ctx, const CheckpointParams& p, const Sh
   const BudgetVerdict overall = evaluate_budget(allowed, jd.stall_max, jd.bytes_per_cp, p.full_bytes);
   fill_metrics(p, l, mine, all, jd, allowed, overall, result);
   fill_details(ctx, p, l, mine, all, jd, overall, result);
-  S3Stats requests;
+  RequestStats requests;
   const bool on_objects = merge_request_stats(all.requests, &requests);
   if (on_objects) put_request_metrics(requests, all.total.seconds(), result);
   if (!p.direct && !on_objects && p.commit == CommitMode::kMegatron) {

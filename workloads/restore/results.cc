@@ -328,7 +328,7 @@ Status report_restore(PhaseContext& ctx, const RestoreParams& p, const LocatedCh
   if (passes.size() > 1) result->details["gap_seconds"] = p.gap_s;
   fill_details(ctx, p, cp, readers, all, result);
   if (tensors != nullptr) put_tensor_details(cp.manifest, *tensors, p.weights_only, result);
-  S3Stats requests;
+  RequestStats requests;
   const bool on_objects = merge_request_stats(all.requests, &requests);
   if (on_objects) put_request_metrics(requests, all.total.seconds(), result);
   add_warnings(p, all, on_objects, result);

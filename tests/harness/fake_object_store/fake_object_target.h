@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "harness/store/memory_store.h"
-#include "harness/targets/run_target.h"
+#include "driver/targets/run_target.h"
 
 namespace iofab::fake {
 

@@ -3,7 +3,7 @@
 
 #include "harness/phase/params.h"
 #include "harness/phase/phase.h"
-#include "workloads/collectives_phase.h"
+#include "workloads/collectives/collectives_phase.h"
 #include "workloads/phase_table.h"
 
 namespace iofab {

@@ -5,7 +5,7 @@
 
 #include "workloads/collectives/ddp_schedule.h"
 #include "workloads/collectives/fsdp_schedule.h"
-#include "workloads/collectives_phase.h"
+#include "workloads/collectives/collectives_phase.h"
 
 namespace iofab {
 namespace {

@@ -1,0 +1,217 @@
+#include "workloads/prepare/prepare_phase.h"
+
+#include <algorithm>
+
+#include "harness/comm/agree.h"
+#include "harness/comm/rank_gather.h"
+#include "harness/core/checked_math.h"
+#include "harness/engines/engine_choice.h"
+#include "harness/engines/io_driver.h"
+#include "harness/phase/io_params.h"
+#include "harness/phase/params.h"
+#include "harness/phase/reducibility_params.h"
+#include "workloads/dataset/dataset.h"
+#include "workloads/dataset/dataset_params.h"
+#include "workloads/prepare/prepare_pipeline.h"
+#include "workloads/prepare/prepare_results.h"
+#include "workloads/prepare/prepare_tar.h"
+
+namespace iofab {
+namespace {
+
+struct PrepareParams {
+  DatasetSpec dataset;  // the raw dataset: files layout
+  std::string engine = "auto";
+  PipelineConfig pipeline;
+  bool drop_cache = true;
+};
+
+// Folders below the phase's own.
+constexpr const char* kRawFolder = "raw";
+constexpr const char* kShardFolder = "shards";
+
+class PreparePhase final : public Phase {
+ public:
+  explicit PreparePhase(PrepareParams p) : p_(std::move(p)) {}
+
+  std::optional<uint64_t> planned_bytes(int ranks) const override {
+    // The raw dataset and the shards are both there at the end. A shard's bytes are at most each
+    // sample's zstd bound (size + size / 128 + 512), its header and padding (1 KiB) and, per shard,
+    // the archive's end and the O_DIRECT tail (5 KiB + a block).
+    const uint64_t raw = dataset_bytes_on_disk(p_.dataset);
+    const auto out = checked_add(checked_add(raw, raw / 128), checked_mul(p_.dataset.num_samples, 1536));
+    if (!out) return std::nullopt;
+    const uint64_t shards =
+        *out / p_.pipeline.shard_size + static_cast<uint64_t>(ranks) * p_.pipeline.writers;
+    return checked_add(checked_add(raw, out), checked_mul(shards, 5120 + p_.pipeline.block_size));
+  }
+
+  Status run(PhaseContext& ctx, PhaseResult* result) override;
+
+ private:
+  PrepareParams p_;
+};
+
+Status PreparePhase::run(PhaseContext& ctx, PhaseResult* result) {
+  Comm& comm = ctx.comm;
+  const int rank = comm.rank();
+  const int ranks = comm.size();
+  Store& store = *ctx.store;
+  const DatasetLayout layout(p_.dataset);
+  const std::string raw = join_store_path(ctx.phase_name, kRawFolder);
+  const std::string raw_data = join_store_path(raw, kDataFolder);
+  const std::string shards = join_store_path(ctx.phase_name, kShardFolder);
+  PrepareRankReport local;
+
+  // Folders: every rank makes them (one that exists is fine), so none waits on another.
+  Status mine = store.make_folder(ctx.phase_name);
+  for (const std::string& f : {raw, raw_data, shards}) {
+    if (mine.ok()) mine = store.make_folder(f);
+  }
+  Status st = agree(comm, mine);
+  // This rank's files, for generation's progress and the pipeline's.
+  std::vector<uint64_t> samples;
+  for (uint64_t f = static_cast<uint64_t>(rank); f < layout.num_files(); f += static_cast<uint64_t>(ranks)) {
+    samples.push_back(f);
+  }
+  ctx.progress.total_bytes.store(layout.total_bytes() / static_cast<uint64_t>(ranks) * 2);
+
+  // The raw dataset, timed on its own: a barrier to the agreement that every rank finished.
+  if (st.ok()) st = comm.barrier();
+  if (st.ok()) {
+    const uint64_t g0 = now_ns();
+    GenerateOptions go;
+    go.rank = rank;
+    go.ranks = ranks;
+    go.threads = p_.pipeline.readers;
+    go.stop = &ctx.stop;
+    go.progress = &ctx.progress.done_bytes;
+    uint64_t written = 0;
+    st = agree(comm, generate_dataset_part(store, raw_data, layout, go, &written));
+    local.generate_seconds = static_cast<double>(now_ns() - g0) * 1e-9;
+  }
+  // Cold: the raw files arrived long ago. Buffered reads: drop this rank's files' cached pages and count
+  // what stays. O_DIRECT reads come from the device whatever is cached, and the pass costs a few calls
+  // per small file: it is skipped.
+  if (st.ok() && !p_.pipeline.direct) {
+    CacheCounts cc;
+    Status pass = dataset_cache_pass(store, raw_data, layout, static_cast<uint64_t>(rank),
+                                     static_cast<uint64_t>(ranks), p_.drop_cache, &cc);
+    local.cache_bytes = cc.bytes;
+    local.resident_bytes = cc.resident_bytes;
+    local.drop_error = cc.drop_error;
+    st = agree(comm, pass);
+  }
+
+  // The pipeline, from a barrier: every rank starts together.
+  if (st.ok()) st = comm.barrier();
+  if (st.ok()) {
+    std::string engine;
+    Status s = engine_for_store(store, p_.engine, &engine);
+    PipelineIo io;
+    io.store = &store;
+    io.raw_data = raw_data;
+    io.layout = &layout;
+    io.samples = std::move(samples);
+    io.out_folder = shards;
+    io.shard_prefix = "r" + std::to_string(rank) + "-";
+    io.make_engine = [&ctx, engine](const EngineOptions& eo, std::unique_ptr<Engine>* out) {
+      return make_phase_engine(ctx, engine, eo, out);
+    };
+    io.stop = &ctx.stop;
+    io.progress = &ctx.progress.done_bytes;
+    if (s.ok()) s = run_prepare_pipeline(p_.pipeline, io, &local.figures);
+    st = s;
+  }
+  // Every rank is done with the folder before rank 0 removes it. When stopping, the run folder's
+  // removal after the report takes the files: results go out first.
+  st.update(comm.barrier());
+  if (!ctx.keep && !ctx.stop.load() && rank == 0) {
+    Status rm = store.remove_tree(ctx.phase_name);
+    if (st.ok() && !rm.ok()) st = rm;
+  }
+
+  local.status = st;
+  std::vector<PrepareRankReport> all;
+  Status g = gather_to_root(comm, local, &all);
+  if (!g.ok()) return g;
+  if (rank != 0) return st;
+  Status worst = st;
+  summarize_prepare(all, result, &worst);
+  if (p_.pipeline.direct) result->metrics.erase("cache_resident_fraction");
+  if (!engine_moves_data(p_.engine)) {
+    // Nothing was read, so nothing was verified: not a 0 that was never measured.
+    result->metrics.erase("corrupt_samples");
+    result->warnings.push_back("engine " + p_.engine +
+                               " moves no data: the raw samples were not verified (corrupt_samples is not "
+                               "measured)");
+  }
+  const PipelineConfig& c = p_.pipeline;
+  result->details["dataset"] = {
+      {"files", layout.num_files()},           {"bytes", layout.total_bytes()},
+      {"sample_bytes", layout.sample_bytes()}, {"max_sample_size", layout.max_sample_size()},
+      {"spec", layout.spec().to_json()},       {"kept", ctx.keep}};
+  result->details["data_reducibility"] = reducibility_details(p_.dataset.reduce, kRecordAlignment);
+  result->details["pipeline"] = {{"readers", c.readers},
+                                 {"transformers", c.transformers},
+                                 {"writers", c.writers},
+                                 {"queue_depth", c.queue_depth},
+                                 {"transform", transform_name(c.transform.kind)},
+                                 {"shard_format", "tar (WebDataset: one member <sample>.<ext> per sample)"}};
+  if (c.transform.kind == TransformKind::kZstd) {
+    result->details["pipeline"]["level"] = c.transform.level;
+  } else {
+    result->details["pipeline"]["cpu_per_mib"] = c.transform.cpu_per_mib;
+  }
+  if (!c.direct) {
+    result->warnings.push_back(
+        "buffered I/O (direct: false): shard writes may be absorbed by the page cache until each shard's "
+        "fsync" +
+        std::string(c.fsync ? "" : " (fsync: false: never)"));
+  }
+  return worst;
+}
+
+}  // namespace
+
+std::unique_ptr<Phase> parse_prepare(ParamReader& r) {
+  PrepareParams p;
+  DatasetSpec& ds = p.dataset;
+  ds.layout = DatasetLayoutKind::kFiles;  // raw data: one file per sample
+  read_sample_params(r, &ds);
+  // The raw files' reducibility: what the zstd transform finds to compress (compression_ratio).
+  ds.reduce = read_reducibility(r);
+  ds.files_per_dir = static_cast<uint64_t>(r.integer("files_per_dir", 1024, 2, 10'000'000));
+  const IoParams io = read_io_params(r, {.queue_depth = 16, .has_block_size = true});
+  p.engine = io.engine;
+  PipelineConfig& c = p.pipeline;
+  c.direct = io.direct;
+  c.block_size = io.block_size;
+  c.queue_depth = io.queue_depth;
+  c.readers = static_cast<unsigned>(r.integer("readers", std::max(io.workers, 2u), 1, 1024));
+  c.transformers = static_cast<unsigned>(r.integer("transformers", 2, 1, 1024));
+  c.writers = static_cast<unsigned>(r.integer("writers", 1, 1, 1024));
+  c.shard_size = r.size("shard_size", 64ULL << 20, 4096, 1ULL << 40);
+  c.fsync = r.boolean("fsync", true);
+  p.drop_cache = r.boolean("drop_cache", true);
+  const std::string transform = r.choice("transform", "zstd", {"zstd", "busy"});
+  c.transform.kind = transform == "busy" ? TransformKind::kBusy : TransformKind::kZstd;
+  const bool level_given = r.raw("level") != nullptr;
+  const bool cpu_given = r.raw("cpu_per_mib") != nullptr;
+  // zstd's levels: negative ones are its fast modes, 19 and up its slowest.
+  c.transform.level = static_cast<int>(r.integer("level", 3, -7, 22));
+  c.transform.cpu_per_mib = r.duration("cpu_per_mib", 0, 0, 3600);
+  if (c.transform.kind == TransformKind::kZstd && cpu_given) {
+    r.fail("cpu_per_mib", "applies only to transform: busy (zstd's cost is set by level)");
+  }
+  if (c.transform.kind == TransformKind::kBusy && level_given) {
+    r.fail("level", "applies only to transform: zstd (busy's cost is set by cpu_per_mib)");
+  }
+  check_sample_params(r, ds);
+  ds.resolve_size_bounds();
+  return std::make_unique<PreparePhase>(std::move(p));
+}
+
+const std::vector<MetricInfo>& prepare_metrics() { return prepare_metric_infos(); }
+
+}  // namespace iofab
