@@ -19,6 +19,7 @@
 #include "driver/suite/embedded_suites.h"
 #include "driver/suite/phase_groups.h"
 #include "driver/suite/phase_links.h"
+#include "driver/targets/run_target.h"
 #include "workloads/phase_table.h"
 
 namespace iofab {
@@ -27,8 +28,10 @@ using nlohmann::json;
 
 namespace {
 
-const std::set<std::string, std::less<>> kTopKeys = {"name", "description", "target", "target_scope",
-                                                     "s3",   "defaults",    "phases", "telemetry_interval"};
+// The suite's own top keys; beside them, each kind of target's section (target_kinds.cc: "s3").
+const std::set<std::string, std::less<>> kTopKeys = {"name",     "description", "target",
+                                                     "target_scope", "defaults", "phases",
+                                                     "telemetry_interval"};
 const std::set<std::string, std::less<>> kPhaseOwnKeys = {"kind", "name", "checks", "headline"};
 const std::set<std::string, std::less<>> kCheckKeys = {"metric", "op", "value", "name"};
 
@@ -56,6 +59,24 @@ void for_each_phase_object(json& phases, Fn fn) {
   }
 }
 
+// The kinds of targets' section names, each followed by ", " ("s3, "), for messages.
+std::string section_names() {
+  std::string out;
+  for (const auto& k : run_target_kinds()) {
+    if (!k.section.empty()) out += std::string(k.section) + ", ";
+  }
+  return out;
+}
+
+// The same as --set paths ("s3.KEY, ").
+std::string section_paths() {
+  std::string out;
+  for (const auto& k : run_target_kinds()) {
+    if (!k.section.empty()) out += std::string(k.section) + ".KEY, ";
+  }
+  return out;
+}
+
 // A --set value: JSON when it parses as JSON (numbers, true, objects),
 // otherwise the text itself as a string ("4MiB"). JSON that is too deep or
 // repeats a key is refused, not taken for a string.
@@ -69,6 +90,110 @@ Status set_value(const std::string& path, const std::string& text, json* out) {
   // "null" is an engine name; a JSON null is never a useful override.
   *out = !s.ok() || v.is_null() ? json(text) : std::move(v);
   return Status::Ok();
+}
+
+// --set checkpoint_scale=N (`run --scale N`): every checkpoint phase at 1/N of its full size, and every
+// train_read phase whose suite states its dataset at full size (it gives a scale) at 1/N of its samples.
+Status set_scale(json* doc, const json& value) {
+  bool any = false;
+  if (doc->contains("phases") && (*doc)["phases"].is_array()) {
+    for_each_phase_object((*doc)["phases"], [&](json& p) {
+      const json kind = p.value("kind", json());
+      if (kind == "checkpoint" || (kind == "train_read" && p.contains("scale"))) {
+        p["scale"] = value;
+        any = true;
+      }
+    });
+  }
+  if (!any) {
+    return Status::Invalid(
+        "--scale: the suite has no checkpoint phase, nor a train_read phase that gives a scale, to scale");
+  }
+  return Status::Ok();
+}
+
+// SECTION.KEY=VALUE (s3.endpoint), or false when path names no kind of target's section.
+bool set_section_key(json* doc, const std::string& path, const json& value) {
+  auto dot = path.find('.');
+  if (dot == std::string::npos || dot + 1 == path.size() ||
+      target_kind_of_section(std::string_view(path).substr(0, dot)) == nullptr) {
+    return false;
+  }
+  const std::string section = path.substr(0, dot);
+  if (!doc->contains(section) || !(*doc)[section].is_object()) (*doc)[section] = json::object();
+  (*doc)[section][path.substr(dot + 1)] = value;
+  return true;
+}
+
+Status set_default(json* doc, const std::string& path, const json& value) {
+  if (!doc->contains("defaults")) (*doc)["defaults"] = json::object();
+  if (!(*doc)["defaults"].is_object()) return Status::Invalid("--set " + path + ": defaults is not an object");
+  (*doc)["defaults"][path.substr(9)] = value;
+  return Status::Ok();
+}
+
+// Where phases.NAME.KEY or phases[I].KEY points: the phase's name or index (-1 with a name) and the key.
+struct PhasePath {
+  std::string phase;
+  long index = -1;
+  std::string key;
+};
+
+Status parse_phase_path(const std::string& path, PhasePath* out) {
+  const Status bad =
+      Status::Invalid("--set " + path + ": expected phases.NAME.KEY=VALUE or phases[I].KEY=VALUE");
+  if (path.rfind("phases.", 0) == 0) {
+    std::string rest = path.substr(7);
+    auto dot = rest.rfind('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == rest.size()) return bad;
+    out->phase = rest.substr(0, dot);
+    out->key = rest.substr(dot + 1);
+    return Status::Ok();
+  }
+  auto close = path.find("].");
+  bool ok = path.size() > 7 && path[6] == '[' && close != std::string::npos && close > 7 && close + 2 < path.size();
+  for (size_t i = 7; ok && i < close; ++i) ok = std::isdigit(static_cast<unsigned char>(path[i])) != 0;
+  if (!ok) return bad;
+  out->index = std::stol(path.substr(7, close - 7));
+  out->key = path.substr(close + 2);
+  return Status::Ok();
+}
+
+Status set_phase_key(json* doc, const std::string& path, const json& value) {
+  PhasePath where;
+  if (Status s = parse_phase_path(path, &where); !s.ok()) return s;
+  if (!doc->contains("phases") || !(*doc)["phases"].is_array()) {
+    return Status::Invalid("--set " + path + ": the suite has no phases array");
+  }
+  json& phases = (*doc)["phases"];
+  if (where.index >= 0) {
+    const auto i = static_cast<size_t>(where.index);
+    if (i >= phases.size() || !phases[i].is_object()) {
+      return Status::Invalid("--set " + path + ": the suite has " + std::to_string(phases.size()) +
+                             " phases; expected an index from 0");
+    }
+    phases[i][where.key] = value;
+    return Status::Ok();
+  }
+  std::vector<std::string> names;
+  bool found = false;
+  for_each_phase_object(phases, [&](json& p) {
+    // A name or kind of the wrong type is reported by validation, not here.
+    std::string name;
+    if (p.contains("name") && p["name"].is_string())
+      name = p["name"].get<std::string>();
+    else if (!p.contains("name") && p.contains("kind") && p["kind"].is_string())
+      name = p["kind"].get<std::string>();
+    if (name.empty()) return;
+    names.push_back(name);
+    if (name == where.phase && !found) {
+      p[where.key] = value;
+      found = true;
+    }
+  });
+  if (found) return Status::Ok();
+  return Status::Invalid("--set " + path + ": no phase named \"" + where.phase + "\"; the suite's phases: " +
+                         join(names, ", "));
 }
 
 Status apply_set(json* doc, const std::string& set) {
@@ -85,90 +210,12 @@ Status apply_set(json* doc, const std::string& set) {
     (*doc)[path] = value;
     return Status::Ok();
   }
-  if (path.starts_with("s3.") && path.size() > 3) {
-    if (!doc->contains("s3") || !(*doc)["s3"].is_object()) (*doc)["s3"] = json::object();
-    (*doc)["s3"][path.substr(3)] = value;
-    return Status::Ok();
-  }
-  if (path == "checkpoint_scale") {
-    // `run --scale N`: every checkpoint phase at 1/N of its full size, and every train_read phase whose
-    // suite states its dataset at full size (it gives a scale) at 1/N of its samples.
-    bool any = false;
-    if (doc->contains("phases") && (*doc)["phases"].is_array()) {
-      for_each_phase_object((*doc)["phases"], [&](json& p) {
-        const json kind = p.value("kind", json());
-        if (kind == "checkpoint" || (kind == "train_read" && p.contains("scale"))) {
-          p["scale"] = value;
-          any = true;
-        }
-      });
-    }
-    if (!any) return Status::Invalid("--scale: the suite has no checkpoint phase, nor a train_read phase that gives a scale, to scale");
-    return Status::Ok();
-  }
-  if (path.rfind("defaults.", 0) == 0 && path.size() > 9) {
-    if (!doc->contains("defaults")) (*doc)["defaults"] = json::object();
-    if (!(*doc)["defaults"].is_object())
-      return Status::Invalid("--set " + path + ": defaults is not an object");
-    (*doc)["defaults"][path.substr(9)] = value;
-    return Status::Ok();
-  }
-  if (path.rfind("phases", 0) == 0) {
-    // phases.NAME.KEY or phases[I].KEY
-    std::string phase, key;
-    long index = -1;
-    if (path.rfind("phases.", 0) == 0) {
-      std::string rest = path.substr(7);
-      auto dot = rest.rfind('.');
-      if (dot == std::string::npos || dot == 0 || dot + 1 == rest.size()) {
-        return Status::Invalid("--set " + path + ": expected phases.NAME.KEY=VALUE or phases[I].KEY=VALUE");
-      }
-      phase = rest.substr(0, dot);
-      key = rest.substr(dot + 1);
-    } else {
-      auto close = path.find("].");
-      bool ok = path.size() > 7 && path[6] == '[' && close != std::string::npos && close > 7 &&
-                close + 2 < path.size();
-      for (size_t i = 7; ok && i < close; ++i) ok = std::isdigit(static_cast<unsigned char>(path[i])) != 0;
-      if (!ok)
-        return Status::Invalid("--set " + path + ": expected phases.NAME.KEY=VALUE or phases[I].KEY=VALUE");
-      index = std::stol(path.substr(7, close - 7));
-      key = path.substr(close + 2);
-    }
-    if (!doc->contains("phases") || !(*doc)["phases"].is_array()) {
-      return Status::Invalid("--set " + path + ": the suite has no phases array");
-    }
-    json& phases = (*doc)["phases"];
-    if (index >= 0) {
-      if (static_cast<size_t>(index) >= phases.size() || !phases[static_cast<size_t>(index)].is_object()) {
-        return Status::Invalid("--set " + path + ": the suite has " + std::to_string(phases.size()) +
-                               " phases; expected an index from 0");
-      }
-      phases[static_cast<size_t>(index)][key] = value;
-      return Status::Ok();
-    }
-    std::vector<std::string> names;
-    bool found = false;
-    for_each_phase_object(phases, [&](json& p) {
-      // A name or kind of the wrong type is reported by validation, not here.
-      std::string name;
-      if (p.contains("name") && p["name"].is_string())
-        name = p["name"].get<std::string>();
-      else if (!p.contains("name") && p.contains("kind") && p["kind"].is_string())
-        name = p["kind"].get<std::string>();
-      if (name.empty()) return;
-      names.push_back(name);
-      if (name == phase && !found) {
-        p[key] = value;
-        found = true;
-      }
-    });
-    if (found) return Status::Ok();
-    return Status::Invalid("--set " + path + ": no phase named \"" + phase +
-                           "\"; the suite's phases: " + join(names, ", "));
-  }
-  return Status::Invalid("--set " + path +
-                         ": unknown path; expected target, s3.KEY, defaults.KEY or phases.NAME.KEY");
+  if (set_section_key(doc, path, value)) return Status::Ok();
+  if (path == "checkpoint_scale") return set_scale(doc, value);
+  if (path.rfind("defaults.", 0) == 0 && path.size() > 9) return set_default(doc, path, value);
+  if (path.rfind("phases", 0) == 0) return set_phase_key(doc, path, value);
+  return Status::Invalid("--set " + path + ": unknown path; expected target, " + section_paths() +
+                         "defaults.KEY or phases.NAME.KEY");
 }
 
 // Parses a check threshold in the unit of its metric.
@@ -366,15 +413,14 @@ class SuiteParser {
  private:
   void check_top_keys() {
     for (const auto& [k, v] : doc_.items()) {
-      if (kTopKeys.count(k) == 0) {
-        errors_.push_back(k +
-                          ": unknown key; expected name, description, target, target_scope, s3, defaults, "
-                          "phases, telemetry_interval");
+      if (kTopKeys.count(k) == 0 && target_kind_of_section(k) == nullptr) {
+        errors_.push_back(k + ": unknown key; expected name, description, target, target_scope, " +
+                          section_names() + "defaults, phases, telemetry_interval");
       }
     }
   }
 
-  // name, description, target, target_scope, s3 and telemetry_interval.
+  // name, description, target, target_scope, the target kinds' sections and telemetry_interval.
   void parse_header() {
     if (doc_.contains("name")) {
       if (doc_["name"].is_string())
@@ -396,10 +442,20 @@ class SuiteParser {
                           describe_json_value(doc_["target"]));
       }
     }
-    if (doc_.contains("s3")) parse_s3_settings(doc_["s3"], &out_->s3, &errors_);
+    parse_target_sections();
     if (doc_.contains("target_scope"))
       parse_target_scope(doc_["target_scope"], &out_->target_scope, &errors_);
     if (doc_.contains("telemetry_interval")) parse_telemetry_interval(doc_["telemetry_interval"]);
+  }
+
+  // Each kind of target's section, checked by its kind and kept as written for its code.
+  void parse_target_sections() {
+    for (const auto& kind : run_target_kinds()) {
+      if (kind.section.empty() || !doc_.contains(kind.section)) continue;
+      const json& section = doc_[std::string(kind.section)];
+      kind.check_section(section, &errors_);
+      out_->target_settings.emplace(std::string(kind.section), section);
+    }
   }
 
   // A duration like "1s" or seconds; 0 turns the sampler off.

@@ -2,6 +2,8 @@
 // ready to run. Every error names the JSON path and the expected form.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,7 +15,6 @@
 #include "harness/core/status.h"
 #include "harness/phase/phase.h"
 #include "harness/results/check_op.h"
-#include "driver/suite/s3_settings.h"
 #include "driver/suite/target_scope.h"
 
 namespace iofab {
@@ -53,7 +54,10 @@ struct Suite {
   std::string description;
   std::optional<std::string> target;
   TargetScope target_scope = TargetScope::kShared;  // the suite's "target_scope" (target_scope.h)
-  S3Settings s3;  // how to reach an s3:// target (the suite's "s3")
+  // Each kind of target's own section of the suite, as written (the "s3" object: how to reach an s3://
+  // target), by section name; checked by the kind when the suite is read, used by its code alone
+  // (driver/targets/<kind>/).
+  std::map<std::string, nlohmann::json, std::less<>> target_settings;
   std::vector<PhaseSpec> phases;
   std::vector<PhaseGroup> groups;
   double telemetry_interval_s = 1;  // the host sampler's interval during every phase; 0: off

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "harness/comm/comm.h"
 #include "harness/core/status.h"
 #include "harness/fs/target.h"
@@ -76,6 +78,10 @@ struct RunTargetKind {
   std::unique_ptr<RunTarget> (*make)(const std::string& target, const Suite& suite) = nullptr;
   // What a suite may hold on this kind of target (ranks: how many run it; 1 where not known). Bad input.
   Status (*check_suite)(const Suite& suite, std::string_view target, int ranks) = nullptr;
+  // The kind's own section of the suite ("s3"; empty: none), read by this kind's code alone
+  // (Suite::target_settings), and its check when the suite is read: each problem as "SECTION.KEY: ...".
+  std::string_view section = {};
+  void (*check_section)(const nlohmann::json& j, std::vector<std::string>* errors) = nullptr;
   // `iofab clean --target` for this kind.
   int (*clean)(const CleanArgs& args, bool interactive, std::istream& in, std::ostream& out,
                std::ostream& err) = nullptr;
@@ -87,6 +93,9 @@ const std::vector<RunTargetKind>& run_target_kinds();
 // other claims).
 const RunTargetKind& run_target_kind(std::string_view target,
                                      const std::vector<RunTargetKind>& kinds = run_target_kinds());
+
+// The kind whose suite section is named key; nullptr when none is.
+const RunTargetKind* target_kind_of_section(std::string_view key);
 
 // What a suite may hold on the target (its kind's check_suite).
 Status check_suite_for_target(const Suite& suite, std::string_view target, int ranks);

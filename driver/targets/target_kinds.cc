@@ -4,6 +4,7 @@
 #include "harness/s3/s3_config.h"
 #include "driver/targets/folder/folder_target.h"
 #include "driver/targets/run_target.h"
+#include "driver/targets/s3/s3_settings.h"
 #include "driver/targets/s3/s3_target.h"
 
 namespace iofab {
@@ -15,6 +16,8 @@ const std::vector<RunTargetKind>& run_target_kinds() {
        .claims = is_s3_target,
        .make = make_s3_run_target,
        .check_suite = check_suite_on_s3,
+       .section = "s3",
+       .check_section = check_s3_section,
        .clean = clean_s3_target},
       // Last: a folder is whatever no other kind claims.
       {.name = "folder",
@@ -32,6 +35,13 @@ const RunTargetKind& run_target_kind(std::string_view target, const std::vector<
     if (k.claims == nullptr || k.claims(target)) return k;
   }
   return kinds.back();
+}
+
+const RunTargetKind* target_kind_of_section(std::string_view key) {
+  for (const auto& k : run_target_kinds()) {
+    if (!k.section.empty() && k.section == key) return &k;
+  }
+  return nullptr;
 }
 
 Status check_suite_for_target(const Suite& suite, std::string_view target, int ranks) {

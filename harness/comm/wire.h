@@ -8,14 +8,18 @@
 // the type's own namespace:
 //   nlohmann::json to_wire(const T& value);
 //   Status from_wire(const nlohmann::json& j, T* out);  // Ok, or why j is not a T
-// They are given here for the plain types, vectors, JSON itself and Status;
-// WireReader reads the fields of an object for a type's own from_wire.
+// They are given here for the plain types, vectors, optionals, JSON itself
+// and Status; WireReader reads the fields of an object for a type's own
+// from_wire. A struct that declares its fields once (wire_fields(), below)
+// needs neither: its pair walks that list.
 #pragma once
 
 #include <concepts>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "harness/core/status.h"
@@ -41,6 +45,35 @@ Status from_wire(const nlohmann::json& j, double* out);
 // Any JSON value, as it is.
 nlohmann::json to_wire(const nlohmann::json& j);
 Status from_wire(const nlohmann::json& j, nlohmann::json* out);
+
+// A struct that ranks send each other declares its fields once, as a list of (wire name, member), and
+// its wire form and its checked reading both walk that list: a field added to the list is written and
+// read, and no reader can miss it or read it unchecked (WireReader checks each one's type).
+//
+//   struct RankTally {
+//     IoTally tally;
+//     Status status;
+//     nlohmann::json requests;
+//     static constexpr auto wire_fields() {
+//       return std::tuple{wire_field("tally", &RankTally::tally), wire_field("status", &RankTally::status),
+//                         wire_optional("requests", &RankTally::requests)};
+//     }
+//   };
+//
+// A member's own type travels by its own pair (the ones here, or one found in its namespace). Declared
+// here, defined after WireReader, so that the templates between (vectors, optionals, WireReader) find
+// them for a struct declared in an unnamed namespace, where argument-dependent lookup would not.
+template <typename T>
+concept HasWireFields = requires { T::wire_fields(); };
+template <HasWireFields T>
+nlohmann::json to_wire(const T& v);
+template <HasWireFields T>
+Status from_wire(const nlohmann::json& j, T* out);
+
+template <typename T>
+nlohmann::json to_wire(const std::optional<T>& v);
+template <typename T>
+Status from_wire(const nlohmann::json& j, std::optional<T>* out);
 
 template <typename T>
 nlohmann::json to_wire(const std::vector<T>& v) {
@@ -101,6 +134,24 @@ Status from_wire(const nlohmann::json& j, T* out) {
   return T::from_json(j, out) ? Status::Ok() : Status::Internal("malformed");
 }
 
+// A value that may be absent travels as null.
+template <typename T>
+nlohmann::json to_wire(const std::optional<T>& v) {
+  return v ? to_wire(*v) : nlohmann::json(nullptr);
+}
+
+template <typename T>
+Status from_wire(const nlohmann::json& j, std::optional<T>* out) {
+  if (j.is_null()) {
+    out->reset();
+    return Status::Ok();
+  }
+  T v{};
+  if (Status s = from_wire(j, &v); !s.ok()) return s;
+  *out = std::move(v);
+  return Status::Ok();
+}
+
 // Reads the fields of a JSON object, each with its type checked. The first
 // problem is kept and later reads do nothing, so a from_wire reads every
 // field in a row and returns status() once:
@@ -134,6 +185,43 @@ class WireReader {
   const nlohmann::json& j_;
   Status status_;
 };
+
+template <typename T, typename M>
+struct WireField {
+  const char* name;
+  M T::*member;
+  bool required = true;  // false: a reader takes a missing or null field as the member's default
+};
+
+// A field every sender writes and every reader needs.
+template <typename T, typename M>
+constexpr WireField<T, M> wire_field(const char* name, M T::*member) {
+  return {name, member, true};
+}
+
+// A field an older sender may lack (or send as null): the member keeps its value then.
+template <typename T, typename M>
+constexpr WireField<T, M> wire_optional(const char* name, M T::*member) {
+  return {name, member, false};
+}
+
+template <HasWireFields T>
+nlohmann::json to_wire(const T& v) {
+  nlohmann::json j = nlohmann::json::object();
+  std::apply([&](const auto&... f) { ((j[f.name] = to_wire(v.*(f.member))), ...); }, T::wire_fields());
+  return j;
+}
+
+template <HasWireFields T>
+Status from_wire(const nlohmann::json& j, T* out) {
+  WireReader r(j);
+  std::apply(
+      [&](const auto&... f) {
+        ((f.required ? r.field(f.name, &(out->*(f.member))) : r.optional(f.name, &(out->*(f.member)))), ...);
+      },
+      T::wire_fields());
+  return r.status();
+}
 
 // The bytes that carry a wire value: MessagePack (nlohmann's), which holds the packed arrays
 // (packed_u64.h) as binary and numbers without text, and passes strings that are not UTF-8 through

@@ -1,5 +1,5 @@
 // The suite's s3 stall limits (issue 28, item 11): defaults, accepted forms, and bad values named by field.
-#include "driver/suite/s3_settings.h"
+#include "driver/targets/s3/s3_settings.h"
 
 #include <gtest/gtest.h>
 

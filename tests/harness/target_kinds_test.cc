@@ -5,7 +5,9 @@
 #include "fake_object_store/fake_object_target.h"
 #include "harness/comm/comm.h"
 #include "driver/runner/runner.h"
+#include "driver/suite/suite.h"
 #include "driver/targets/run_target.h"
+#include "driver/targets/s3/s3_settings.h"
 #include "test_util.h"
 
 namespace iofab {
@@ -84,6 +86,38 @@ TEST(TargetKinds, TheFakeKindsFreeSpaceIsWhatThePreflightChecks) {
   EXPECT_NE(s.message().find("preflight: target mem://bench has 1048576 bytes free"), std::string::npos)
       << s.message();
   EXPECT_TRUE(fake::fake_log().listed_during_run.empty()) << "refused before the run's place was opened";
+}
+
+TEST(TargetKinds, AKindsSuiteSectionIsReadByItsOwnCodeAndSetReachesIt) {
+  ASSERT_NE(target_kind_of_section("s3"), nullptr);
+  EXPECT_EQ(target_kind_of_section("s3")->name, "s3");
+  EXPECT_EQ(target_kind_of_section("phases"), nullptr);
+  EXPECT_EQ(target_kind_of_section(""), nullptr);
+  Suite suite;
+  Status st = parse_suite(R"({"s3": {"endpoint": "http://127.0.0.1:9000", "region": "eu-west-1"},
+                              "phases": [{"kind": "ingest"}]})",
+                          "test", {"s3.connections=4"}, &suite);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(suite.target_settings.count("s3"), 1u);
+  const S3Settings s3 = s3_settings_of(suite);
+  EXPECT_TRUE(s3.given);
+  EXPECT_EQ(s3.endpoint, "http://127.0.0.1:9000");
+  EXPECT_EQ(s3.region, "eu-west-1");
+  EXPECT_EQ(s3.connections, 4u);
+  Suite plain;
+  ASSERT_TRUE(parse_suite(R"({"phases": [{"kind": "ingest"}]})", "test", {}, &plain).ok());
+  EXPECT_TRUE(plain.target_settings.empty());
+  EXPECT_FALSE(s3_settings_of(plain).given);
+  // The kind checks its section when the suite is read; the messages name the kinds' sections.
+  st = parse_suite(R"({"s3": {"connections": 0}, "phases": [{"kind": "ingest"}]})", "test", {}, &suite);
+  EXPECT_NE(st.message().find("s3.connections: expected an integer 1..1024, got 0"), std::string::npos)
+      << st.message();
+  st = parse_suite(R"({"s4": {}, "phases": [{"kind": "ingest"}]})", "test", {}, &suite);
+  EXPECT_NE(st.message().find("s4: unknown key; expected name, description, target, target_scope, s3, "),
+            std::string::npos)
+      << st.message();
+  st = parse_suite(R"({"phases": [{"kind": "ingest"}]})", "test", {"s4.endpoint=x"}, &suite);
+  EXPECT_EQ(st.message(), "--set s4.endpoint: unknown path; expected target, s3.KEY, defaults.KEY or phases.NAME.KEY");
 }
 
 }  // namespace

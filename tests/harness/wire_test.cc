@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,82 @@ TEST(Wire, BytesThatAreNotOneWholeValueAreRefused) {
   EXPECT_FALSE(wire_decode(good.substr(0, good.size() - 1), &j));  // cut short
   EXPECT_FALSE(wire_decode(good + good, &j));                      // something after it
   EXPECT_FALSE(wire_decode("", &j));
+}
+
+// Structs that declare their fields once, as a rank's results do (in an unnamed namespace, as there: their
+// pair is found through wire.h, not by argument-dependent lookup).
+struct Item {
+  uint64_t n = 0;
+  std::string name;
+  static constexpr auto wire_fields() { return std::tuple{wire_field("n", &Item::n), wire_field("name", &Item::name)}; }
+};
+
+struct RankFigures {
+  Item first;
+  std::vector<Item> items;
+  std::optional<uint64_t> device_bytes;
+  Status status;
+  json requests;
+  static constexpr auto wire_fields() {
+    using R = RankFigures;
+    return std::tuple{wire_field("first", &R::first), wire_field("items", &R::items),
+                      wire_optional("device_bytes", &R::device_bytes), wire_field("status", &R::status),
+                      wire_optional("requests", &R::requests)};
+  }
+};
+
+TEST(WireFields, AStructOfDeclaredFieldsComesBackAsItWent) {
+  RankFigures sent{.first = {7, "a"},
+                   .items = {{1, "b"}, {2, "c"}},
+                   .device_bytes = 4096,
+                   .status = Status::IoError("disk"),
+                   .requests = json{{"requests", 3}}};
+  const json wire = decoded(wire_bytes(to_wire(sent)));
+  EXPECT_EQ(wire.size(), 5u) << wire.dump();
+  RankFigures back;
+  ASSERT_TRUE(from_wire(wire, &back).ok());
+  EXPECT_EQ(back.first.n, 7u);
+  EXPECT_EQ(back.first.name, "a");
+  ASSERT_EQ(back.items.size(), 2u);
+  EXPECT_EQ(back.items[1].name, "c");
+  EXPECT_EQ(back.device_bytes, std::optional<uint64_t>(4096));
+  EXPECT_EQ(back.status.code(), Status::Code::kIoError);
+  EXPECT_EQ(back.requests, sent.requests);
+  // Absent travels as null and comes back absent.
+  sent.device_bytes.reset();
+  EXPECT_TRUE(to_wire(sent)["device_bytes"].is_null());
+  RankFigures fresh;
+  ASSERT_TRUE(from_wire(decoded(wire_bytes(to_wire(sent))), &fresh).ok());
+  EXPECT_FALSE(fresh.device_bytes.has_value());
+  // A required optional<> field reads null as absent.
+  std::optional<uint64_t> maybe = 5;
+  ASSERT_TRUE(from_wire(json(nullptr), &maybe).ok());
+  EXPECT_FALSE(maybe.has_value());
+}
+
+TEST(WireFields, EveryDeclaredFieldIsReadCheckedAndNamed) {
+  const json good = to_wire(RankFigures{.first = {1, "x"},
+                                        .items = {{2, "y"}},
+                                        .device_bytes = std::nullopt,
+                                        .status = Status::Ok(),
+                                        .requests = json()});
+  json missing = good;
+  missing.erase("first");
+  RankFigures out;
+  EXPECT_NE(from_wire(missing, &out).message().find("first"), std::string::npos) << from_wire(missing, &out).message();
+  json wrong = good;
+  wrong["items"][0]["n"] = "two";
+  const Status st = from_wire(wrong, &out);
+  EXPECT_EQ(st.message(), "items[0]: n: expected an integer >= 0, got string");
+  // An optional field an older sender lacks keeps the member's value.
+  json older = good;
+  older.erase("requests");
+  older.erase("device_bytes");
+  RankFigures kept;
+  kept.device_bytes = 9;
+  ASSERT_TRUE(from_wire(older, &kept).ok());
+  EXPECT_EQ(kept.device_bytes, std::optional<uint64_t>(9));
+  EXPECT_FALSE(from_wire(json::array(), &out).ok());
 }
 
 }  // namespace

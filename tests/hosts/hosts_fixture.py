@@ -4,19 +4,14 @@ an exception, SIGINT or SIGTERM). Each test has its own state folder, so tests c
 Runs are started by mpirun on the login node `head` through ci/hosts' rsh agent; every rank runs the iofab
 under test (the build folder is on this machine's filesystem, which every simulated host sees)."""
 
-import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import time
 
-SKIP = 77  # ctest's SKIP_RETURN_CODE for these tests
-
-
-class Skip(Exception):
-    pass
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from run_fixture import SKIP, Skip, collect as collect_as, read_report, wait_for  # noqa: E402,F401
 
 
 class Hosts:
@@ -124,25 +119,6 @@ def iofab_running(marker):
     return False
 
 
-def wait_for(predicate, seconds, step=0.05):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
-
-
-def read_report(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
 def collect(report_path):
-    """Copies a report to IOFAB_TEST_REPORTS_DIR, where ReportSchema.EveryReportTheTestsWrote validates it."""
-    d = os.environ.get("IOFAB_TEST_REPORTS_DIR")
-    if d and os.path.exists(report_path):
-        shutil.copy(report_path, os.path.join(d, f"hosts-{os.getpid()}-{os.path.basename(report_path)}"))
+    """A report for the schema check, named after this test's process (hosts tests run at once)."""
+    collect_as(report_path, f"hosts-{os.getpid()}-{os.path.basename(report_path)}")

@@ -11,12 +11,10 @@ import signal
 import subprocess
 import sys
 
-SKIP = 77  # ctest's SKIP_RETURN_CODE for these tests
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from run_fixture import SKIP, Skip, collect as collect_as, read_report, wait_for  # noqa: E402,F401
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-class Skip(Exception):
-    pass
 
 
 class Failure(Exception):
@@ -98,10 +96,8 @@ class Lab:
 
 
 def collect(report_path, name):
-    """Copies a report to IOFAB_TEST_REPORTS_DIR, where ReportSchema.EveryReportTheTestsWrote validates it."""
-    d = os.environ.get("IOFAB_TEST_REPORTS_DIR")
-    if d and os.path.exists(report_path):
-        shutil.copy(report_path, os.path.join(d, f"lab-{name}.json"))
+    """A report for the schema check, as lab-NAME.json."""
+    collect_as(report_path, f"lab-{name}.json")
 
 
 def phase(report, name):

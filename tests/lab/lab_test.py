@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from lab_fixture import REPO, SKIP, Failure, Lab, Skip, collect, expect, phase
+from lab_fixture import REPO, SKIP, Failure, Lab, Skip, collect, expect, phase, read_report, wait_for
 
 # Under emulation (tcg) on two shared cores; with KVM these take seconds.
 RUN_S = 420
@@ -242,23 +242,6 @@ def test_guest_powered_off_mid_checkpoint(lab, iofab):
     expect(c["rank_hosts"] == ["vm1", "vm2"], c["rank_hosts"])
     expect(c.get("lost_ranks") == [1] and c.get("lost_hosts") == ["vm2"], c)
     expect(j["verdict"]["status"] == "error" and j["verdict"].get("exit_code") == 3, j["verdict"])
-
-
-def read_report(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
-def wait_for(predicate, seconds, step):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(step)
-    return predicate()
 
 
 TESTS = {name[len("test_"):]: f for name, f in globals().items() if name.startswith("test_")}

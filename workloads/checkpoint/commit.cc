@@ -23,36 +23,21 @@ struct WrittenShard {
   uint64_t bytes = 0;
   uint64_t xxh3 = 0;
   int worker = -1;
+  static constexpr auto wire_fields() {
+    using S = WrittenShard;
+    return std::tuple{wire_field("name", &S::name), wire_field("bytes", &S::bytes), wire_field("xxh3", &S::xxh3),
+                      wire_field("worker", &S::worker)};
+  }
 };
 
 // What one rank sends rank 0 after a step: its writers' outcome and the shards they wrote.
 struct RankShards {
   Status status;
   std::vector<WrittenShard> shards;
+  static constexpr auto wire_fields() {
+    return std::tuple{wire_field("status", &RankShards::status), wire_field("shards", &RankShards::shards)};
+  }
 };
-
-json to_wire(const WrittenShard& e) {
-  return {{"name", e.name}, {"bytes", e.bytes}, {"xxh3", e.xxh3}, {"worker", e.worker}};
-}
-
-Status from_wire(const json& j, WrittenShard* out) {
-  WireReader r(j);
-  r.field("name", &out->name)
-      .field("bytes", &out->bytes)
-      .field("xxh3", &out->xxh3)
-      .field("worker", &out->worker);
-  return r.status();
-}
-
-json to_wire(const RankShards& v) {
-  return {{"status", iofab::to_wire(v.status)}, {"shards", iofab::to_wire(v.shards)}};
-}
-
-Status from_wire(const json& j, RankShards* out) {
-  WireReader r(j);
-  r.field("status", &out->status).field("shards", &out->shards);
-  return r.status();
-}
 
 RankShards local_shards(const std::vector<Writer>& writers, const ShardLayout& l, const Status& local) {
   RankShards mine{local, {}};

@@ -15,9 +15,36 @@
 #include "workloads/checkpoint/tensor_content.h"
 
 namespace iofab {
-namespace {
 
 using nlohmann::json;
+
+// A committed checkpoint on the wire; in iofab's namespace, LocalCheckpoint's, where a vector of them finds
+// it. write_start_ns travels as 0 with "wrote": false for a checkpoint this rank wrote nothing of.
+json to_wire(const LocalCheckpoint& c) {
+  return {{"stall_ns", c.stall_ns},
+          {"write_start_ns", c.write_start_ns == UINT64_MAX ? 0 : c.write_start_ns},
+          {"write_end_ns", c.write_end_ns},
+          {"drain_ns", c.drain_ns},
+          {"durable_ns", c.durable_ns},
+          {"bytes", c.bytes},
+          {"wrote", c.write_start_ns != UINT64_MAX}};
+}
+
+Status from_wire(const json& j, LocalCheckpoint* out) {
+  bool wrote = false;
+  WireReader r(j);
+  r.field("stall_ns", &out->stall_ns)
+      .field("write_start_ns", &out->write_start_ns)
+      .field("write_end_ns", &out->write_end_ns)
+      .field("drain_ns", &out->drain_ns)
+      .field("durable_ns", &out->durable_ns)
+      .field("bytes", &out->bytes)
+      .field("wrote", &wrote);
+  if (!wrote) out->write_start_ns = UINT64_MAX;
+  return r.status();
+}
+
+namespace {
 
 double finite_or_zero(double v) { return std::isfinite(v) ? v : 0; }
 
@@ -32,56 +59,12 @@ struct RankResult {
   std::vector<LocalCheckpoint> checkpoints;
   Status status;
   json requests;  // an object store's request figures (null on files)
-};
-
-json checkpoint_to_wire(const LocalCheckpoint& c) {
-  return {{"stall_ns", c.stall_ns},
-          {"write_start_ns", c.write_start_ns == UINT64_MAX ? 0 : c.write_start_ns},
-          {"write_end_ns", c.write_end_ns},
-          {"drain_ns", c.drain_ns},
-          {"durable_ns", c.durable_ns},
-          {"bytes", c.bytes},
-          {"wrote", c.write_start_ns != UINT64_MAX}};
-}
-
-Status checkpoint_from_wire(const json& j, LocalCheckpoint* out) {
-  bool wrote = false;
-  WireReader r(j);
-  r.field("stall_ns", &out->stall_ns)
-      .field("write_start_ns", &out->write_start_ns)
-      .field("write_end_ns", &out->write_end_ns)
-      .field("drain_ns", &out->drain_ns)
-      .field("durable_ns", &out->durable_ns)
-      .field("bytes", &out->bytes)
-      .field("wrote", &wrote);
-  if (!wrote) out->write_start_ns = UINT64_MAX;
-  return r.status();
-}
-
-json to_wire(const RankResult& v) {
-  json cps = json::array();
-  for (const auto& c : v.checkpoints) cps.push_back(checkpoint_to_wire(c));
-  return {{"tally", v.tally.to_wire()},
-          {"checkpoints", cps},
-          {"status", iofab::to_wire(v.status)},
-          {"requests", v.requests}};
-}
-
-Status from_wire(const json& j, RankResult* out) {
-  WireReader r(j);
-  json cps;
-  r.field("tally", &out->tally).field("checkpoints", &cps).field("status", &out->status);
-  r.optional("requests", &out->requests);
-  if (!r.status().ok()) return r.status();
-  if (!cps.is_array())
-    return Status::Internal("checkpoints: expected an array, got " + std::string(cps.type_name()));
-  out->checkpoints.resize(cps.size());
-  for (size_t i = 0; i < cps.size(); ++i) {
-    Status s = checkpoint_from_wire(cps[i], &out->checkpoints[i]);
-    if (!s.ok()) return Status::Internal("checkpoints[" + std::to_string(i) + "]: " + s.message());
+  static constexpr auto wire_fields() {
+    using R = RankResult;
+    return std::tuple{wire_field("tally", &R::tally), wire_field("checkpoints", &R::checkpoints),
+                      wire_field("status", &R::status), wire_optional("requests", &R::requests)};
   }
-  return Status::Ok();
-}
+};
 
 // Every rank's results, as rank 0 merges them.
 struct AllRanks {

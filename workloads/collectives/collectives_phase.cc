@@ -46,23 +46,12 @@ struct RankResults {
   std::vector<StepTiming> ddp;
   std::vector<StepTiming> fsdp;
   Status status;
+  static constexpr auto wire_fields() {
+    using R = RankResults;
+    return std::tuple{wire_field("sweep", &R::sweep), wire_field("ddp", &R::ddp), wire_field("fsdp", &R::fsdp),
+                      wire_field("status", &R::status)};
+  }
 };
-
-json to_wire(const RankResults& r) {
-  return {{"sweep", iofab::to_wire(r.sweep)},
-          {"ddp", iofab::to_wire(r.ddp)},
-          {"fsdp", iofab::to_wire(r.fsdp)},
-          {"status", iofab::to_wire(r.status)}};
-}
-
-Status from_wire(const json& j, RankResults* out) {
-  WireReader r(j);
-  r.field("sweep", &out->sweep)
-      .field("ddp", &out->ddp)
-      .field("fsdp", &out->fsdp)
-      .field("status", &out->status);
-  return r.status();
-}
 
 class CollectivesPhase final : public Phase {
  public:

@@ -38,21 +38,11 @@ struct RankTally {
   uint64_t fsync_ns = 0;  // the slowest worker's fsync time
   Status status;
   json requests;  // an object store's request figures (null on files)
+  static constexpr auto wire_fields() {
+    return std::tuple{wire_field("tally", &RankTally::tally), wire_field("fsync_ns", &RankTally::fsync_ns),
+                      wire_field("status", &RankTally::status), wire_optional("requests", &RankTally::requests)};
+  }
 };
-
-json to_wire(const RankTally& r) {
-  return {{"tally", r.tally.to_wire()},
-          {"fsync_ns", r.fsync_ns},
-          {"status", iofab::to_wire(r.status)},
-          {"requests", r.requests}};
-}
-
-Status from_wire(const json& j, RankTally* out) {
-  WireReader r(j);
-  r.field("tally", &out->tally).field("fsync_ns", &out->fsync_ns).field("status", &out->status);
-  r.optional("requests", &out->requests);
-  return r.status();
-}
 
 class IngestPhase final : public Phase {
  public:

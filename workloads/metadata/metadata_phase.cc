@@ -25,15 +25,10 @@ using nlohmann::json;
 struct RankSteps {
   std::vector<MdTally> steps;
   Status status;
+  static constexpr auto wire_fields() {
+    return std::tuple{wire_field("steps", &RankSteps::steps), wire_field("status", &RankSteps::status)};
+  }
 };
-
-json to_wire(const RankSteps& r) { return {{"steps", iofab::to_wire(r.steps)}, {"status", iofab::to_wire(r.status)}}; }
-
-Status from_wire(const json& j, RankSteps* out) {
-  WireReader r(j);
-  r.field("steps", &out->steps).field("status", &out->status);
-  return r.status();
-}
 
 class MetadataPhase final : public Phase {
  public:

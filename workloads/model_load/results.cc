@@ -32,32 +32,22 @@ struct RankLoad {
   double write_seconds = 0;
   std::vector<BadWeightFile> bad;
   Status status;
+  static constexpr auto wire_fields() {
+    using R = RankLoad;
+    return std::tuple{wire_field("host", &R::host),
+                      wire_field("tally", &R::tally),
+                      wire_field("ready_ns", &R::ready_ns),
+                      wire_field("header_ns_max", &R::header_ns_max),
+                      wire_field("verify_ns", &R::verify_ns),
+                      wire_field("verified", &R::verified),
+                      wire_field("checked", &R::checked),
+                      wire_field("resident", &R::resident),
+                      wire_field("drop_problem", &R::drop_problem),
+                      wire_field("write_seconds", &R::write_seconds),
+                      wire_field("bad", &R::bad),
+                      wire_field("status", &R::status)};
+  }
 };
-
-json to_wire(const RankLoad& v) {
-  return {{"host", v.host},
-          {"tally", v.tally.to_wire()},
-          {"ready_ns", iofab::to_wire(v.ready_ns)},
-          {"header_ns_max", v.header_ns_max},
-          {"verify_ns", v.verify_ns},
-          {"verified", v.verified},
-          {"checked", v.checked},
-          {"resident", v.resident},
-          {"drop_problem", v.drop_problem},
-          {"write_seconds", v.write_seconds},
-          {"bad", iofab::to_wire(v.bad)},
-          {"status", iofab::to_wire(v.status)}};
-}
-
-Status from_wire(const json& j, RankLoad* out) {
-  WireReader r(j);
-  r.field("host", &out->host).field("tally", &out->tally).field("ready_ns", &out->ready_ns);
-  r.field("header_ns_max", &out->header_ns_max).field("verify_ns", &out->verify_ns);
-  r.field("verified", &out->verified).field("checked", &out->checked).field("resident", &out->resident);
-  r.field("drop_problem", &out->drop_problem).field("write_seconds", &out->write_seconds);
-  r.field("bad", &out->bad).field("status", &out->status);
-  return r.status();
-}
 
 RankLoad local_result(const ModelLoadParams& p, const LoadSetup& setup, const std::vector<Replica>& replicas,
                       const Status& local) {

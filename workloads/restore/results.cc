@@ -32,39 +32,21 @@ struct RankRestore {
   std::optional<uint64_t> device_read_bytes;
   Status status;
   json requests;  // an object store's request figures (null on files)
-};
-
-json to_wire(const RankRestore& v) {
-  return {{"host", v.host},
-          {"tally", v.tally.to_wire()},
-          {"verify_ns", v.verify_ns},
-          {"verified_bytes", v.verified},
-          {"checked_bytes", v.checked},
-          {"resident_bytes", v.resident},
-          {"drop_problem", v.drop_problem},
-          {"bad", iofab::to_wire(v.bad)},
-          {"device_read_bytes", v.device_read_bytes ? json(*v.device_read_bytes) : json(nullptr)},
-          {"status", iofab::to_wire(v.status)},
-          {"requests", v.requests}};
-}
-
-Status from_wire(const json& j, RankRestore* out) {
-  uint64_t device = 0;
-  bool have_device = false;
-  WireReader r(j);
-  r.field("host", &out->host).field("tally", &out->tally).field("verify_ns", &out->verify_ns);
-  r.field("verified_bytes", &out->verified).field("checked_bytes", &out->checked);
-  r.field("resident_bytes", &out->resident).field("drop_problem", &out->drop_problem);
-  r.field("bad", &out->bad).field("status", &out->status);
-  r.optional("requests", &out->requests);
-  if (r.status().ok() && j.contains("device_read_bytes") && !j["device_read_bytes"].is_null()) {
-    have_device = true;
-    r.field("device_read_bytes", &device);
+  static constexpr auto wire_fields() {
+    using R = RankRestore;
+    return std::tuple{wire_field("host", &R::host),
+                      wire_field("tally", &R::tally),
+                      wire_field("verify_ns", &R::verify_ns),
+                      wire_field("verified_bytes", &R::verified),
+                      wire_field("checked_bytes", &R::checked),
+                      wire_field("resident_bytes", &R::resident),
+                      wire_field("drop_problem", &R::drop_problem),
+                      wire_field("bad", &R::bad),
+                      wire_optional("device_read_bytes", &R::device_read_bytes),
+                      wire_field("status", &R::status),
+                      wire_optional("requests", &R::requests)};
   }
-  if (!r.status().ok()) return r.status();
-  if (have_device) out->device_read_bytes = device;
-  return Status::Ok();
-}
+};
 
 // This rank's readers, merged, as rank 0 receives them.
 RankRestore local_result(const RestoreParams& p, const std::vector<Reader>& rds,

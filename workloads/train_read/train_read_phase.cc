@@ -108,6 +108,31 @@ void check_dataset_dir_parent(ParamReader& r, const std::string& dir) {
   }
 }
 
+// What two params together may not ask for (each one alone was read and checked).
+void check_param_pairs(ParamReader& r, const TrainReadParams& p, bool buffer_given) {
+  const DatasetSpec& ds = p.dataset;
+  if (p.batch_size > ds.num_samples) {
+    r.fail("batch_size", "must be <= num_samples (" + std::to_string(ds.num_samples) +
+                             "): a batch cannot be larger than the dataset");
+  }
+  check_sample_params(r, ds);
+  if (p.drop_after_use == DropAfterUse::kOn && p.direct) {
+    r.fail("drop_after_use",
+           "on needs buffered reads (direct: false): O_DIRECT reads never enter the page cache");
+  }
+  if (p.order == OrderKind::kDlioTorch && p.reader != ReaderKind::kMap) {
+    r.fail("order", "dlio_torch is DLIO's PyTorch sampler, a map-style reader: it needs reader: map");
+  }
+  if (buffer_given && p.reader != ReaderKind::kStream) {
+    r.fail("shuffle_buffer",
+           "applies only to reader: stream (a map-style reader shuffles through its sampler)");
+  }
+  if (buffer_given && p.sample_shuffle == Shuffle::kOff) {
+    r.fail("shuffle_buffer",
+           "needs sample_shuffle seed or random: with sample_shuffle off nothing is shuffled");
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
@@ -168,26 +193,7 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   p.mlperf = r.boolean("mlperf", false);
   read_cache_params(r, &p);
 
-  if (p.batch_size > ds.num_samples) {
-    r.fail("batch_size", "must be <= num_samples (" + std::to_string(ds.num_samples) +
-                             "): a batch cannot be larger than the dataset");
-  }
-  check_sample_params(r, ds);
-  if (p.drop_after_use == DropAfterUse::kOn && p.direct) {
-    r.fail("drop_after_use",
-           "on needs buffered reads (direct: false): O_DIRECT reads never enter the page cache");
-  }
-  if (p.order == OrderKind::kDlioTorch && p.reader != ReaderKind::kMap) {
-    r.fail("order", "dlio_torch is DLIO's PyTorch sampler, a map-style reader: it needs reader: map");
-  }
-  if (buffer_given && p.reader != ReaderKind::kStream) {
-    r.fail("shuffle_buffer",
-           "applies only to reader: stream (a map-style reader shuffles through its sampler)");
-  }
-  if (buffer_given && p.sample_shuffle == Shuffle::kOff) {
-    r.fail("shuffle_buffer",
-           "needs sample_shuffle seed or random: with sample_shuffle off nothing is shuffled");
-  }
+  check_param_pairs(r, p, buffer_given);
   ds.resolve_size_bounds();
   if (ds.layout == DatasetLayoutKind::kShards && ds.samples_per_shard > ds.num_samples) {
     ds.samples_per_shard = ds.num_samples;  // one shard holds them all; the manifest records what was made

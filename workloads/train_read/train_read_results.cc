@@ -167,43 +167,6 @@ Status from_wire(const json& j, EpochRecord* out) {
   return d.status().ok() ? Status::Ok() : Status::Internal("disk: " + d.status().message());
 }
 
-json to_wire(const RankReport& r) {
-  json epochs = json::array();
-  for (const auto& e : r.epochs) epochs.push_back(to_wire(e));
-  json source_epochs = json::array();
-  for (const auto& e : r.source_epochs) source_epochs.push_back(to_wire(e));
-  return {{"host", r.host},
-          {"engine", r.engine},
-          {"verified", r.verified},
-          {"device", r.device},
-          {"tier_device", r.tier_device},
-          {"epochs", epochs},
-          {"source_epochs", source_epochs},
-          {"status", iofab::to_wire(r.status)},
-          {"memory_bytes", r.memory_bytes},
-          {"objects", r.objects},
-          {"requests", r.requests},
-          {"generate_requests", r.generate_requests},
-          {"windows", to_wire(r.windows)},
-          {"listed", r.listed},
-          {"list_ns", r.list_ns},
-          {"listed_files", r.listed_files}};
-}
-
-Status from_wire(const json& j, RankReport* out) {
-  WireReader r(j);
-  r.field("host", &out->host).field("engine", &out->engine).field("verified", &out->verified);
-  r.field("device", &out->device).field("epochs", &out->epochs).field("status", &out->status);
-  r.field("memory_bytes", &out->memory_bytes).optional("source_epochs", &out->source_epochs);
-  r.optional("objects", &out->objects).optional("requests", &out->requests);
-  r.optional("generate_requests", &out->generate_requests);
-  r.optional("windows", &out->windows).optional("tier_device", &out->tier_device);
-  r.optional("listed", &out->listed)
-      .optional("list_ns", &out->list_ns)
-      .optional("listed_files", &out->listed_files);
-  return r.status();
-}
-
 namespace {
 
 // One epoch over every rank: the figures merged, and what its records say of the cache, the device and

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/comm/wire.h"
 #include "harness/core/status.h"
 #include "harness/fs/diskstats.h"
 #include "harness/phase/phase.h"
@@ -57,12 +58,30 @@ struct RankReport {
   bool listed = false;
   uint64_t list_ns = 0;
   uint64_t listed_files = 0;
+  // Fields an older rank may lack are optional.
+  static constexpr auto wire_fields() {
+    using R = RankReport;
+    return std::tuple{wire_field("host", &R::host),
+                      wire_field("engine", &R::engine),
+                      wire_field("verified", &R::verified),
+                      wire_field("device", &R::device),
+                      wire_optional("tier_device", &R::tier_device),
+                      wire_field("memory_bytes", &R::memory_bytes),
+                      wire_field("epochs", &R::epochs),
+                      wire_optional("source_epochs", &R::source_epochs),
+                      wire_optional("windows", &R::windows),
+                      wire_field("status", &R::status),
+                      wire_optional("objects", &R::objects),
+                      wire_optional("requests", &R::requests),
+                      wire_optional("generate_requests", &R::generate_requests),
+                      wire_optional("listed", &R::listed),
+                      wire_optional("list_ns", &R::list_ns),
+                      wire_optional("listed_files", &R::listed_files)};
+  }
 };
 
 nlohmann::json to_wire(const EpochRecord& e);
 Status from_wire(const nlohmann::json& j, EpochRecord* out);
-nlohmann::json to_wire(const RankReport& r);
-Status from_wire(const nlohmann::json& j, RankReport* out);
 
 // Rank 0, a files dataset: the dataset's startup (its tree listed, then the first epoch's first batch) as
 // the slowest rank saw it, and what the listing found beside the files the layout has.

@@ -36,17 +36,12 @@ struct DatasetDecision {
   bool generate = false;
   std::string why;          // why a stale dataset is regenerated; empty otherwise
   uint64_t order_seed = 0;  // the access order's seed: drawn here for a `random` shuffle
+  static constexpr auto wire_fields() {
+    using D = DatasetDecision;
+    return std::tuple{wire_field("generate", &D::generate), wire_field("why", &D::why),
+                      wire_field("order_seed", &D::order_seed)};
+  }
 };
-
-json to_wire(const DatasetDecision& d) {
-  return {{"generate", d.generate}, {"why", d.why}, {"order_seed", d.order_seed}};
-}
-
-Status from_wire(const json& j, DatasetDecision* out) {
-  WireReader r(j);
-  r.field("generate", &out->generate).field("why", &out->why).field("order_seed", &out->order_seed);
-  return r.status();
-}
 
 // A dataset_dir is a store of its own, rooted there; create: make the folder (its parent must exist).
 Status open_dataset_store(const std::string& path, bool create, std::unique_ptr<Store>* out) {

@@ -85,9 +85,10 @@ int clean_s3_target(const CleanArgs& args, bool interactive, std::istream& in, s
   }
   TargetInfo info;
   S3RunTarget t;
-  if (Status s = prepare_s3_target(args.target, suite.s3, process_env(), &info, &t); !s.ok()) {
+  const S3Settings settings = s3_settings_of(suite);
+  if (Status s = prepare_s3_target(args.target, settings, process_env(), &info, &t); !s.ok()) {
     err << "iofab clean: " << s.message()
-        << (suite.s3.endpoint.empty() ? " (--suite SUITE with its \"s3\" settings, or --set s3.endpoint=URL)"
+        << (settings.endpoint.empty() ? " (--suite SUITE with its \"s3\" settings, or --set s3.endpoint=URL)"
                                       : "")
         << "\n";
     return s.code() == Status::Code::kInvalidArgument ? 2 : 3;

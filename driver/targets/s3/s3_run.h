@@ -12,7 +12,7 @@
 #include "harness/s3/s3_object.h"
 #include "harness/fs/target.h"
 #include "harness/store/store.h"
-#include "driver/suite/s3_settings.h"
+#include "driver/targets/s3/s3_settings.h"
 
 namespace iofab {
 

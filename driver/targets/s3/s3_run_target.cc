@@ -63,7 +63,7 @@ class S3RunTargetImpl final : public RunTarget {
 }  // namespace
 
 std::unique_ptr<RunTarget> make_s3_run_target(const std::string& target, const Suite& suite) {
-  return std::make_unique<S3RunTargetImpl>(target, suite.s3);
+  return std::make_unique<S3RunTargetImpl>(target, s3_settings_of(suite));
 }
 
 }  // namespace iofab

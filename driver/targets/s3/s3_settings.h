@@ -1,5 +1,6 @@
-// The suite's "s3" object: how to reach an s3:// target. Read once with the
-// suite; the runner turns it into the S3Target the store and engines share.
+// The suite's "s3" object, the s3 kind of target's section: how to reach an
+// s3:// target. Checked when the suite is read (the kind's check_section);
+// the s3 kind turns it into the S3Target the store and engines share.
 //
 //   "target": "s3://bucket/prefix",
 //   "s3": {"endpoint": "http://127.0.0.1:9000", "region": "us-east-1", "addressing": "path",
@@ -17,6 +18,8 @@
 #include "harness/s3/s3_config.h"
 
 namespace iofab {
+
+struct Suite;
 
 struct S3Settings {
   bool given = false;  // the suite has an "s3" object
@@ -36,5 +39,10 @@ struct S3Settings {
 
 // Reads j (the suite's "s3"); every problem appended to *errors as "s3.KEY: ..., expected ...".
 void parse_s3_settings(const nlohmann::json& j, S3Settings* out, std::vector<std::string>* errors);
+// The kind's check of its section, for the suite parser: the errors parse_s3_settings finds.
+void check_s3_section(const nlohmann::json& j, std::vector<std::string>* errors);
+// The suite's "s3" settings (defaults where it has none; given says whether it had a section). The suite
+// was checked when it was read, so its section parses.
+S3Settings s3_settings_of(const Suite& suite);
 
 }  // namespace iofab
