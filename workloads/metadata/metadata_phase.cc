@@ -38,7 +38,8 @@ json to_wire(const RankSteps& r) {
 Status from_wire(const json& j, RankSteps* out) {
   WireReader r(j);
   r.field("steps", &out->steps).field("status", &out->status);
-  if (!r.status().ok() || !j.contains("requests")) return Status::IoError("metadata: a rank's figures are cut short");
+  if (!r.status().ok() || !j.contains("requests"))
+    return Status::IoError("metadata: a rank's figures are cut short");
   out->requests = j["requests"];
   return r.status();
 }
