@@ -107,8 +107,10 @@ Status S3rver::start(const std::string& bucket, std::unique_ptr<S3rver>* out, st
       dup2(fd, 1);
       dup2(fd, 2);
     }
-    execlp("node", "node", script.c_str(), modules.c_str(), srv->data_.c_str(), bucket.c_str(), port_file.c_str(),
-           static_cast<char*>(nullptr));
+    // s3rver makes its ListObjectsV2 continuation tokens with DES, which OpenSSL 3 keeps in its legacy
+    // provider: without it every listing of more than a page answers 500.
+    execlp("node", "node", "--openssl-legacy-provider", script.c_str(), modules.c_str(), srv->data_.c_str(),
+           bucket.c_str(), port_file.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   srv->pid_ = pid;

@@ -70,12 +70,14 @@ const std::vector<PhaseKind>& phase_table() {
        .metrics = &rdma_metrics,
        .after_all = &join_collectives_and_verbs,
        .object_store = true},
-      // Moves no bytes worth verifying (at most a few KiB a file): its figures are operations a second.
+      // Moves no bytes worth verifying (at most a few KiB a file): its figures are operations a second. On an
+      // object store it runs create (PUT), stat (HEAD), read (GET), list (LIST) and remove (DELETE).
       {.name = "metadata",
        .summary =
            "file create, stat, open, read, list, rename, remove rates, per-rank or shared folders (mdtest)",
        .parse = &parse_metadata,
-       .metrics = &metadata_metrics},
+       .metrics = &metadata_metrics,
+       .object_store = true},
   };
   return kTable;
 }

@@ -56,6 +56,7 @@ struct S3Result {
   uint64_t bytes = 0;     // body bytes received (GET) or sent (PUT/POST)
   std::string text;       // the body when the request had no dest (XML)
   std::string etag;       // the ETag header, quotes kept (UploadPart's answer)
+  int64_t content_length = -1;  // the Content-Length header (a HEAD's object size); -1 when none came
 };
 
 class S3Client {

@@ -332,6 +332,9 @@ class CurlS3Client final : public S3Client {
       running_.erase(it);
       long http = 0;
       curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &http);
+      // A HEAD's answer has no body: the object's size is its Content-Length header (-1: none came).
+      curl_off_t length = -1;
+      curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
       drop(t.get());
       const int64_t end = now_ns();
       ++stats_.requests;
@@ -368,6 +371,7 @@ class CurlS3Client final : public S3Client {
       r.tag = t->req.tag;
       r.http_status = http;
       r.etag = std::move(t->etag);
+      r.content_length = length;
       const unsigned retries = t->attempt - 1;
       S3ErrorContext ctx{s3_method_name(t->req.method), s3_endpoint_used(cfg_), cfg_.bucket, t->req.key,
                          creds_.key_id};

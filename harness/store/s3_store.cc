@@ -127,6 +127,46 @@ class S3Store final : public Store {
     });
   }
 
+  Status put_file(std::string_view path, std::string_view bytes) override {
+    if (Status s = check_store_path(path); !s.ok()) return s;
+    S3Result r;
+    S3Request req = request(S3Method::kPut, path);
+    req.body = bytes;
+    return locked([&](S3Client& c) { return c.perform(std::move(req), &r); });
+  }
+
+  // One HEAD: 404 is a missing object, not an error.
+  Status stat_file(std::string_view path, EntryInfo* info) override {
+    if (Status s = check_store_path(path); !s.ok()) return s;
+    S3Result r;
+    Status s = locked([&](S3Client& c) {
+      return c.perform(request(S3Method::kHead, path), &r);
+    });
+    *info = EntryInfo();
+    if (r.http_status == 404) return Status::Ok();
+    if (!s.ok()) return s;
+    if (r.content_length < 0)
+      return Status::IoError("HEAD " + key_of(path) + ": the answer has no Content-Length");
+    info->kind = EntryKind::kFile;
+    info->size = static_cast<uint64_t>(r.content_length);
+    return Status::Ok();
+  }
+
+  Status get_file(std::string_view path, uint64_t max_bytes, std::string* bytes) override {
+    if (Status s = check_store_path(path); !s.ok()) return s;
+    S3Result r;
+    Status s = locked(
+        [&](S3Client& c) { return c.perform(request(S3Method::kGet, path), &r); });
+    if (r.http_status == 404) return Status::FromErrno("GET " + key_of(path), ENOENT);
+    if (!s.ok()) return s;
+    if (r.text.size() > max_bytes) {
+      return Status::Invalid(std::string(path) + ": larger than " + std::to_string(max_bytes) +
+                             " bytes, the most iofab reads for this file");
+    }
+    *bytes = std::move(r.text);
+    return Status::Ok();
+  }
+
   Status free_space(uint64_t*) override {
     return Status::Unavailable(location_ + ": an object store has no free-space figure");
   }
@@ -149,6 +189,12 @@ class S3Store final : public Store {
   }
 
  private:
+  S3Request request(S3Method method, std::string_view path) const {
+    S3Request r;
+    r.method = method;
+    r.key = key_of(path);
+    return r;
+  }
   std::string key_of(std::string_view path) const { return path.empty() ? root_ : root_ + "/" + std::string(path); }
 
   template <typename F>

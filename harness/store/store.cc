@@ -1,8 +1,21 @@
 #include "harness/store/store.h"
 
 #include "harness/engines/engine_choice.h"
+#include "harness/store/store_bytes.h"
 
 namespace iofab {
+
+Status Store::put_file(std::string_view path, std::string_view bytes) {
+  StoreFile file;
+  if (Status s = create(path, {}, &file); !s.ok()) return s;
+  return write_store_file(*this, file, bytes);
+}
+
+Status Store::get_file(std::string_view path, uint64_t max_bytes, std::string* bytes) {
+  StoreFile file;
+  if (Status s = open(path, {}, &file); !s.ok()) return s;
+  return read_store_file(*this, file, max_bytes, bytes);
+}
 
 Status engine_for_store(const Store& store, std::string_view asked, std::string* out) {
   const char* own = store.caps().engine;

@@ -128,6 +128,18 @@ class Store {
   // each call by path.
   virtual Status open_folder(std::string_view path, std::unique_ptr<StoreFolder>* out);
 
+  // Small whole files, one call each, as a metadata benchmark times them (phase metadata on an object store:
+  // one request each). put_file creates path holding exactly bytes; a store with descriptors never replaces
+  // what is there (File exists), while an object store sends one PUT, which has no such check (iofab's names
+  // are new below its own run's prefix). The default: create, write through the store's engine, commit.
+  virtual Status put_file(std::string_view path, std::string_view bytes);
+  // What is at path, asked of a file: an object store sends one HEAD, where stat() lists (a prefix then shows
+  // as kMissing). The default: stat().
+  virtual Status stat_file(std::string_view path, EntryInfo* info) { return stat(path, info); }
+  // The whole file at path (one GET on an object store); more than max_bytes: InvalidArgument naming the
+  // limit. The default: open, read through the store's engine.
+  virtual Status get_file(std::string_view path, uint64_t max_bytes, std::string* bytes);
+
   // An object store's request figures (counts, time to first byte, latency, retries, errors by status)
   // since the last call, for the phase that just ran; false for a store that sends no requests.
   virtual bool take_request_stats(RequestStats* out) {

@@ -121,6 +121,43 @@ TEST_P(StoreConformance, StatTellsKindAndSize) {
   EXPECT_EQ(info.kind, EntryKind::kMissing);
 }
 
+// The metadata phase's calls on an object store: a whole small file put, stated and got in one call each.
+TEST_P(StoreConformance, WholeFilesArePutStatedAndGotInOneCallEach) {
+  ASSERT_TRUE(store_->make_folder("d").ok());
+  ASSERT_TRUE(store_->put_file("d/f", "3901 bytes? five").ok());
+  ASSERT_TRUE(store_->put_file("d/empty", "").ok());
+  EntryInfo info;
+  ASSERT_TRUE(store_->stat_file("d/f", &info).ok());
+  EXPECT_EQ(info.kind, EntryKind::kFile);
+  EXPECT_EQ(info.size, 16u);
+  ASSERT_TRUE(store_->stat_file("d/empty", &info).ok());
+  EXPECT_EQ(info.kind, EntryKind::kFile);
+  EXPECT_EQ(info.size, 0u);
+  ASSERT_TRUE(store_->stat_file("d/none", &info).ok());
+  EXPECT_EQ(info.kind, EntryKind::kMissing);
+  std::string got = "stale";
+  ASSERT_TRUE(store_->get_file("d/f", 100, &got).ok());
+  EXPECT_EQ(got, "3901 bytes? five");
+  ASSERT_TRUE(store_->get_file("d/empty", 100, &got).ok());
+  EXPECT_EQ(got, "");
+  const Status big = store_->get_file("d/f", 4, &got);
+  EXPECT_EQ(big.code(), Status::Code::kInvalidArgument) << big.message();
+  const Status none = store_->get_file("d/none", 100, &got);
+  EXPECT_FALSE(none.ok());
+  EXPECT_NE(none.message().find("No such file or directory"), std::string::npos) << none.message();
+  EXPECT_EQ(get("d/f"), "3901 bytes? five");  // the ordinary open reads what put_file wrote
+  std::vector<std::string> names;
+  ASSERT_TRUE(store_->list("d", &names).ok());
+  EXPECT_EQ(names, (std::vector<std::string>{"empty", "f"}));
+  if (has_folders()) {
+    EXPECT_FALSE(store_->put_file("d/f", "again").ok()) << "never replaces a file";
+  }
+  EXPECT_FALSE(store_->put_file("../f", "x").ok());
+  ASSERT_TRUE(store_->remove("d/f").ok());
+  ASSERT_TRUE(store_->stat_file("d/f", &info).ok());
+  EXPECT_EQ(info.kind, EntryKind::kMissing);
+}
+
 // A restore lists the run folder's root once per phase: every listing starts from the first name.
 TEST_P(StoreConformance, ListingTheRootAgainNamesEveryEntryAgain) {
   ASSERT_TRUE(put("a", "1").ok());

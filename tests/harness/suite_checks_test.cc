@@ -74,7 +74,7 @@ TEST(SuiteChecks, APhaseKindThatDoesNotRunOnS3IsRefusedNamingTheKindsThatDo) {
   expect_refused(
       check_suite_for_target(s, "s3://bench/runs", 1),
       "phase prepare: kind prepare does not run on an object store yet; on an s3:// target a suite "
-      "holds ingest, train_read, checkpoint, restore, collectives and rdma phases");
+      "holds ingest, train_read, checkpoint, restore, collectives, rdma and metadata phases");
   EXPECT_TRUE(check_suite_for_target(s, "/var/tmp/t", 1).ok());
 }
 

@@ -147,8 +147,8 @@ TEST(ChecksCli, OnAnS3TargetLongKeysAndKindsThatDoNotRunThereAreRefusedWithoutAS
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_TRUE(contains(r.err,
                        "phase model_load: kind model_load does not run on an object store yet; on an "
-                       "s3:// target a suite holds ingest, train_read, checkpoint, restore, collectives "
-                       "and rdma phases"))
+                       "s3:// target a suite holds ingest, train_read, checkpoint, restore, collectives, "
+                       "rdma and metadata phases"))
       << r.err;
 }
 

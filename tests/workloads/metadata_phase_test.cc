@@ -5,11 +5,14 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "forwarding_store.h"
 #include "harness/engines/engine.h"
+#include "harness/engines/io_driver.h"
 #include "harness/store/posix_store.h"
 #include "harness/store/store_folder.h"
 #include "phase_harness.h"
@@ -219,6 +222,101 @@ TEST(MetadataPhase, BadParamsNameTheFieldAndTheExpectedForm) {
   EXPECT_NE(errors.find("phases[0].workers"), std::string::npos) << errors;
   EXPECT_EQ(PhaseHarness::parse("metadata", {{"file_size", "1GiB"}}, &errors), nullptr);
   EXPECT_NE(errors.find("phases[0].file_size"), std::string::npos) << errors;
+}
+
+// Holds the create calls from the n-th on (counted across a rank's workers) until `seconds` have passed
+// since its first create, which is after the phase's start: the stonewall has fired by then, so the rank
+// stops after exactly the creates it let through or held, whatever the machine's load.
+class HoldPastStonewall final : public ForwardingStore {
+ public:
+  HoldPastStonewall(std::unique_ptr<Store> inner, int n, double seconds)
+      : ForwardingStore(std::move(inner)), n_(n), hold_ns_(static_cast<uint64_t>(seconds * 1e9)) {}
+  Status create(std::string_view path, const OpenOptions& o, StoreFile* out) override {
+    uint64_t expected = 0;
+    first_ns_.compare_exchange_strong(expected, now_ns());
+    if (++calls_ >= n_) {
+      while (now_ns() < first_ns_.load() + hold_ns_)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return ForwardingStore::create(path, o, out);
+  }
+
+ private:
+  int n_;
+  uint64_t hold_ns_;
+  std::atomic<int> calls_{0};
+  std::atomic<uint64_t> first_ns_{0};
+};
+
+TEST(MetadataPhase, AStonewallMidCreateWearsOutToTheMostARankMadeAndLaterStepsCountExactlyThoseFiles) {
+  TempDir dir("/dev/shm");
+  TargetInfo target;
+  ASSERT_TRUE(describe_target(dir.path(), &target).ok());
+  const json params = {{"files_per_rank", 1000},
+                       {"stride", 1},
+                       {"workers", 2},
+                       {"stonewall", "500ms"},
+                       {"steps", {"create", "stat", "list", "remove"}}};
+  const std::array<int, 2> hold_from = {10, 25};  // with 2 workers: rank 0 makes 11, rank 1 makes 26
+  std::array<Status, 2> outcome;
+  std::array<PhaseResult, 2> results;
+  std::atomic<bool> stop{false};
+  run_ranks(2, [&](Comm& comm) {
+    const auto rank = static_cast<size_t>(comm.rank());
+    auto phase = PhaseHarness::parse("metadata", params);
+    ASSERT_NE(phase, nullptr);
+    std::unique_ptr<Store> posix;
+    ASSERT_TRUE(open_posix_store(dir.path(), false, &posix).ok());
+    HoldPastStonewall store(std::move(posix), hold_from[rank], 0.5);
+    Progress progress;
+    PhaseContext ctx{comm, dir.path(), target, stop, progress, "md", false, nullptr};
+    ctx.store = &store;
+    outcome[rank] = phase->run(ctx, &results[rank]);
+  });
+  for (size_t r = 0; r < 2; ++r) ASSERT_TRUE(outcome[r].ok()) << "rank " << r << ": " << outcome[r].message();
+  const PhaseResult& r = results[0];
+  EXPECT_EQ(metric(r, "stonewall_items"), 11 + 26);
+  EXPECT_EQ(metric(r, "stonewall_items_min"), 11);
+  EXPECT_EQ(metric(r, "stonewall_items_max"), 26);
+  EXPECT_GE(metric(r, "stonewall_seconds"), 0.5);
+  EXPECT_NEAR(metric(r, "stonewall_ops_per_s"), 37 / metric(r, "stonewall_seconds"), 1e-6);
+  EXPECT_EQ(r.details["stonewall"]["fired"], true);
+  // The wear-out: rank 0 made 15 more, so every later step finds 26 files a rank.
+  for (const char* step : {"create", "stat", "list", "remove"})
+    EXPECT_EQ(metric(r, std::string(step) + "_ops"), 52) << step;
+  EXPECT_EQ(metric(r, "files"), 52);
+  EXPECT_GE(metric(r, "create_seconds"), metric(r, "stonewall_seconds"));
+  for (const std::string& w : r.warnings) EXPECT_EQ(w.find("stonewall"), std::string::npos) << w;
+  EXPECT_TRUE(list_files(dir.path()).empty());
+}
+
+TEST(MetadataPhase, AStonewallThatNeverFiresMakesEveryFileAndWarnsIo500WouldCallTheRunInvalid) {
+  PhaseHarness h;
+  PhaseResult r;
+  Status s = h.run("metadata", "md", {{"files_per_rank", 40}, {"workers", 3}, {"stonewall", "1h"}}, &r);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(metric(r, "stonewall_items"), 40);
+  EXPECT_EQ(metric(r, "stonewall_items_min"), 40);
+  for (const char* step : {"create", "stat", "read", "list", "remove"})
+    EXPECT_EQ(metric(r, std::string(step) + "_ops"), 40) << step;
+  EXPECT_EQ(r.details["stonewall"]["fired"], false);
+  bool warned = false;
+  for (const std::string& w : r.warnings)
+    warned = warned || w.find("IO500 rates such a run invalid") != std::string::npos;
+  EXPECT_TRUE(warned);
+  EXPECT_TRUE(list_files(h.path()).empty());
+}
+
+TEST(MetadataPhase, BadStonewallValuesNameTheField) {
+  std::string errors;
+  for (const json& bad : {json("-1s"), json("soon"), json(true), json("30d")}) {
+    EXPECT_EQ(PhaseHarness::parse("metadata", {{"stonewall", bad}}, &errors), nullptr) << bad;
+    EXPECT_NE(errors.find("phases[0].stonewall"), std::string::npos) << bad << ": " << errors;
+  }
+  EXPECT_EQ(PhaseHarness::parse("metadata", {{"stonewall", "5s"}, {"steps", {"mkdir", "rmdir"}}}, &errors),
+            nullptr);
+  EXPECT_NE(errors.find("phases[0].stonewall"), std::string::npos) << errors;
+  EXPECT_NE(errors.find("add \"create\""), std::string::npos) << errors;
 }
 
 }  // namespace

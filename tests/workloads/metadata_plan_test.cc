@@ -97,5 +97,20 @@ TEST(MetadataPlan, ASharedFolderIsOneTreeMadeByRankZeroListingEveryRanksFiles) {
   EXPECT_EQ(own.entries_listed(), 10u);
 }
 
+TEST(MetadataPlan, AfterAStonewallTheLeafCountsAreThoseOfTheFirstFilesMadeInTheCeilingsLeaves) {
+  const MetadataPlan plan(params(100, 4, 1), 2);  // 4 leaves of 25 files at the ceiling
+  uint64_t sum = 0;
+  for (size_t k = 0; k < plan.leaves().size(); ++k) {
+    uint64_t expected = 0;
+    for (uint64_t i = 0; i < 30; ++i) expected += plan.leaf_of(i) == k ? 1 : 0;
+    EXPECT_EQ(plan.files_in_leaf(k, 30), expected) << "leaf " << k;
+    sum += plan.files_in_leaf(k, 30);
+  }
+  EXPECT_EQ(sum, 30u);
+  EXPECT_EQ(plan.files_in_leaf(0, 30), 25u);
+  EXPECT_EQ(plan.files_in_leaf(3, 30), 0u);
+  EXPECT_EQ(plan.entries_listed(30), 30u);
+}
+
 }  // namespace
 }  // namespace iofab::testing

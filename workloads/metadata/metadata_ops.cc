@@ -8,8 +8,8 @@
 
 namespace iofab {
 
-MdFileOps::MdFileOps(const MetadataParams& p, std::unique_ptr<Engine> engine)
-    : p_(p), engine_(std::move(engine)), expected_(p.file_size), got_(p.file_size) {}
+MdFileOps::MdFileOps(const MetadataParams& p, std::unique_ptr<Engine> engine, Store* objects)
+    : p_(p), engine_(std::move(engine)), objects_(objects), expected_(p.file_size), got_(p.file_size) {}
 
 void MdFileOps::make_bytes(int owner, uint64_t i) {
   DataStream(data_key(p_.seed, static_cast<uint64_t>(owner), i)).fill(expected_.data(), expected_.size(), 0);
@@ -50,6 +50,7 @@ Status MdFileOps::whole_io(const StoreFile& file, IoOp op, void* buf, uint64_t l
 }
 
 Status MdFileOps::create(StoreFolder& folder, const std::string& name, int owner, uint64_t i) {
+  if (objects_ != nullptr) return put_object(folder, name, owner, i);
   StoreFile file;
   if (Status s = folder.create(name, {}, &file); !s.ok()) return s;
   if (p_.file_size == 0 && !p_.fsync) return Status::Ok();
@@ -57,17 +58,28 @@ Status MdFileOps::create(StoreFolder& folder, const std::string& name, int owner
   return whole_io(file, IoOp::kWrite, expected_.data(), expected_.size(), p_.fsync);
 }
 
-Status MdFileOps::stat(StoreFolder& folder, const std::string& name) {
-  EntryInfo info;
-  if (Status s = folder.stat(name, &info); !s.ok()) return s;
-  const std::string path = join_store_path(folder.path(), name);
+Status MdFileOps::put_object(const StoreFolder& folder, const std::string& name, int owner, uint64_t i) {
+  make_bytes(owner, i);
+  const std::string_view bytes(reinterpret_cast<const char*>(expected_.data()), expected_.size());
+  return objects_->put_file(join_store_path(folder.path(), name), bytes);
+}
+
+Status MdFileOps::check_stat(const std::string& path, const EntryInfo& info) const {
   if (info.kind == EntryKind::kMissing) return Status::FromErrno("stat " + path, ENOENT);
   if (info.kind != EntryKind::kFile || info.size != p_.file_size) {
     return Status::IoError("stat " + path + ": expected a file of " + std::to_string(p_.file_size) +
-                           " bytes, found " + (info.kind == EntryKind::kFile ? std::to_string(info.size) + " bytes"
-                                                                              : std::string("something else")));
+                           " bytes, found " +
+                           (info.kind == EntryKind::kFile ? std::to_string(info.size) + " bytes"
+                                                          : std::string("something else")));
   }
   return Status::Ok();
+}
+
+Status MdFileOps::stat(StoreFolder& folder, const std::string& name) {
+  const std::string path = join_store_path(folder.path(), name);
+  EntryInfo info;
+  Status s = objects_ != nullptr ? objects_->stat_file(path, &info) : folder.stat(name, &info);
+  return s.ok() ? check_stat(path, info) : s;
 }
 
 Status MdFileOps::open(StoreFolder& folder, const std::string& name) {
@@ -75,17 +87,30 @@ Status MdFileOps::open(StoreFolder& folder, const std::string& name) {
   return folder.open(name, {}, &file);
 }
 
+Status MdFileOps::check_bytes(const std::string& path, const unsigned char* got, uint64_t len, int owner,
+                              uint64_t i) {
+  make_bytes(owner, i);
+  if (len != expected_.size() || std::memcmp(got, expected_.data(), len) != 0) {
+    return Status::IoError("read " + path + ": the bytes differ from what rank " + std::to_string(owner) +
+                           " wrote");
+  }
+  return Status::Ok();
+}
+
+Status MdFileOps::get_object(const StoreFolder& folder, const std::string& name, int owner, uint64_t i) {
+  const std::string path = join_store_path(folder.path(), name);
+  std::string bytes;
+  if (Status s = objects_->get_file(path, p_.file_size, &bytes); !s.ok()) return s;
+  return check_bytes(path, reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), owner, i);
+}
+
 Status MdFileOps::read(StoreFolder& folder, const std::string& name, int owner, uint64_t i) {
+  if (objects_ != nullptr) return get_object(folder, name, owner, i);
   StoreFile file;
   if (Status s = folder.open(name, {}, &file); !s.ok()) return s;
   if (p_.file_size == 0) return Status::Ok();
   if (Status s = whole_io(file, IoOp::kRead, got_.data(), got_.size(), false); !s.ok()) return s;
-  make_bytes(owner, i);
-  if (std::memcmp(got_.data(), expected_.data(), got_.size()) != 0) {
-    return Status::IoError("read " + file.path() + ": the bytes differ from what rank " + std::to_string(owner) +
-                           " wrote");
-  }
-  return Status::Ok();
+  return check_bytes(file.path(), got_.data(), got_.size(), owner, i);
 }
 
 }  // namespace iofab

@@ -10,6 +10,8 @@ namespace {
 constexpr uint64_t kMaxTreeFolders = 1'000'000;
 // A file's bytes are made and checked in memory, a worker at a time.
 constexpr uint64_t kMaxFileSize = 64ULL << 20;
+// A week: IO500's stonewall is 300 s; anything past this is a typo in the unit.
+constexpr double kMaxStonewallSeconds = 7 * 24 * 3600;
 
 std::string step_names() {
   std::string s;
@@ -64,6 +66,7 @@ MetadataParams read_metadata_params(ParamReader& r) {
   p.fsync = r.boolean("fsync", false);
   p.file_size = r.size("file_size", 0, 0, kMaxFileSize);
   p.seed = static_cast<uint64_t>(r.integer("seed", 1, 0, INT64_MAX));
+  p.stonewall = r.duration("stonewall", 0, 0, kMaxStonewallSeconds);
   p.steps = read_steps(r);
   if (p.depth > 0 && tree_folder_count(p.dirs_per_level, p.depth, kMaxTreeFolders) == 0) {
     r.fail("depth", "dirs_per_level^1 + ... + dirs_per_level^depth folders exceed " +
@@ -77,10 +80,37 @@ MetadataParams read_metadata_params(ParamReader& r) {
   if (needs_files && !has(p.steps, MdStep::kCreate)) {
     r.fail("steps", "stat, open, read, list, rename and remove need the files \"create\" makes: add \"create\"");
   }
+  if (p.stonewall > 0 && !has(p.steps, MdStep::kCreate)) {
+    r.fail("stonewall", "ends the create step, which steps leaves out: add \"create\" or drop stonewall");
+  }
   if (has(p.steps, MdStep::kRmdir) && has(p.steps, MdStep::kCreate) && !has(p.steps, MdStep::kRemove)) {
     r.fail("steps", "rmdir needs the folders empty: add \"remove\" (or leave out \"rmdir\")");
   }
   return p;
+}
+
+Status check_metadata_on_object_store(const MetadataParams& p) {
+  std::string runs, skipped;
+  for (const MdStepInfo& i : md_steps()) {
+    if (i.object_store_skip.empty()) runs += (runs.empty() ? "" : ", ") + std::string(i.name);
+  }
+  bool any = false;
+  for (MdStep s : p.steps) {
+    const MdStepInfo& i = md_step_info(s);
+    any = any || i.object_store_skip.empty();
+    if (!i.object_store_skip.empty())
+      skipped += "; " + std::string(i.name) + ": " + std::string(i.object_store_skip);
+  }
+  if (!any) {
+    return Status::Invalid("steps: none of them runs on an object store" + skipped +
+                           "; expected at least one of " + runs + " on an s3:// target");
+  }
+  if (p.fsync) {
+    return Status::Invalid(
+        "fsync: true, but an object's PUT is durable once the store answers, with no fsync to "
+        "ask for; set fsync: false on an s3:// target");
+  }
+  return Status::Ok();
 }
 
 }  // namespace iofab

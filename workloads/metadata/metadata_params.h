@@ -9,4 +9,8 @@ namespace iofab {
 // Reads every param of a metadata phase; errors go to r.
 MetadataParams read_metadata_params(ParamReader& r);
 
+// On an object store: at least one step it can do (create, stat, read, list, remove) and no fsync; the
+// message starts with the param's name (Phase::check_on_object_store).
+Status check_metadata_on_object_store(const MetadataParams& p);
+
 }  // namespace iofab

@@ -1,20 +1,56 @@
 #include "workloads/metadata/metadata_plan.h"
 
+#include <algorithm>
+
 namespace iofab {
 namespace {
 
+constexpr std::string_view kNoFolders =
+    "an object store has no folders: a prefix exists once an object is below it, so there is nothing to make "
+    "or remove";
+
 constexpr MdStepInfo kSteps[] = {
-    {.step = MdStep::kMkdir, .name = "mkdir", .what = "folder made", .strided = false},
-    {.step = MdStep::kCreate, .name = "create", .what = "file created (open O_CREAT|O_EXCL, write, close)",
-     .strided = false},
-    {.step = MdStep::kStat, .name = "stat", .what = "file stat", .strided = true},
-    {.step = MdStep::kOpen, .name = "open", .what = "file opened and closed, nothing read", .strided = true},
-    {.step = MdStep::kRead, .name = "read", .what = "file opened, read whole, closed", .strided = true},
-    {.step = MdStep::kList, .name = "list", .what = "entry listed (readdir of every leaf folder)",
-     .strided = true},
-    {.step = MdStep::kRename, .name = "rename", .what = "file renamed inside its folder", .strided = false},
-    {.step = MdStep::kRemove, .name = "remove", .what = "file removed", .strided = true},
-    {.step = MdStep::kRmdir, .name = "rmdir", .what = "folder removed", .strided = false},
+    {.step = MdStep::kMkdir,
+     .name = "mkdir",
+     .what = "folder made",
+     .strided = false,
+     .object_store_skip = kNoFolders},
+    {.step = MdStep::kCreate,
+     .name = "create",
+     .what = "file created (open O_CREAT|O_EXCL, write, close)",
+     .strided = false,
+     .object_store_skip = ""},
+    {.step = MdStep::kStat, .name = "stat", .what = "file stat", .strided = true, .object_store_skip = ""},
+    {.step = MdStep::kOpen,
+     .name = "open",
+     .what = "file opened and closed, nothing read",
+     .strided = true,
+     .object_store_skip = "an object store has no open apart from a read: its GET is the read step"},
+    {.step = MdStep::kRead,
+     .name = "read",
+     .what = "file opened, read whole, closed",
+     .strided = true,
+     .object_store_skip = ""},
+    {.step = MdStep::kList,
+     .name = "list",
+     .what = "entry listed (readdir of every leaf folder)",
+     .strided = true,
+     .object_store_skip = ""},
+    {.step = MdStep::kRename,
+     .name = "rename",
+     .what = "file renamed inside its folder",
+     .strided = false,
+     .object_store_skip = "an object store has no rename: S3's nearest is a copy and a delete"},
+    {.step = MdStep::kRemove,
+     .name = "remove",
+     .what = "file removed",
+     .strided = true,
+     .object_store_skip = ""},
+    {.step = MdStep::kRmdir,
+     .name = "rmdir",
+     .what = "folder removed",
+     .strided = false,
+     .object_store_skip = kNoFolders},
 };
 
 }  // namespace
@@ -63,10 +99,10 @@ size_t MetadataPlan::leaf_of(uint64_t i) const {
   return static_cast<size_t>(i * leaves_.size() / p_.files_per_rank);
 }
 
-uint64_t MetadataPlan::files_in_leaf(size_t leaf) const {
+uint64_t MetadataPlan::files_in_leaf(size_t leaf, uint64_t made) const {
   // The first file of leaf k is ceil(k * n / leaves): the smallest i with i * leaves / n >= k.
   const uint64_t n = p_.files_per_rank, leaves = leaves_.size();
-  auto first = [&](uint64_t k) { return (k * n + leaves - 1) / leaves; };
+  auto first = [&](uint64_t k) { return std::min<uint64_t>((k * n + leaves - 1) / leaves, made); };
   return first(leaf + 1) - first(leaf);
 }
 
@@ -86,8 +122,17 @@ uint64_t MetadataPlan::folders_made_by(int rank) const {
   return p_.shared_folder && rank != 0 ? 0 : folders;
 }
 
-uint64_t MetadataPlan::entries_listed() const {
-  return p_.shared_folder ? p_.files_per_rank * static_cast<uint64_t>(ranks_) : p_.files_per_rank;
+uint64_t MetadataPlan::entries_listed(uint64_t made) const {
+  return p_.shared_folder ? made * static_cast<uint64_t>(ranks_) : made;
+}
+
+size_t MetadataPlan::longest_path_bytes() const {
+  const int last = ranks_ - 1;
+  size_t root = std::max(tree_root(0).size(), tree_root(last).size());
+  size_t leaf = 0;
+  for (const std::string& l : leaves_) leaf = std::max(leaf, l.size());
+  const size_t file = file_name(last, p_.files_per_rank - 1, true).size();
+  return root + 1 + (leaf == 0 ? 0 : leaf + 1) + file;
 }
 
 }  // namespace iofab

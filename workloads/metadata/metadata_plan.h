@@ -20,6 +20,10 @@ struct MdStepInfo {
   std::string_view name;  // the suite's name and the metrics' prefix ("stat" -> "stat_ops_per_s")
   std::string_view what;  // one operation, for the metric descriptions
   bool strided;           // works on the files of rank (r + stride) % ranks, as mdtest's -N
+  // Why an object store cannot run it (the report's note when a suite asks for it there); "": it runs
+  // there, one request an operation (create a PUT, stat a HEAD, read a GET, list a paged LIST, remove a
+  // DELETE).
+  std::string_view object_store_skip;
 };
 
 // Every sub-step, in run order.
@@ -35,6 +39,9 @@ struct MetadataParams {
   unsigned stride = 0;           // rank r works on rank (r + stride) % ranks's files in strided steps
   bool fsync = false;            // fsync each file after create (and its write)
   uint64_t file_size = 0;        // bytes written at create and read back at read (IO500 hard: 3901)
+  // Seconds after which each rank stops creating (mdtest's -W, IO500's stonewall); every rank then makes as
+  // many files as the rank that made most (the wear-out), and files_per_rank is only a ceiling. 0: none.
+  double stonewall = 0;
   uint64_t seed = 1;
   std::vector<MdStep> steps;     // in run order, no repeats
 };
@@ -56,8 +63,10 @@ class MetadataPlan {
   // the next and holds one folder open at a time.
   size_t leaf_of(uint64_t i) const;
   static std::string file_name(int owner, uint64_t i, bool renamed);
-  // The files of a leaf that owner made: how many.
-  uint64_t files_in_leaf(size_t leaf) const;
+  // The files of a leaf that owner made: how many, of the first `made` files of a rank (fewer than
+  // files_per_rank when a stonewall ended the create step; the leaves stay those of files_per_rank).
+  uint64_t files_in_leaf(size_t leaf) const { return files_in_leaf(leaf, p_.files_per_rank); }
+  uint64_t files_in_leaf(size_t leaf, uint64_t made) const;
   // Whose files rank works on in step: its own, or (rank + stride) % ranks in a strided step.
   int owner_for(int rank, MdStep step) const;
   // Worker w's share [first, last) of a rank's files.
@@ -66,7 +75,10 @@ class MetadataPlan {
   uint64_t folders_made_by(int rank) const;
   // Entries a rank counts in the list step: every file in the leaves it lists (its own tree, or with a
   // shared folder the whole tree, every rank's files).
-  uint64_t entries_listed() const;
+  uint64_t entries_listed() const { return entries_listed(p_.files_per_rank); }
+  uint64_t entries_listed(uint64_t made) const;
+  // The longest path the phase makes below its own folder: a tree root, the longest leaf, a renamed file.
+  size_t longest_path_bytes() const;
 
  private:
   MetadataParams p_;

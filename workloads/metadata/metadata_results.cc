@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "harness/core/units.h"
+#include "harness/phase/request_metrics.h"
+
 namespace iofab {
 
 std::vector<MetricInfo> metadata_metric_table() {
@@ -13,8 +16,22 @@ std::vector<MetricInfo> metadata_metric_table() {
                     n + ": every rank's operations / the slowest rank's time (one op: " + what + ")"});
   }
   std::rotate(rows.begin(), rows.begin() + 1, rows.end());  // mkdir's rate after the files' ones
+  rows.push_back({"stonewall_ops_per_s", Unit::kOpsPerSecond, Better::kHigher,
+                  "create: files every rank made until the stonewall / the stonewall's time (IO500's "
+                  "rate-stonewall)"});
+  rows.push_back({"stonewall_seconds", Unit::kSeconds, Better::kNeither,
+                  "create: the start to the last rank's stop at the stonewall"});
+  rows.push_back({"stonewall_items", Unit::kCount, Better::kNeither,
+                  "create: files made until the stonewall, every rank"});
+  rows.push_back({"stonewall_items_min", Unit::kCount, Better::kNeither,
+                  "create: the fewest a rank made until the stonewall"});
+  rows.push_back(
+      {"stonewall_items_max", Unit::kCount, Better::kNeither,
+       "create: the most a rank made until the stonewall (every rank made as many after the wear-out)"});
   rows.push_back({"files", Unit::kCount, Better::kNeither, "files the phase made, every rank"});
   rows.push_back({"errors", Unit::kCount, Better::kLower, "failed operations, every step"});
+  // On an object store: the requests the steps sent (PUT, HEAD, GET, LIST, DELETE).
+  for (const MetricInfo& m : request_metric_infos()) rows.push_back(m);
   for (const MdStepInfo& s : md_steps()) {
     const std::string n(s.name);
     rows.push_back({n + "_ops", Unit::kCount, Better::kNeither, n + ": operations done, every rank"});
@@ -27,8 +44,32 @@ std::vector<MetricInfo> metadata_metric_table() {
   return rows;
 }
 
-void put_metadata_results(const MetadataParams& p, const MetadataPlan& plan, const std::vector<MdStep>& steps,
-                          const std::vector<MdTally>& total, PhaseResult* result) {
+void put_stonewall_results(const MetadataParams& p, const MdStonewall& w, PhaseResult* result) {
+  auto& m = result->metrics;
+  const double seconds = static_cast<double>(w.ns) * 1e-9;
+  m["stonewall_seconds"] = seconds;
+  m["stonewall_items"] = static_cast<double>(w.items_sum);
+  m["stonewall_items_min"] = static_cast<double>(w.items_min);
+  m["stonewall_items_max"] = static_cast<double>(w.items_max);
+  if (seconds > 0) m["stonewall_ops_per_s"] = static_cast<double>(w.items_sum) / seconds;
+  result->details["stonewall"] = {{"stonewall_seconds", p.stonewall},
+                                  {"fired", w.fired},
+                                  {"seconds", seconds},
+                                  {"items", w.items_sum},
+                                  {"items_min", w.items_min},
+                                  {"items_max", w.items_max},
+                                  {"files_per_rank_after_wear_out", w.wear_out_to}};
+  if (!w.fired) {
+    result->warnings.push_back("create: every rank made all " + std::to_string(p.files_per_rank) +
+                               " files before the stonewall of " + units::format_duration(p.stonewall) +
+                               ": IO500 rates such a run invalid (its create step must last the stonewall); "
+                               "raise files_per_rank");
+  }
+}
+
+void put_metadata_results(const MetadataParams& p, const MetadataPlan& plan, uint64_t made,
+                          const std::vector<MdStep>& steps, const std::vector<MdTally>& total,
+                          PhaseResult* result) {
   auto& m = result->metrics;
   nlohmann::json per_step = nlohmann::json::object();
   uint64_t errors = 0;
@@ -46,13 +87,14 @@ void put_metadata_results(const MetadataParams& p, const MetadataPlan& plan, con
     m[n + "_latency_p99_s"] = static_cast<double>(t.latency.percentile(0.99)) * 1e-9;
     m[n + "_latency_max_s"] = static_cast<double>(t.latency.max()) * 1e-9;
     m[n + "_errors"] = static_cast<double>(step_errors);
+    if (t.stonewall.ran) put_stonewall_results(p, t.stonewall, result);
     per_step[n] = {{"ops", t.ops},
                    {"seconds", seconds},
                    {"errors", t.errors},
                    {"first_error", t.first_error},
                    {"latency", t.latency.to_json()}};
   }
-  m["files"] = static_cast<double>(p.files_per_rank * static_cast<uint64_t>(plan.ranks()));
+  m["files"] = static_cast<double>(made * static_cast<uint64_t>(plan.ranks()));
   m["errors"] = static_cast<double>(errors);
   result->details["steps"] = per_step;
   result->details["tree"] = {{"shared_folder", p.shared_folder},
@@ -69,6 +111,23 @@ void put_metadata_results(const MetadataParams& p, const MetadataPlan& plan, con
         "storage; with ranks on several hosts set stride (as mdtest's -N) so each rank works on another host's "
         "files");
   }
+}
+
+void put_object_store_skips(const std::vector<MdStep>& asked, PhaseResult* result) {
+  nlohmann::json skipped = nlohmann::json::object();
+  std::string names;
+  for (MdStep s : asked) {
+    const MdStepInfo& i = md_step_info(s);
+    if (i.object_store_skip.empty()) continue;
+    skipped[std::string(i.name)] = std::string(i.object_store_skip);
+    names += (names.empty() ? "" : ", ") + std::string(i.name);
+  }
+  if (names.empty()) return;
+  result->details["skipped_on_object_store"] = skipped;
+  result->warnings.push_back(
+      "skipped on an object store: " + names +
+      " (details.skipped_on_object_store says why for each); create is a PUT, stat a HEAD, "
+      "read a GET, list a LIST of the prefix, remove a DELETE");
 }
 
 void put_nfs_op_counts(const NfsOpCounts& before, const NfsOpCounts& after, PhaseResult* result) {

@@ -13,8 +13,8 @@ namespace iofab {
 
 namespace {
 
-// "ingest, train_read, checkpoint, restore, collectives and rdma": the kinds whose table row says they run
-// on an object store, in the table's order.
+// "ingest, train_read, checkpoint, restore, collectives, rdma and metadata": the kinds whose table row says
+// they run on an object store, in the table's order.
 std::string object_store_kinds() {
   std::vector<std::string> names;
   for (const auto& k : phase_table()) {
