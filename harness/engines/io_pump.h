@@ -33,12 +33,17 @@ struct IoPumpOptions {
 
 class IoPump {
  public:
+  // Slots handed back between two submissions, when a reap brings many (about fio's iodepth_batch_submit:
+  // fio submits each I/O as it is filled).
+  static constexpr unsigned kRefillEvery = 4;
+
   IoPump(Engine& engine, const IoBuffers& bufs, const IoPumpOptions& o)
       : engine_(engine),
         bufs_(bufs),
         slots_(o.slots),
         fixed_(o.fixed_buffers),
         stop_(o.stop),
+        sync_(engine.caps().sync),
         driver_(engine, o.slots, "moved 0 bytes (end of file or device full)", o.latency, o.series, o.t0_ns,
                 o.progress) {}
 
@@ -58,6 +63,7 @@ class IoPump {
   unsigned slots_;
   bool fixed_;
   const std::atomic<bool>* stop_;
+  const bool sync_;  // the engine completes each I/O inside queue()
   IoDriver driver_;
 };
 
@@ -68,21 +74,11 @@ Status IoPump::run(Next&& next, Done&& done) {
   for (unsigned i = slots_; i-- > 0;) free_slots.push_back(i);
   std::vector<unsigned> finished;
   finished.reserve(slots_);
-  auto hand_over = [&] {
-    for (unsigned slot : finished) {
-      done(slot, driver_.request(slot));
-      free_slots.push_back(slot);
-    }
-    finished.clear();
-  };
   driver_.restart();
   bool exhausted = false;
-
-  while (true) {
-    const bool stopping = driver_.failed() || stop_requested();
-    // Resubmit what the engine was too busy for, then fill free slots.
-    if (!stopping) driver_.retry_busy();
-    while (!stopping && !exhausted && !driver_.busy() && !free_slots.empty()) {
+  // Fills free slots while next() has I/O and the engine takes it.
+  auto fill = [&] {
+    while (!(driver_.failed() || stop_requested()) && !exhausted && !driver_.busy() && !free_slots.empty()) {
       const unsigned slot = free_slots.back();
       IoRequest req;
       req.buf = bufs_.at(slot);
@@ -95,6 +91,29 @@ Status IoPump::run(Next&& next, Done&& done) {
       free_slots.pop_back();
       driver_.issue(slot, req);
     }
+  };
+  // Hands the finished I/O to done(). On an asynchronous engine every kRefillEvery slots handed back are
+  // refilled and submitted before the next are handled: I/Os submitted together complete together, and
+  // handing a whole queue's worth back before submitting any would leave the device idle meanwhile (the
+  // queue then runs in lockstep, full then empty: issue 33, 4 KiB random reads at 0.86x fio's IOPS).
+  auto hand_over = [&] {
+    unsigned handled = 0;
+    for (unsigned slot : finished) {
+      done(slot, driver_.request(slot));
+      free_slots.push_back(slot);
+      if (!sync_ && ++handled % kRefillEvery == 0) {
+        fill();
+        driver_.commit();
+      }
+    }
+    finished.clear();
+  };
+
+  while (true) {
+    const bool stopping = driver_.failed() || stop_requested();
+    // Resubmit what the engine was too busy for, then fill free slots.
+    if (!stopping) driver_.retry_busy();
+    fill();
     // Synchronous completions first: they may free slots without any reap.
     driver_.complete_synchronous(&finished);
     hand_over();

@@ -79,6 +79,8 @@ class FakeEngine final : public Engine {
   Status fsync(int) override { return Status::Ok(); }
 
   const std::vector<char>& file(int i) const { return files_[static_cast<size_t>(i)]; }
+  // I/O committed to the "device" and not yet reaped.
+  unsigned submitted() const { return static_cast<unsigned>(submitted_.size()); }
   unsigned max_seen_in_flight = 0;
 
  private:
