@@ -96,14 +96,17 @@ Status IoPump::run(Next&& next, Done&& done) {
   // refilled and submitted before the next are handled: I/Os submitted together complete together, and
   // handing a whole queue's worth back before submitting any would leave the device idle meanwhile (the
   // queue then runs in lockstep, full then empty: issue 33, 4 KiB random reads at 0.86x fio's IOPS).
+  // What a refill completes at once (an engine may complete some I/O inside queue(), as the s3 engine
+  // its writes) joins the list being handed back, so none is left behind when the run ends.
   auto hand_over = [&] {
-    unsigned handled = 0;
-    for (unsigned slot : finished) {
+    for (size_t i = 0; i < finished.size(); ++i) {
+      const unsigned slot = finished[i];
       done(slot, driver_.request(slot));
       free_slots.push_back(slot);
-      if (!sync_ && ++handled % kRefillEvery == 0) {
+      if (!sync_ && (i + 1) % kRefillEvery == 0) {
         fill();
         driver_.commit();
+        driver_.complete_synchronous(&finished);
       }
     }
     finished.clear();

@@ -20,6 +20,7 @@ class FakeEngine final : public Engine {
     long fail_at = -1;             // the Nth queued I/O (0-based) completes with -error
     int error = EIO;
     unsigned busy_every = 0;       // every Nth queue() answers kBusy once
+    bool at_once = false;          // every I/O completes inside queue() (as the s3 engine's writes)
   };
 
   FakeEngine(unsigned depth, Faults faults) : depth_(depth), faults_(faults) {}
@@ -34,7 +35,7 @@ class FakeEngine final : public Engine {
   Status remove_file(int) override { return Status::Ok(); }
   Status register_buffers(std::span<const iovec>) override { return Status::Ok(); }
 
-  QueueResult queue(const IoRequest& req, IoCompletion*) override {
+  QueueResult queue(const IoRequest& req, IoCompletion* done) override {
     if (pending_.size() + submitted_.size() >= depth_) return QueueResult::kBusy;
     if (faults_.busy_every != 0 && ++calls_ % faults_.busy_every == 0) return QueueResult::kBusy;
     IoCompletion c{req.tag, 0};
@@ -58,6 +59,10 @@ class FakeEngine final : public Engine {
         std::memcpy(req.buf, f.data() + req.offset, len);
       }
       c.result = len;
+    }
+    if (faults_.at_once) {
+      *done = c;
+      return QueueResult::kCompleted;
     }
     pending_.push_back(c);
     return QueueResult::kQueued;
