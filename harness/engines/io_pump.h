@@ -5,7 +5,9 @@
 // one) is IoDriver's, shared with InOrderReader; an error stops submission
 // and is returned with the errno text and the failed I/O's file offset.
 // Latency is per I/O, from queue() to its completion being reaped, in the
-// worker's histogram.
+// worker's histogram. A reap that brings many completions back is handed to
+// done() a few at a time, the freed slots refilled and submitted in between,
+// so the device is not idle while a queue's worth of completions is handled.
 #pragma once
 
 #include <atomic>
