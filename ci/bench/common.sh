@@ -1,6 +1,8 @@
 # Shared by ci/bench/*.job.sh. A job defines run_fio and run_iofab, each
 # printing "RATE AMOUNT CPU_SECONDS" (bytes/s, bytes, user+sys seconds; or
-# IOPS, I/Os, seconds), then calls compare_rounds LABEL.
+# IOPS, I/Os, seconds), then calls compare_rounds LABEL. A write job also
+# defines run_fio_refill: fio with --refill_buffers (fresh data in every write,
+# as iofab writes; fio's default reuses one buffer), a second peer column.
 set -euo pipefail
 BENCH_WORK="$(mktemp -d)"
 trap 'rm -rf "$BENCH_WORK" "$BENCH_TARGET"/fio-bench "$BENCH_TARGET"/iofab-*' EXIT
@@ -8,21 +10,61 @@ trap 'rm -rf "$BENCH_WORK" "$BENCH_TARGET"/fio-bench "$BENCH_TARGET"/iofab-*' EX
 # cpu_of FILE: user+sys seconds recorded by /usr/bin/time -f "%U %S" -o FILE
 cpu_of() { awk '{print $1+$2}' "$1"; }
 
-compare_rounds() {
-  local label="$1" f o
-  : >"$BENCH_WORK/ratios"
-  printf "%-6s %14s %14s %8s %14s %14s %8s\n" round "fio $label" "iofab $label" ratio "fio cpu s/G" "iofab cpu s/G" ratio
-  for ((i = 1; i <= BENCH_ROUNDS; i++)); do
-    # Alternate which tool goes first so neither always meets a warmer device.
-    if ((i % 2)); then f=$(run_fio); o=$(run_iofab); else o=$(run_iofab); f=$(run_fio); fi
-    awk -v f="$f" -v o="$o" -v r="$i" -v out="$BENCH_WORK/ratios" 'BEGIN {
-      split(f, a, " "); split(o, b, " ");
-      fcg = a[3] / (a[2] / 1e9); ocg = b[3] / (b[2] / 1e9);
-      rate = b[1] / a[1]; cpu = (fcg > 0 ? ocg / fcg : 0);
-      printf "%-6d %14.4g %14.4g %8.3f %14.4f %14.4f %8.3f\n", r, a[1], b[1], rate, fcg, ocg, cpu;
-      printf "%f %f\n", rate, cpu >> out }'
+# The tools a round runs: fio, fio --refill_buffers where the job has it, iofab.
+bench_tools() {
+  if declare -F run_fio_refill >/dev/null; then echo "fio fio_refill iofab"; else echo "fio iofab"; fi
+}
+
+# run_round I: every tool once, the order rotated each round so that none always meets a warmer (or
+# cooler) device; writes "TOOL RATE AMOUNT CPU" lines to $BENCH_WORK/round.
+run_round() {
+  local -a tools
+  read -r -a tools <<<"$(bench_tools)"
+  local n=${#tools[@]} k t
+  : >"$BENCH_WORK/round"
+  for ((k = 0; k < n; k++)); do
+    t="${tools[$(((k + $1) % n))]}"
+    echo "$t $("run_$t")" >>"$BENCH_WORK/round"
   done
-  awk -v l="$label" '{ r += $1; c += $2; n++ } END {
-    printf "mean iofab/fio: %s %.3fx (goal >= 1.00), CPU per G %.3fx (goal <= 1.00)\n", l, r / n, c / n }' \
-    "$BENCH_WORK/ratios"
+}
+
+compare_rounds() {
+  local label="$1" peer
+  : >"$BENCH_WORK/ratios"
+  printf "%-6s %-10s %14s %14s %8s %12s %12s %8s\n" round peer "peer $label" "iofab $label" ratio \
+    "peer cpu s/G" "iofab cpu s/G" "cpu ratio"
+  for ((i = 1; i <= BENCH_ROUNDS; i++)); do
+    run_round "$i"
+    # Each peer against the same round's iofab run.
+    awk -v r="$i" -v out="$BENCH_WORK/ratios" -v tools="$(bench_tools)" '
+      { rate[$1] = $2; amount[$1] = $3; cpu[$1] = $4 }
+      END {
+        ocg = cpu["iofab"] / (amount["iofab"] / 1e9)
+        n = split(tools, order, " ")
+        for (k = 1; k <= n; k++) {
+          p = order[k]; if (p == "iofab") continue
+          pcg = cpu[p] / (amount[p] / 1e9)
+          ratio = rate["iofab"] / rate[p]; cr = (pcg > 0 ? ocg / pcg : 0)
+          printf "%-6d %-10s %14.4g %14.4g %8.3f %12.4f %12.4f %8.3f\n", r, p, rate[p], rate["iofab"], ratio, pcg, ocg, cr
+          printf "%s %f %f\n", p, ratio, cr >> out
+        }
+      }' "$BENCH_WORK/round"
+  done
+  for peer in $(bench_tools); do
+    [ "$peer" = iofab ] && continue
+    summarize "$label" "$peer"
+  done
+}
+
+# summarize LABEL PEER: the median and range over rounds of iofab/PEER, rate and CPU per GB.
+summarize() {
+  local rates cpus
+  rates="$(awk -v p="$2" '$1 == p { print $2 }' "$BENCH_WORK/ratios" | sort -g | tr '\n' ' ')"
+  cpus="$(awk -v p="$2" '$1 == p { print $3 }' "$BENCH_WORK/ratios" | sort -g | tr '\n' ' ')"
+  awk -v l="$1" -v p="$2" -v rs="$rates" -v cs="$cpus" '
+    function median(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    BEGIN {
+      n = split(rs, r, " "); split(cs, c, " ")
+      printf "iofab/%s over %d rounds: %s median %.3fx (%.3f to %.3f), CPU per GB median %.3fx (%.3f to %.3f; goal <= 1.00)\n",
+        p, n, l, median(r, n), r[1], r[n], median(c, n), c[1], c[n] }'
 }

@@ -3,14 +3,18 @@
 source "$(dirname "$0")/common.sh"
 workers=2; size_gib=1
 
+# run_fio [FIO_ARGS...]: the job, with any extra fio options.
 run_fio() {
   rm -rf "$BENCH_TARGET/fio-bench"; mkdir -p "$BENCH_TARGET/fio-bench"
   /usr/bin/time -f "%U %S" -o "$BENCH_WORK/fio.time" fio --name=ingest --directory="$BENCH_TARGET/fio-bench" \
     --ioengine=io_uring --direct=1 --rw=write --bs=1M --iodepth=16 --size="${size_gib}G" --numjobs="$workers" \
-    --fallocate=none --end_fsync=1 --group_reporting --output-format=json >"$BENCH_WORK/fio.json"
+    --fallocate=none --end_fsync=1 --group_reporting --output-format=json "$@" >"$BENCH_WORK/fio.json"
   rm -rf "$BENCH_TARGET/fio-bench"
   echo "$(jq '.jobs[0].write.bw_bytes' "$BENCH_WORK/fio.json") $(jq '.jobs[0].write.io_bytes' "$BENCH_WORK/fio.json") $(cpu_of "$BENCH_WORK/fio.time")"
 }
+
+# fio with fresh data in every write, as iofab writes (fio's default writes one buffer over and over).
+run_fio_refill() { run_fio --refill_buffers; }
 
 run_iofab() {
   cat >"$BENCH_WORK/suite.json" <<JSON

@@ -5,7 +5,9 @@
 // one) is IoDriver's, shared with InOrderReader; an error stops submission
 // and is returned with the errno text and the failed I/O's file offset.
 // Latency is per I/O, from queue() to its completion being reaped, in the
-// worker's histogram.
+// worker's histogram. A reap that brings many completions back is handed to
+// done() a few at a time, the freed slots refilled and submitted in between,
+// so the device is not idle while a queue's worth of completions is handled.
 #pragma once
 
 #include <atomic>
@@ -33,12 +35,17 @@ struct IoPumpOptions {
 
 class IoPump {
  public:
+  // Slots handed back between two submissions, when a reap brings many (about fio's iodepth_batch_submit:
+  // fio submits each I/O as it is filled).
+  static constexpr unsigned kRefillEvery = 4;
+
   IoPump(Engine& engine, const IoBuffers& bufs, const IoPumpOptions& o)
       : engine_(engine),
         bufs_(bufs),
         slots_(o.slots),
         fixed_(o.fixed_buffers),
         stop_(o.stop),
+        sync_(engine.caps().sync),
         driver_(engine, o.slots, "moved 0 bytes (end of file or device full)", o.latency, o.series, o.t0_ns,
                 o.progress) {}
 
@@ -58,6 +65,7 @@ class IoPump {
   unsigned slots_;
   bool fixed_;
   const std::atomic<bool>* stop_;
+  const bool sync_;  // the engine completes each I/O inside queue()
   IoDriver driver_;
 };
 
@@ -68,21 +76,11 @@ Status IoPump::run(Next&& next, Done&& done) {
   for (unsigned i = slots_; i-- > 0;) free_slots.push_back(i);
   std::vector<unsigned> finished;
   finished.reserve(slots_);
-  auto hand_over = [&] {
-    for (unsigned slot : finished) {
-      done(slot, driver_.request(slot));
-      free_slots.push_back(slot);
-    }
-    finished.clear();
-  };
   driver_.restart();
   bool exhausted = false;
-
-  while (true) {
-    const bool stopping = driver_.failed() || stop_requested();
-    // Resubmit what the engine was too busy for, then fill free slots.
-    if (!stopping) driver_.retry_busy();
-    while (!stopping && !exhausted && !driver_.busy() && !free_slots.empty()) {
+  // Fills free slots while next() has I/O and the engine takes it.
+  auto fill = [&] {
+    while (!(driver_.failed() || stop_requested()) && !exhausted && !driver_.busy() && !free_slots.empty()) {
       const unsigned slot = free_slots.back();
       IoRequest req;
       req.buf = bufs_.at(slot);
@@ -95,6 +93,32 @@ Status IoPump::run(Next&& next, Done&& done) {
       free_slots.pop_back();
       driver_.issue(slot, req);
     }
+  };
+  // Hands the finished I/O to done(). On an asynchronous engine every kRefillEvery slots handed back are
+  // refilled and submitted before the next are handled: I/Os submitted together complete together, and
+  // handing a whole queue's worth back before submitting any would leave the device idle meanwhile (the
+  // queue then runs in lockstep, full then empty: issue 33, 4 KiB random reads at 0.86x fio's IOPS).
+  // What a refill completes at once (an engine may complete some I/O inside queue(), as the s3 engine
+  // its writes) joins the list being handed back, so none is left behind when the run ends.
+  auto hand_over = [&] {
+    for (size_t i = 0; i < finished.size(); ++i) {
+      const unsigned slot = finished[i];
+      done(slot, driver_.request(slot));
+      free_slots.push_back(slot);
+      if (!sync_ && (i + 1) % kRefillEvery == 0) {
+        fill();
+        driver_.commit();
+        driver_.complete_synchronous(&finished);
+      }
+    }
+    finished.clear();
+  };
+
+  while (true) {
+    const bool stopping = driver_.failed() || stop_requested();
+    // Resubmit what the engine was too busy for, then fill free slots.
+    if (!stopping) driver_.retry_busy();
+    fill();
     // Synchronous completions first: they may free slots without any reap.
     driver_.complete_synchronous(&finished);
     hand_over();

@@ -20,6 +20,7 @@ class FakeEngine final : public Engine {
     long fail_at = -1;             // the Nth queued I/O (0-based) completes with -error
     int error = EIO;
     unsigned busy_every = 0;       // every Nth queue() answers kBusy once
+    bool at_once = false;          // every I/O completes inside queue() (as the s3 engine's writes)
   };
 
   FakeEngine(unsigned depth, Faults faults) : depth_(depth), faults_(faults) {}
@@ -34,7 +35,7 @@ class FakeEngine final : public Engine {
   Status remove_file(int) override { return Status::Ok(); }
   Status register_buffers(std::span<const iovec>) override { return Status::Ok(); }
 
-  QueueResult queue(const IoRequest& req, IoCompletion*) override {
+  QueueResult queue(const IoRequest& req, IoCompletion* done) override {
     if (pending_.size() + submitted_.size() >= depth_) return QueueResult::kBusy;
     if (faults_.busy_every != 0 && ++calls_ % faults_.busy_every == 0) return QueueResult::kBusy;
     IoCompletion c{req.tag, 0};
@@ -59,6 +60,10 @@ class FakeEngine final : public Engine {
       }
       c.result = len;
     }
+    if (faults_.at_once) {
+      *done = c;
+      return QueueResult::kCompleted;
+    }
     pending_.push_back(c);
     return QueueResult::kQueued;
   }
@@ -79,6 +84,8 @@ class FakeEngine final : public Engine {
   Status fsync(int) override { return Status::Ok(); }
 
   const std::vector<char>& file(int i) const { return files_[static_cast<size_t>(i)]; }
+  // I/O committed to the "device" and not yet reaped.
+  unsigned submitted() const { return static_cast<unsigned>(submitted_.size()); }
   unsigned max_seen_in_flight = 0;
 
  private:

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -60,6 +61,52 @@ TEST(IoPump, WritesEveryBlockOnceAtDepth) {
   EXPECT_EQ(series_total, 100u * kBlock);
   ASSERT_EQ(engine.file(f).size(), 100u * kBlock);
   for (uint64_t b = 0; b < 100; ++b)
+    EXPECT_EQ(engine.file(f)[b * kBlock + 17], static_cast<char>(b & 0xff)) << b;
+}
+
+// A reap that brings the whole queue back (I/Os submitted together complete together) is handed to done()
+// a few at a time, each few's slots refilled and submitted before the next are handled: the device is not
+// left idle while the pump works through a queue's worth of completions. (Before: done() saw all 16, with
+// nothing submitted, before any was refilled, and the queue ran full then empty.)
+TEST(IoPump, RefillsAndSubmitsWhileHandingBackALargeReap) {
+  constexpr unsigned kDepth = 16;
+  FakeEngine engine(kDepth, {});
+  int f = 0;
+  ASSERT_TRUE(engine.add_file(-1, &f).ok());
+  IoBuffers bufs = buffers(kDepth);
+  IoPump pump(engine, bufs, {.slots = kDepth});
+  unsigned most_submitted = 0;
+  uint64_t done = 0;
+  Status s = pump.run(Writer{200}, [&](unsigned, const IoRequest&) {
+    most_submitted = std::max(most_submitted, engine.submitted());
+    ++done;
+  });
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(done, 200u);
+  EXPECT_GE(most_submitted, kDepth - IoPump::kRefillEvery)
+      << "while the last completions of a reap were handed over, the refilled slots were not yet submitted";
+  ASSERT_EQ(engine.file(f).size(), 200u * kBlock);
+  for (uint64_t b = 0; b < 200; ++b)
+    EXPECT_EQ(engine.file(f)[b * kBlock + 17], static_cast<char>(b & 0xff)) << b;
+}
+
+// An asynchronous engine that completes some I/O inside queue() (the s3 engine's writes): what a refill
+// between two handed-back completions completes at once is handed back too, so every I/O is counted once
+// and none is left when the run ends. (Seen: a checkpoint to S3 recorded fewer bytes than it wrote.)
+TEST(IoPump, CompletionsAtQueueTimeDuringARefillAreAllHandedBack) {
+  FakeEngine engine(8, {.at_once = true});
+  int f = 0;
+  ASSERT_TRUE(engine.add_file(-1, &f).ok());
+  IoBuffers bufs = buffers(8);
+  IoPump pump(engine, bufs, {.slots = 8});
+  uint64_t done = 0;
+  Status s = pump.run(Writer{101}, [&](unsigned, const IoRequest&) { ++done; });
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(done, 101u);
+  EXPECT_EQ(pump.stats().ios, 101u);
+  EXPECT_EQ(pump.stats().bytes, 101u * kBlock);
+  ASSERT_EQ(engine.file(f).size(), 101u * kBlock);
+  for (uint64_t b = 0; b < 101; ++b)
     EXPECT_EQ(engine.file(f)[b * kBlock + 17], static_cast<char>(b & 0xff)) << b;
 }
 
