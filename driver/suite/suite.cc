@@ -59,20 +59,12 @@ void for_each_phase_object(json& phases, Fn fn) {
   }
 }
 
-// The kinds of targets' section names, each followed by ", " ("s3, "), for messages.
-std::string section_names() {
+// The kinds of targets' section names, each followed by suffix and ", " ("s3, " or, as --set paths,
+// "s3.KEY, "), for messages.
+std::string section_list(std::string_view suffix) {
   std::string out;
   for (const auto& k : run_target_kinds()) {
-    if (!k.section.empty()) out += std::string(k.section) + ", ";
-  }
-  return out;
-}
-
-// The same as --set paths ("s3.KEY, ").
-std::string section_paths() {
-  std::string out;
-  for (const auto& k : run_target_kinds()) {
-    if (!k.section.empty()) out += std::string(k.section) + ".KEY, ";
+    if (!k.section.empty()) out += std::string(k.section) + std::string(suffix) + ", ";
   }
   return out;
 }
@@ -214,7 +206,7 @@ Status apply_set(json* doc, const std::string& set) {
   if (path == "checkpoint_scale") return set_scale(doc, value);
   if (path.rfind("defaults.", 0) == 0 && path.size() > 9) return set_default(doc, path, value);
   if (path.rfind("phases", 0) == 0) return set_phase_key(doc, path, value);
-  return Status::Invalid("--set " + path + ": unknown path; expected target, " + section_paths() +
+  return Status::Invalid("--set " + path + ": unknown path; expected target, " + section_list(".KEY") +
                          "defaults.KEY or phases.NAME.KEY");
 }
 
@@ -415,7 +407,7 @@ class SuiteParser {
     for (const auto& [k, v] : doc_.items()) {
       if (kTopKeys.count(k) == 0 && target_kind_of_section(k) == nullptr) {
         errors_.push_back(k + ": unknown key; expected name, description, target, target_scope, " +
-                          section_names() + "defaults, phases, telemetry_interval");
+                          section_list("") + "defaults, phases, telemetry_interval");
       }
     }
   }

@@ -1,54 +1,11 @@
 #include "workloads/metadata/metadata_claims.h"
 
 #include <algorithm>
-#include <thread>
 #include <vector>
 
 #include "harness/engines/io_driver.h"
 
 namespace iofab {
-
-Status run_claimed_items(const std::atomic<bool>& stop, unsigned workers, uint64_t first, uint64_t last,
-                         uint64_t deadline_ns, const MdItemOp& op, MdTally* out, uint64_t* next) {
-  std::atomic<uint64_t> claim{first};
-  std::vector<MdTally> tallies(workers);
-  std::vector<Status> statuses(workers);
-  auto body = [&](unsigned w) {
-    MdTally& t = tallies[w];
-    while (true) {
-      if (stop.load(std::memory_order_relaxed)) {
-        statuses[w] = Status::Interrupted();
-        return;
-      }
-      if (deadline_ns != 0 && now_ns() >= deadline_ns) return;
-      const uint64_t i = claim.fetch_add(1);
-      if (i >= last) return;
-      const uint64_t t0 = now_ns();
-      Status s = op(w, i);
-      t.latency.record(now_ns() - t0);
-      if (!s.ok()) {
-        t.count_error(s);
-        statuses[w] = s;
-        return;
-      }
-      ++t.ops;
-    }
-  };
-  if (workers <= 1) {
-    body(0);
-  } else {
-    std::vector<std::thread> threads;
-    for (unsigned w = 0; w < workers; ++w) threads.emplace_back(body, w);
-    for (auto& t : threads) t.join();
-  }
-  Status worst;
-  for (unsigned w = 0; w < workers; ++w) {
-    out->merge(tallies[w]);
-    keep_worst(&worst, statuses[w]);
-  }
-  *next = std::min(claim.load(), std::max(first, last));
-  return worst;
-}
 
 Status create_until_stonewall(Comm& comm, const std::atomic<bool>& stop, unsigned workers,
                               uint64_t files_per_rank, double seconds, const MdItemOp& create, MdTally* out,

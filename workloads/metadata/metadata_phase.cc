@@ -1,16 +1,14 @@
 #include "workloads/metadata/metadata_phase.h"
 
 #include <algorithm>
-#include <mutex>
-#include <thread>
 
 #include "harness/comm/rank_gather.h"
 #include "harness/core/checked_math.h"
 #include "harness/engines/engine_choice.h"
 #include "harness/engines/io_driver.h"
 #include "harness/fs/mountstats.h"
-#include "harness/phase/request_metrics.h"
 #include "harness/phase/params.h"
+#include "harness/phase/request_metrics.h"
 #include "harness/store/store_folder.h"
 #include "workloads/metadata/metadata_claims.h"
 #include "workloads/metadata/metadata_ops.h"
@@ -54,8 +52,7 @@ class MetadataPhase final : public Phase {
 
  private:
   // Runs op over items [0, n) split across the workers, each timed; the first failure stops its worker.
-  Status run_items(PhaseContext& ctx, uint64_t n, const std::function<Status(unsigned w, uint64_t i)>& op,
-                   MdTally* out) const;
+  Status run_items(PhaseContext& ctx, uint64_t n, const MdItemOp& op, MdTally* out) const;
   // One step on this rank; *timed: whether its figures count (false: setup or cleanup).
   Status run_step(PhaseContext& ctx, const MetadataPlan& plan, MdStep step, bool renamed, MdTally* out);
   Status make_tree(PhaseContext& ctx, const MetadataPlan& plan, MdTally* out) const;
@@ -87,47 +84,9 @@ std::string tree_path(const PhaseContext& ctx, const MetadataPlan& plan, int own
   return sub.empty() ? root : join_store_path(root, sub);
 }
 
-Status MetadataPhase::run_items(PhaseContext& ctx, uint64_t n,
-                                const std::function<Status(unsigned w, uint64_t i)>& op, MdTally* out) const {
+Status MetadataPhase::run_items(PhaseContext& ctx, uint64_t n, const MdItemOp& op, MdTally* out) const {
   const unsigned workers = static_cast<unsigned>(std::min<uint64_t>(p_.workers, std::max<uint64_t>(n, 1)));
-  std::vector<MdTally> tallies(workers);
-  std::vector<Status> statuses(workers);
-  auto body = [&](unsigned w) {
-    const uint64_t first = n * w / workers;
-    const uint64_t last = n * (w + 1) / workers;
-    MdTally& t = tallies[w];
-    for (uint64_t i = first; i < last; ++i) {
-      if (ctx.stop.load(std::memory_order_relaxed)) {
-        statuses[w] = Status::Interrupted();
-        return;
-      }
-      const uint64_t t0 = now_ns();
-      Status s = op(w, i);
-      t.latency.record(now_ns() - t0);
-      if (!s.ok()) {
-        t.count_error(s);
-        statuses[w] = s;
-        return;
-      }
-      ++t.ops;
-    }
-  };
-  const uint64_t start = now_ns();
-  if (workers == 1) {
-    body(0);
-  } else {
-    std::vector<std::thread> threads;
-    for (unsigned w = 0; w < workers; ++w) threads.emplace_back(body, w);
-    for (auto& t : threads) t.join();
-  }
-  const uint64_t ns = now_ns() - start;
-  Status first;
-  for (unsigned w = 0; w < workers; ++w) {
-    out->merge(tallies[w]);
-    keep_worst(&first, statuses[w]);
-  }
-  out->ns += ns;
-  return first;
+  return run_split_items(ctx.stop, workers, n, op, out);
 }
 
 Status MetadataPhase::leaf_folder(PhaseContext& ctx, const MetadataPlan& plan, int owner, uint64_t i,
