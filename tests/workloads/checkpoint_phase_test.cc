@@ -7,9 +7,10 @@
 #include <filesystem>
 #include <thread>
 
+#include "harness/forwarding_engine.h"
 #include "phase_harness.h"
-#include "small_checkpoint.h"
 #include "slow_write_engine.h"
+#include "small_checkpoint.h"
 #include "workloads/checkpoint/budget.h"
 #include "workloads/checkpoint/folder_layout.h"
 #include "workloads/checkpoint/manifest.h"
@@ -203,6 +204,53 @@ TEST(CheckpointPhase, SyncStallHoldsTheWritesAndAsyncStallEndsBeforeTheFirstWrit
   Manifest m;
   ASSERT_TRUE(parse_manifest(read_file(h.path() + "/async/step-1/manifest.json"), &m).ok());
   for (const auto& e : m.shards) EXPECT_EQ(file_xxh3(h.path() + "/async/step-1/" + e.name), e.xxh3);
+}
+
+// Records the registered buffer each write came from.
+class BufferLogEngine final : public ForwardingEngine {
+ public:
+  BufferLogEngine(std::unique_ptr<Engine> inner, std::vector<int>* log)
+      : ForwardingEngine(std::move(inner)), log_(log) {}
+  QueueResult queue(const IoRequest& req, IoCompletion* done) override {
+    if (req.op == IoOp::kWrite) log_->push_back(req.buf_index);
+    return inner_->queue(req, done);
+  }
+
+ private:
+  std::vector<int>* log_;
+};
+
+// A synchronous engine's writer makes the next block beside the write (FillAhead): at queue depth 1 two
+// registered buffers take turns (one written, one being made), and the manifest's hash, taken as blocks
+// are made, is that of the bytes written.
+TEST(CheckpointPhase, ASynchronousEnginesBlocksAreMadeBesideTheWriteInTwoBuffersTakingTurns) {
+  std::vector<int> log;
+  const EngineMaker logging = [&](std::string_view name, const EngineOptions& opts,
+                                  std::unique_ptr<Engine>* out) {
+    std::unique_ptr<Engine> inner;
+    Status s = make_engine(name, opts, &inner);
+    if (s.ok()) *out = std::make_unique<BufferLogEngine>(std::move(inner), &log);
+    return s;
+  };
+  PhaseHarness h;
+  h.engines = &logging;
+  PhaseResult r;
+  const Status s = h.run("checkpoint", "ckpt",
+                         {{"checkpoint_size", "6MiB"},
+                          {"count", 1},
+                          {"gap", 0},
+                          {"workers", 1},
+                          {"block_size", "512KiB"},
+                          {"queue_depth", 1},
+                          {"engine", "psync"}},
+                         &r, true);
+  ASSERT_TRUE(s.ok()) << s.message();
+  ASSERT_EQ(log.size(), 12u);
+  for (size_t i = 0; i < log.size(); ++i) EXPECT_EQ(log[i], static_cast<int>(i % 2)) << "write " << i;
+  Manifest m;
+  ASSERT_TRUE(parse_manifest(read_file(h.path() + "/ckpt/step-1/manifest.json"), &m).ok());
+  ASSERT_EQ(m.shards.size(), 1u);
+  EXPECT_EQ(file_xxh3(h.path() + "/ckpt/step-1/" + m.shards[0].name), m.shards[0].xxh3);
 }
 
 TEST(CheckpointPhase, AsyncCheckpointDueBeforeTheDrainEndedFails) {

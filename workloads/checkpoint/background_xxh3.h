@@ -8,23 +8,16 @@
 // Thread-safety: one owner thread calls feed, reset and digest.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
-#include <thread>
 
+#include "harness/engines/beside_thread.h"
 #include "workloads/checkpoint/xxh3.h"
 
 namespace iofab {
 
 class BackgroundXxh3 {
  public:
-  BackgroundXxh3();
-  ~BackgroundXxh3();
-  BackgroundXxh3(const BackgroundXxh3&) = delete;
-  BackgroundXxh3& operator=(const BackgroundXxh3&) = delete;
-
   // A new hash (the previous block, if any, hashed first).
   void reset();
   // Waits until the block fed before is hashed, then hands this one over. data stays valid, unchanged,
@@ -33,20 +26,11 @@ class BackgroundXxh3 {
   // The hash of every byte fed since reset().
   uint64_t digest();
   // Nanoseconds the thread spent hashing, in total.
-  uint64_t busy_ns();
+  uint64_t busy_ns() { return beside_.busy_ns(); }
 
  private:
-  void wait_idle(std::unique_lock<std::mutex>& lock);
-  void loop();
-
-  StreamingXxh3 hash_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  const void* data_ = nullptr;  // the block waiting to be hashed; null: idle
-  size_t len_ = 0;
-  bool quit_ = false;
-  uint64_t busy_ns_ = 0;
-  std::thread thread_;  // last: started once the rest is made
+  StreamingXxh3 hash_;   // touched by the thread's jobs only, or after wait()
+  BesideThread beside_;  // last: its destructor waits for the last job, which uses hash_
 };
 
 }  // namespace iofab

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "harness/core/mem_available.h"
 #include "harness/core/units.h"
 #include "harness/engines/data_fill.h"
 #include "harness/engines/engine_choice.h"
+#include "harness/engines/fill_ahead.h"
 #include "harness/engines/io_pump.h"
 #include "workloads/checkpoint/phase_folder.h"
 #include "workloads/checkpoint/tensor_content.h"
@@ -87,31 +89,42 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
                .t0_ns = wc.phase_t0,
                .progress = &wc.ctx.progress.done_bytes,
                .stop = &wc.ctx.stop});
-  uint64_t offset = 0;
+  const auto len_of = [&](uint64_t b) {
+    return static_cast<uint32_t>(std::min<uint64_t>(p.block_size, shard_bytes - b * p.block_size));
+  };
+  // Made and hashed in block order, here or (a synchronous engine's writer) beside the write before.
+  const FillAhead::Make make = [&](uint64_t b, void* buf) {
+    fill_shard_block(p, l, *wk, shard, step, b * p.block_size, static_cast<unsigned char*>(buf), len_of(b));
+    hash.update(buf, len_of(b));
+  };
+  std::optional<FillAhead> ahead;
+  if (!staged && wk->beside) ahead.emplace(wk->ring, *wk->beside, make);
   uint64_t block = 0;
   Status committed;
   s = pump.run(
       [&](unsigned, IoRequest& req) {
-        if (offset >= shard_bytes || !committed.ok()) return false;
+        if (block >= blocks || !committed.ok()) return false;
         // What is staged goes to the device now, so it works while this block is made and hashed.
         committed = wk->engine->commit();
         if (!committed.ok()) return false;
         req.file = handle;
         req.op = IoOp::kWrite;
-        req.offset = offset;
-        req.len = static_cast<uint32_t>(std::min<uint64_t>(p.block_size, shard_bytes - offset));
+        req.offset = block * p.block_size;
+        req.len = len_of(block);
         if (staged) {  // made by the snapshot
           req.buf = wk->staging.at(first_block + block);
           req.buf_index = -1;
+          hash.update(req.buf, req.len);
+        } else if (ahead) {
+          ahead->take(block, block + 1 < blocks, req);
         } else {
-          fill_shard_block(p, l, *wk, shard, step, offset, static_cast<unsigned char*>(req.buf), req.len);
+          make(block, req.buf);
         }
-        hash.update(req.buf, req.len);
-        offset += req.len;
         ++block;
         return true;
       },
       [](unsigned, const IoRequest&) {});
+  if (ahead) ahead->wait();  // the hash is whole (a block made ahead of a failed write is in it: unused)
   s.update(committed);
   wk->bytes += pump.stats().bytes;
   wk->tally.bytes += pump.stats().bytes;
@@ -162,7 +175,11 @@ Status setup_writer(const CheckpointParams& p, const PhaseContext& ctx, const Sh
   s = make_phase_engine(ctx, engine, eo, &wk->engine);
   if (!s.ok()) return s;
   if (!p.async) {
-    s = IoBuffers::allocate(p.queue_depth, p.block_size, &wk->ring);
+    // A synchronous engine writes nothing while its thread makes a block: the next is made beside the
+    // write (FillAhead), two buffers taking turns whatever the queue depth.
+    const EngineCaps caps = wk->engine->caps();
+    if (caps.sync && caps.moves_data && !wk->beside) wk->beside = std::make_unique<BesideThread>();
+    s = IoBuffers::allocate(std::max<uint64_t>(p.queue_depth, wk->beside ? 2 : 1), p.block_size, &wk->ring);
     if (!s.ok()) return s;
     return wk->engine->register_buffers(wk->ring.iovecs());
   }

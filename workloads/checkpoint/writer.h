@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "harness/core/status.h"
+#include "harness/engines/beside_thread.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/io_buffers.h"
 #include "harness/phase/phase.h"
@@ -42,7 +43,8 @@ struct Writer {
   bool active = false;          // writer_fraction < 1 leaves some workers idle
   std::vector<uint64_t> shards;  // written one after the other (placement.h)
   std::unique_ptr<Engine> engine;
-  IoBuffers ring;     // sync: queue_depth blocks, each filled just before its write
+  IoBuffers ring;                        // sync: queue_depth blocks (2 at least beside a synchronous engine)
+  std::unique_ptr<BesideThread> beside;  // a synchronous engine's: makes the next block (FillAhead)
   IoBuffers staging;  // async: the host copy of every shard, one buffer per block
   IoTally tally;
   // The checkpoint in progress, in ns of CLOCK_MONOTONIC.

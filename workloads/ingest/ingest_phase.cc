@@ -1,13 +1,17 @@
 #include "workloads/ingest/ingest_phase.h"
 
 #include <algorithm>
+#include <memory>
 #include <mutex>
+#include <optional>
 
 #include "harness/comm/rank_gather.h"
 #include "harness/core/checked_math.h"
+#include "harness/engines/beside_thread.h"
 #include "harness/engines/data_fill.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/engine_choice.h"
+#include "harness/engines/fill_ahead.h"
 #include "harness/engines/io_buffers.h"
 #include "harness/engines/io_pump.h"
 #include "harness/phase/io_details.h"
@@ -60,6 +64,7 @@ class IngestPhase final : public Phase {
     std::vector<StoreFile> files;  // declared first: destroyed after the engine that uses them
     std::unique_ptr<Engine> engine;
     IoBuffers bufs;
+    std::unique_ptr<BesideThread> beside;  // a synchronous engine's: makes the next block (FillAhead)
     std::vector<int> handles;
     IoTally tally;
     uint64_t fsync_ns = 0;
@@ -104,7 +109,10 @@ Status IngestPhase::setup(unsigned w, Store& store, const std::string& folder, i
   if (!s.ok()) return s;
   s = make_engine(engine, eo, &wk->engine);
   if (!s.ok()) return s;
-  s = IoBuffers::allocate(p_.queue_depth, p_.block_size, &wk->bufs);
+  const EngineCaps caps = wk->engine->caps();
+  if (caps.sync && caps.moves_data) wk->beside = std::make_unique<BesideThread>();
+  // FillAhead takes turns with two buffers, whatever the queue depth.
+  s = IoBuffers::allocate(std::max<uint64_t>(p_.queue_depth, wk->beside ? 2 : 1), p_.block_size, &wk->bufs);
   if (!s.ok()) return s;
   s = wk->engine->register_buffers(wk->bufs.iovecs());
   if (!s.ok()) return s;
@@ -131,10 +139,24 @@ Status IngestPhase::setup(unsigned w, Store& store, const std::string& folder, i
 
 Status IngestPhase::body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseContext& ctx) const {
   const uint64_t start = now_ns();
+  // A worker writes its files one after another, front to back: block i of its blocks.
+  const uint64_t per_file = (p_.file_size + p_.block_size - 1) / p_.block_size;
+  const uint64_t blocks = p_.files_per_worker * per_file;
+  const auto offset_of = [&](uint64_t i) { return i % per_file * p_.block_size; };
+  const auto len_of = [&](uint64_t i) {
+    return static_cast<uint32_t>(std::min(p_.block_size, p_.file_size - offset_of(i)));
+  };
   // The default data: a stream per file, each block made at its offset just before it goes. With
   // compressibility or dedup, a worker's blocks are one stream, numbered across its files.
   const ReducibleFiller reducible(seed, p_.reduce);
   const bool reduce = p_.reduce.any();
+  const FillAhead::Make make = [&](uint64_t i, void* buf) {
+    if (reduce) return reducible.fill(buf, len_of(i), 0, i);
+    DataStream(data_key(seed, i / per_file)).fill(buf, len_of(i), offset_of(i));
+  };
+  // A synchronous engine writes nothing while its thread makes a block: the next is made beside the write.
+  std::optional<FillAhead> ahead;
+  if (wk->beside) ahead.emplace(wk->bufs, *wk->beside, make);
   IoPump pump(*wk->engine, wk->bufs,
               {.slots = p_.queue_depth,
                .fixed_buffers = true,
@@ -143,26 +165,20 @@ Status IngestPhase::body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseCont
                .t0_ns = t0,
                .progress = &ctx.progress.done_bytes,
                .stop = &ctx.stop});
-  uint64_t file = 0;
-  uint64_t offset = 0;
-  uint64_t block_id = 0;
+  uint64_t next = 0;
   Status s = pump.run(
       [&](unsigned, IoRequest& req) {
-        if (offset >= p_.file_size) {
-          ++file;
-          offset = 0;
-        }
-        if (file >= p_.files_per_worker) return false;
-        req.file = wk->handles[file];
+        if (next >= blocks) return false;
+        const uint64_t i = next++;
+        req.file = wk->handles[i / per_file];
         req.op = IoOp::kWrite;
-        req.offset = offset;
-        req.len = static_cast<uint32_t>(std::min(p_.block_size, p_.file_size - offset));
-        if (reduce) {
-          reducible.fill(req.buf, req.len, 0, block_id++);
+        req.offset = offset_of(i);
+        req.len = len_of(i);
+        if (ahead) {
+          ahead->take(i, next < blocks, req);
         } else {
-          DataStream(data_key(seed, file)).fill(req.buf, req.len, offset);
+          make(i, req.buf);
         }
-        offset += req.len;
         return true;
       },
       [](unsigned, const IoRequest&) {});

@@ -14,7 +14,10 @@ Status setup_replica(const PhaseContext& ctx, const ModelLoadParams& p, const st
   Status s = make_phase_engine(ctx, engine, eo, &r->engine);
   // Twice the queue depth: blocks that complete early wait in the ring for a late one (the check needs
   // them in order) without lowering the reads in flight.
+  // (At queue depth 1 that is the block the checker holds, and the one read beside it.)
   if (s.ok()) s = IoBuffers::allocate(2 * static_cast<size_t>(p.queue_depth), p.block_size, &r->ring);
+  if (s.ok() && r->engine->caps().sync && r->engine->caps().moves_data)
+    r->checker = std::make_unique<BesideThread>();
   if (s.ok()) s = r->engine->register_buffers(r->ring.iovecs());
   return s;
 }
@@ -24,6 +27,11 @@ Status load_replica(const PhaseContext& ctx, const ModelLoadParams& p, const std
   const uint64_t start = now_ns();
   InOrderReader reader(*r->engine, r->ring, p.queue_depth, true, &r->tally.latency, &r->tally.series, t0,
                        &ctx.progress.done_bytes, &ctx.stop);
+  // An engine that moves no data (null) hands back buffers the file never filled: checking them would
+  // call an intact file corrupt. Its files are read, not verified.
+  const bool verify = r->engine->caps().moves_data;
+  BesideThread* beside = verify ? r->checker.get() : nullptr;
+  reader.hold_last(beside != nullptr);
   Status result;
   for (const WeightFile& f : files) {
     StoreFile file;
@@ -35,13 +43,16 @@ Status load_replica(const PhaseContext& ctx, const ModelLoadParams& p, const std
       continue;
     }
     SafetensorsCheck check(f.bytes);
-    // An engine that moves no data (null) hands back buffers the file never filled: checking them would
-    // call an intact file corrupt. Its files are read, not verified.
-    const bool verify = r->engine->caps().moves_data;
     s = reader.read(handle, f.bytes, static_cast<uint32_t>(p.block_size),
                     [&](const void* data, uint32_t len, uint64_t offset) {
-                      if (verify) check.feed(static_cast<const unsigned char*>(data), len, offset);
+                      const auto* bytes = static_cast<const unsigned char*>(data);
+                      if (beside != nullptr) {
+                        beside->post([&check, bytes, len, offset] { check.feed(bytes, len, offset); });
+                      } else if (verify) {
+                        check.feed(bytes, len, offset);
+                      }
                     });
+    if (beside != nullptr) beside->wait();  // the file's last block checked; its slot free for the next
     s.update(r->engine->remove_file(handle));
     r->header_ns += check.header_ns();
     r->verify_ns += check.verify_ns();

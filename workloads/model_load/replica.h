@@ -4,7 +4,8 @@
 // with engine mmap each block is a copy out of the mapping: page faults), parses its header and checks
 // every tensor byte as it arrives (SafetensorsCheck). The replica is ready when its last file's last byte
 // is checked: ready_ns. A file that cannot be read or fails its check is named in bad, and the replica is
-// not ready.
+// not ready. With a synchronous engine (psync, mmap) the check of block b runs on a thread of its own
+// beside the read of block b + 1 (checker): the device does not wait for the check between two reads.
 //
 // Thread-safety: one Replica is used by one worker thread.
 #pragma once
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "harness/core/status.h"
+#include "harness/engines/beside_thread.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/io_buffers.h"
 #include "harness/phase/bad_file.h"
@@ -30,6 +32,7 @@ using BadWeightFile = BadFile;
 struct Replica {
   std::unique_ptr<Engine> engine;
   IoBuffers ring;
+  std::unique_ptr<BesideThread> checker;  // a synchronous engine's: checks one block behind the reads
   IoTally tally;
   uint64_t ready_ns = 0;  // from the phase start; 0: never ready (a bad file, or stopped)
   uint64_t header_ns = 0;
