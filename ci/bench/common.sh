@@ -1,4 +1,4 @@
-# Shared by ci/bench/*.job.sh. A job defines run_fio and run_iofab, each
+# Shared by ci/bench/*.job.sh. A job defines run_fio (or its BENCH_PEERS' run_PEER) and run_iofab, each
 # printing "RATE AMOUNT CPU_SECONDS" (bytes/s, bytes, user+sys seconds; or
 # IOPS, I/Os, seconds), then calls compare_rounds LABEL. A write job also
 # defines run_fio_refill: fio with --refill_buffers (fresh data in every write,
@@ -10,9 +10,16 @@ trap 'rm -rf "$BENCH_WORK" "$BENCH_TARGET"/fio-bench "$BENCH_TARGET"/iofab-*' EX
 # cpu_of FILE: user+sys seconds recorded by /usr/bin/time -f "%U %S" -o FILE
 cpu_of() { awk '{print $1+$2}' "$1"; }
 
-# The tools a round runs: fio, fio --refill_buffers where the job has it, iofab.
+# The tools a round runs: the job's BENCH_PEERS (each with its run_PEER) when it names them, else fio and
+# fio --refill_buffers where the job has it; then iofab.
 bench_tools() {
-  if declare -F run_fio_refill >/dev/null; then echo "fio fio_refill iofab"; else echo "fio iofab"; fi
+  if [ -n "${BENCH_PEERS:-}" ]; then
+    echo "$BENCH_PEERS iofab"
+  elif declare -F run_fio_refill >/dev/null; then
+    echo "fio fio_refill iofab"
+  else
+    echo "fio iofab"
+  fi
 }
 
 # run_round I: every tool once, the order rotated each round so that none always meets a warmer (or
