@@ -44,16 +44,20 @@ compare_rounds() {
     run_round "$i"
     # Each peer against the same round's iofab run.
     awk -v r="$i" -v out="$BENCH_WORK/ratios" -v tools="$(bench_tools)" '
-      { rate[$1] = $2; amount[$1] = $3; cpu[$1] = $4 }
+      { rate[$1] = $2; amount[$1] = $3; cpu[$1] = $4; hash[$1] = $5 }
       END {
         ocg = cpu["iofab"] / (amount["iofab"] / 1e9)
+        # A read job may add the seconds iofab spent verifying: its CPU per GB without them.
+        vcg = hash["iofab"] == "" ? "" : (cpu["iofab"] - hash["iofab"]) / (amount["iofab"] / 1e9)
         n = split(tools, order, " ")
         for (k = 1; k <= n; k++) {
           p = order[k]; if (p == "iofab") continue
           pcg = cpu[p] / (amount[p] / 1e9)
           ratio = rate["iofab"] / rate[p]; cr = (pcg > 0 ? ocg / pcg : 0)
-          printf "%-6d %-10s %14.4g %14.4g %8.3f %12.4f %12.4f %8.3f\n", r, p, rate[p], rate["iofab"], ratio, pcg, ocg, cr
-          printf "%s %f %f\n", p, ratio, cr >> out
+          printf "%-6d %-10s %14.4g %14.4g %8.3f %12.4f %12.4f %8.3f", r, p, rate[p], rate["iofab"], ratio, pcg, ocg, cr
+          if (vcg != "") printf "   less the hash: %.4f s/G, %.3f", vcg, (pcg > 0 ? vcg / pcg : 0)
+          printf "\n"
+          printf "%s %f %f %s\n", p, ratio, cr, (vcg != "" && pcg > 0 ? vcg / pcg : "") >> out
         }
       }' "$BENCH_WORK/round"
   done
@@ -63,15 +67,19 @@ compare_rounds() {
   done
 }
 
-# summarize LABEL PEER: the median and range over rounds of iofab/PEER, rate and CPU per GB.
+# summarize LABEL PEER: the median and range over rounds of iofab/PEER, rate and CPU per GB (and that CPU
+# less the verification's, where the job measured it).
 summarize() {
-  local rates cpus
+  local rates cpus hashless
   rates="$(awk -v p="$2" '$1 == p { print $2 }' "$BENCH_WORK/ratios" | sort -g | tr '\n' ' ')"
   cpus="$(awk -v p="$2" '$1 == p { print $3 }' "$BENCH_WORK/ratios" | sort -g | tr '\n' ' ')"
-  awk -v l="$1" -v p="$2" -v rs="$rates" -v cs="$cpus" '
+  hashless="$(awk -v p="$2" '$1 == p && $4 != "" { print $4 }' "$BENCH_WORK/ratios" | sort -g | tr '\n' ' ')"
+  awk -v l="$1" -v p="$2" -v rs="$rates" -v cs="$cpus" -v hs="$hashless" '
     function median(a, n) { return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
     BEGIN {
-      n = split(rs, r, " "); split(cs, c, " ")
-      printf "iofab/%s over %d rounds: %s median %.3fx (%.3f to %.3f), CPU per GB median %.3fx (%.3f to %.3f; goal <= 1.00)\n",
-        p, n, l, median(r, n), r[1], r[n], median(c, n), c[1], c[n] }'
+      n = split(rs, r, " "); split(cs, c, " "); m = split(hs, h, " ")
+      printf "iofab/%s over %d rounds: %s median %.3fx (%.3f to %.3f), CPU per GB median %.3fx (%.3f to %.3f; goal <= 1.00)",
+        p, n, l, median(r, n), r[1], r[n], median(c, n), c[1], c[n]
+      if (m > 0) printf "; less the hash %.3fx (%.3f to %.3f)", median(h, m), h[1], h[m]
+      printf "\n" }'
 }

@@ -31,7 +31,7 @@ run_iofab() {
 JSON
   /usr/bin/time -f "%U %S" -o "$BENCH_WORK/iofab.time" "$IOFAB" run "$BENCH_WORK/suite.json" --target "$BENCH_TARGET" \
     --out "$BENCH_WORK/iofab.json" --quiet >/dev/null
-  echo "$(jq '.phases[0].result.metrics.read_bytes_per_s' "$BENCH_WORK/iofab.json") $(jq '.phases[0].result.metrics.read_bytes' "$BENCH_WORK/iofab.json") $(cpu_of "$BENCH_WORK/iofab.time")"
+  echo "$(jq '.phases[0].result.metrics.read_bytes_per_s' "$BENCH_WORK/iofab.json") $(jq '.phases[0].result.metrics.read_bytes' "$BENCH_WORK/iofab.json") $(cpu_of "$BENCH_WORK/iofab.time") $(jq '.phases[0].result.details.verify_seconds' "$BENCH_WORK/iofab.json")"
 }
 
 compare_rounds "bytes/s"
