@@ -61,20 +61,12 @@ void fill_shard_block(const CheckpointParams& p, const ShardLayout& l, const Wri
   }
 }
 
-// Writes shard number j of wk's shards; first_block: where its blocks start in the staging copy.
-Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_t j, uint64_t first_block) {
+// The blocks of shard (open as engine file handle) at step, hashed in order into *hash; first_block: where
+// its blocks start in the staging copy. Adds what it wrote to wk's totals; returns the bytes written.
+Status write_shard_blocks(const WriteContext& wc, uint64_t step, Writer* wk, uint64_t shard, int handle,
+                          uint64_t first_block, StreamingXxh3* hash, uint64_t* written) {
   const CheckpointParams& p = wc.p;
-  const ShardLayout& l = wc.layout;
-  const uint64_t shard = wk->shards[j];
-  const uint64_t shard_bytes = l.bytes_of(shard);
-  StoreFile file;
-  Status s = create_shard_file(*wc.ctx.store, wc.ctx.phase_name, step_folder_name(step, p.commit),
-                               l.name_of(shard), p.direct, writes_in_place(p), &file);
-  if (!s.ok()) return s;
-  int handle = -1;
-  s = wk->engine->add_store_file(file, &handle);
-  if (!s.ok()) return s;
-  StreamingXxh3 hash;
+  const uint64_t shard_bytes = wc.layout.bytes_of(shard);
   const bool staged = p.async;
   const IoBuffers& bufs = staged ? wk->staging : wk->ring;
   const uint64_t blocks = blocks_of(shard_bytes, p.block_size);
@@ -94,14 +86,15 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
   };
   // Made and hashed in block order, here or (a synchronous engine's writer) beside the write before.
   const FillAhead::Make make = [&](uint64_t b, void* buf) {
-    fill_shard_block(p, l, *wk, shard, step, b * p.block_size, static_cast<unsigned char*>(buf), len_of(b));
-    hash.update(buf, len_of(b));
+    fill_shard_block(p, wc.layout, *wk, shard, step, b * p.block_size, static_cast<unsigned char*>(buf),
+                     len_of(b));
+    hash->update(buf, len_of(b));
   };
   std::optional<FillAhead> ahead;
   if (!staged && wk->beside) ahead.emplace(wk->ring, *wk->beside, make);
   uint64_t block = 0;
   Status committed;
-  s = pump.run(
+  Status s = pump.run(
       [&](unsigned, IoRequest& req) {
         if (block >= blocks || !committed.ok()) return false;
         // What is staged goes to the device now, so it works while this block is made and hashed.
@@ -114,7 +107,7 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
         if (staged) {  // made by the snapshot
           req.buf = wk->staging.at(first_block + block);
           req.buf_index = -1;
-          hash.update(req.buf, req.len);
+          hash->update(req.buf, req.len);
         } else if (ahead) {
           ahead->take(block, block + 1 < blocks, req);
         } else {
@@ -126,9 +119,28 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
       [](unsigned, const IoRequest&) {});
   if (ahead) ahead->wait();  // the hash is whole (a block made ahead of a failed write is in it: unused)
   s.update(committed);
+  *written = pump.stats().bytes;
   wk->bytes += pump.stats().bytes;
   wk->tally.bytes += pump.stats().bytes;
   wk->tally.ios += pump.stats().ios;
+  return s;
+}
+
+// Writes shard number j of wk's shards; first_block: where its blocks start in the staging copy.
+Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_t j, uint64_t first_block) {
+  const CheckpointParams& p = wc.p;
+  const ShardLayout& l = wc.layout;
+  const uint64_t shard = wk->shards[j];
+  StoreFile file;
+  Status s = create_shard_file(*wc.ctx.store, wc.ctx.phase_name, step_folder_name(step, p.commit),
+                               l.name_of(shard), p.direct, writes_in_place(p), &file);
+  if (!s.ok()) return s;
+  int handle = -1;
+  s = wk->engine->add_store_file(file, &handle);
+  if (!s.ok()) return s;
+  StreamingXxh3 hash;
+  uint64_t written = 0;
+  s = write_shard_blocks(wc, step, wk, shard, handle, first_block, &hash, &written);
   // Megatron's torch.save closes its file unsynced: make_step_durable syncs it after the stall.
   if (s.ok() && !defers_sync(p, *wc.ctx.store)) s = wk->engine->fsync(handle);
   Status rm = wk->engine->remove_file(handle);
@@ -138,7 +150,7 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
     s = Status::FromErrno("close " + l.name_of(shard), errno);
   }
   if (s.ok() && !rm.ok()) s = rm;
-  wk->written.push_back({shard, pump.stats().bytes, hash.digest()});
+  wk->written.push_back({shard, written, hash.digest()});
   return s;
 }
 
