@@ -43,6 +43,11 @@ void write_console_summary(const Report& r, std::ostream& out) {
       out << "    " << n << " = "
           << format_metric_value(p.metrics[n].get<double>(), unit_map.value(n, std::string("count"))) << "\n";
     }
+    // The wait before the measured window, which no metric above counts.
+    if (p.setup_seconds) {
+      out << "    setup (untimed) = " << format_metric_value(*p.setup_seconds, "s") << " of "
+          << format_metric_value(p.seconds, "s") << "\n";
+    }
     write_concurrent_lines(p, out);
     // Said before the checks, so nobody reads a cached figure as the storage's.
     if (p.verification) out << "    " << p.verification->note << "\n";

@@ -85,6 +85,7 @@ json report_to_json(const Report& r) {
                   {"result", {{"metrics", metrics}, {"details", p.details}}},
                   {"warnings", p.warnings},
                   {"checks", checks}};
+    if (p.setup_seconds) phase["setup_seconds"] = number(*p.setup_seconds);
     if (p.verification) {
       json v = to_json(*p.verification);
       v["phase_bytes"] = number(p.verification->phase_bytes);

@@ -141,13 +141,17 @@ Report aggregate_repeats(const std::vector<Report>& runs, const Report* warmup, 
     std::vector<std::string> metric_order;
     std::set<std::string> metric_seen;
     std::set<std::string> seen_phase_warnings;
-    double seconds = 0;
-    size_t present = 0;
+    double seconds = 0, setup = 0;
+    size_t present = 0, with_setup = 0;
     for (size_t k = 0; k < runs.size(); ++k) {
       const PhaseReport* rp = find_phase(runs[k], lp.name);
       if (rp == nullptr) continue;
       ++present;
       seconds += rp->seconds;
+      if (rp->setup_seconds) {
+        setup += *rp->setup_seconds;
+        ++with_setup;
+      }
       const std::string tag = runs.size() > 1 ? "run " + std::to_string(k + 1) + ": " : "";
       switch (rp->status) {
         case PhaseStatus::kError:
@@ -174,6 +178,7 @@ Report aggregate_repeats(const std::vector<Report>& runs, const Report* warmup, 
       }
     }
     p.seconds = present > 0 ? seconds / static_cast<double>(present) : 0;
+    if (with_setup > 0) p.setup_seconds = setup / static_cast<double>(with_setup);
     if (any_interrupted) {
       p.status = PhaseStatus::kInterrupted;
       p.reason = interrupt_reason;

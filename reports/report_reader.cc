@@ -242,6 +242,11 @@ void read_phase(Checker& c, const json& j, const std::string& path, PhaseReport*
   auto secs = c.number_or_null(j, "seconds", path, false);
   if (secs && *secs < 0) c.fail(field_path(path, "seconds"), "a number >= 0", &j["seconds"]);
   out->seconds = secs.value_or(0);
+  // Absent from reports older than the field, and for a phase with no timed window.
+  out->setup_seconds = c.number_or_null(j, "setup_seconds", path, false);
+  if (out->setup_seconds && *out->setup_seconds < 0) {
+    c.fail(field_path(path, "setup_seconds"), "a number >= 0", &j["setup_seconds"]);
+  }
   if (const json* params = c.object(j, "params", path, false)) out->params = *params;
   if (const json* result = c.object(j, "result", path, true)) {
     const std::string rp = field_path(path, "result");

@@ -1,5 +1,6 @@
 #include "driver/runner/phase_settle.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "harness/results/check_op.h"
@@ -128,6 +129,19 @@ void settle_phase(const PhaseSpec& spec, const PhaseEnd& end, PhaseResult& resul
   settle_status(end, result, pr, comm_failure);
   take_figures(result, pr);
   evaluate_checks(spec, pr);
+}
+
+void slowest_setup(const std::vector<std::vector<std::optional<double>>>& per_rank,
+                   std::vector<PhaseReport>* phases) {
+  for (size_t i = 0; i < phases->size(); ++i) {
+    std::optional<double> slowest;
+    for (const auto& rank : per_rank) {
+      if (i < rank.size() && rank[i] && std::isfinite(*rank[i]) && *rank[i] >= 0) {
+        slowest = std::max(slowest.value_or(0.0), *rank[i]);
+      }
+    }
+    (*phases)[i].setup_seconds = slowest;
+  }
 }
 
 }  // namespace iofab

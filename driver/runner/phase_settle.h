@@ -29,4 +29,9 @@ struct PhaseEnd {
 void settle_phase(const PhaseSpec& spec, const PhaseEnd& end, PhaseResult& result, PhaseReport* pr,
                   std::string* comm_failure);
 
+// Each phase's setup_seconds: the largest of every rank's (per_rank[r][i], phase i; every rank waited at the
+// barrier for it), or none where no rank has one.
+void slowest_setup(const std::vector<std::vector<std::optional<double>>>& per_rank,
+                   std::vector<PhaseReport>* phases);
+
 }  // namespace iofab

@@ -122,6 +122,7 @@ struct Gathered {
   std::vector<std::string> hosts;     // every rank's describe_host text
   std::vector<std::string> counters;  // every rank's counters_text
   std::vector<std::string> sampled;   // every rank's telemetry, one entry a phase
+  std::vector<std::vector<std::optional<double>>> setup;  // every rank's setup seconds, one entry a phase
 };
 
 // One run of a suite on this rank, in named steps (run()).
@@ -218,6 +219,7 @@ class SuiteRun {
                     (find_local_rank(comm_, &local_).ok() ? local_.rank == 0 : comm_.rank() == 0);
     telemetry_.assign(suite_.phases.size(), json());
     counted_.assign(suite_.phases.size(), TargetCounters{});
+    setup_.assign(suite_.phases.size(), std::nullopt);
     comm_.set_stop_flag(&stop_, kStopGraceSeconds);
     comm_.set_rank_timeout(opts_.rank_timeout_s);
     header_ = std::make_unique<RunHeader>(RunHeader{.comm = comm_,
@@ -293,6 +295,9 @@ class SuiteRun {
       counted_[first + k] = measured.counted;
       MemberOutcome& m = outcomes[k];
       prs[k].seconds = m.seconds;
+      // This rank's until the report's writer takes the slowest rank's (slowest_setup).
+      setup_[first + k] = m.result.setup_seconds;
+      prs[k].setup_seconds = m.result.setup_seconds;
       if (group) add_group_figures(*group, k, m, &prs[k]);
       const PhaseEnd end{.comm = m.comm ? *m.comm : comm_,
                          .on_run_comm = !m.comm,
@@ -371,6 +376,7 @@ class SuiteRun {
     if (g.counters.empty()) g.counters = {counters};
     const std::string sampled = json(telemetry_).dump();
     if (!gather_to_root(comm_, sampled, &g.sampled).ok()) g.sampled = {sampled};
+    if (!gather_to_root(comm_, setup_, &g.setup).ok()) g.setup = {setup_};
     return g;
   }
 
@@ -398,6 +404,7 @@ class SuiteRun {
     }
     if (!preflight_note_.empty()) report_->warnings.push_back(preflight_note_);
     attach_telemetry(parts.sampled, suite_.telemetry_interval_s, &report_->phases);
+    slowest_setup(parts.setup, &report_->phases);
     verify_phases(suite_, target_->info(), parts.counters, &report_->phases);
     // Joins across phases, declared by the phase kinds in the suite (each kind once).
     std::vector<const PhaseKind*> kinds;
@@ -456,6 +463,7 @@ class SuiteRun {
   bool samples_host_ = false;
   std::vector<json> telemetry_;          // this host's telemetry per phase
   std::vector<TargetCounters> counted_;  // what the target's devices moved per phase, on this host
+  std::vector<std::optional<double>> setup_;  // this rank's setup seconds per phase (PhaseResult)
   std::string comm_failure_;             // the first word on a lost rank
   std::unique_ptr<RunHeader> header_;
   std::unique_ptr<LiveReport> live_;

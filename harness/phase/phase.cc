@@ -7,6 +7,11 @@ Status make_phase_engine(const PhaseContext& ctx, std::string_view name, const E
   return ctx.engines != nullptr ? (*ctx.engines)(name, opts, out) : make_engine(name, opts, out);
 }
 
+void add_setup(PhaseResult* result, uint64_t start_ns, uint64_t t0_ns) {
+  const double part = t0_ns > start_ns ? static_cast<double>(t0_ns - start_ns) * 1e-9 : 0.0;
+  result->setup_seconds = result->setup_seconds.value_or(0.0) + part;
+}
+
 const MetricInfo* find_metric(const PhaseKind& kind, std::string_view metric) {
   for (const auto& m : kind.metrics()) {
     if (m.name == metric) return &m;

@@ -90,7 +90,16 @@ struct PhaseResult {
   // fails verification). The phase is `failed` (exit 1) with its metrics and checks reported; a run that
   // could not measure returns an error Status instead (exit 3).
   std::string failure;
+  // This rank's untimed setup before what the phase measures (files created, opened and preallocated, a
+  // source checkpoint or dataset written, a barrier), added up over its timed windows (add_setup); the
+  // runner reports the slowest rank's as phases[].setup_seconds. nullopt: the phase has no timed window.
+  std::optional<double> setup_seconds;
 };
+
+// Adds the setup from start_ns to t0_ns (CLOCK_MONOTONIC, now_ns()) to result->setup_seconds: the phase's
+// start (or the end of its previous window) to where a timed window begins. A phase with several windows
+// calls it before each; the parts add up.
+void add_setup(PhaseResult* result, uint64_t start_ns, uint64_t t0_ns);
 
 class Phase {
  public:

@@ -41,6 +41,9 @@ struct PhaseReport {
   std::vector<std::string> warnings;
   std::vector<CheckResult> checks;
   double seconds = 0;  // wall time of the phase, setup included
+  // Of seconds, the untimed setup before what the phase measured, the slowest rank's (PhaseResult); absent
+  // for a phase with no timed window, one that did not run, and in reports older than the field.
+  std::optional<double> setup_seconds;
   // Whether the figure is proved to be the storage's; absent for a phase that moves no bytes through the
   // target (collectives, rdma), one that did not run, and in reports older than the field.
   std::optional<Verification> verification;

@@ -33,6 +33,9 @@ TEST(MpiIngest, TwoRanksReportBothRanksBytes) {
   EXPECT_LE(m["write_bytes_per_s"].get<double>(),
             per_rank[0]["bytes_per_s"].get<double>() + per_rank[1]["bytes_per_s"].get<double>() + 1);
   EXPECT_LE(m["rank_bytes_per_s_min"].get<double>(), m["rank_bytes_per_s_max"].get<double>());
+  // Both ranks' setup reached the report's writer (the slowest rank's), within the phase's wall time.
+  ASSERT_TRUE(j["phases"][0]["setup_seconds"].is_number()) << j["phases"][0].dump();
+  EXPECT_LE(j["phases"][0]["setup_seconds"].get<double>(), j["phases"][0]["seconds"].get<double>());
   EXPECT_TRUE(list_files(dir.path() + "/t").empty());
 }
 

@@ -150,6 +150,37 @@ TEST(ReportReader, EveryProblemIsListedAtOnce) {
   EXPECT_NE(e.find("run.suite.sets[1]: expected a string"), std::string::npos) << e;
 }
 
+// phases[].setup_seconds: read back as written, absent from older reports, a negative one refused by its
+// path.
+TEST(ReportReader, SetupSecondsReadsBackAndANegativeOneIsRefused) {
+  Report r;
+  PhaseReport p;
+  p.name = "ingest";
+  p.kind = "ingest";
+  p.seconds = 3.5;
+  p.setup_seconds = 1.25;
+  r.phases.push_back(p);
+  finalize_verdict(&r);
+  const json written = report_to_json(r);
+  EXPECT_EQ(written["phases"][0]["setup_seconds"], 1.25);
+  LoadedReport back;
+  Status st = read_report_json(written, "mem", &back);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_TRUE(back.report.phases[0].setup_seconds.has_value());
+  EXPECT_EQ(*back.report.phases[0].setup_seconds, 1.25);
+
+  LoadedReport older;
+  ASSERT_TRUE(read_report_json(good(), "r.json", &older).ok());
+  EXPECT_FALSE(older.report.phases[0].setup_seconds.has_value());
+
+  json d = good();
+  d["phases"][0]["setup_seconds"] = -1;
+  const std::string e = error_of(d);
+  EXPECT_NE(e.find("phases[0].setup_seconds: expected a number >= 0"), std::string::npos) << e;
+  d["phases"][0]["setup_seconds"] = "2s";
+  EXPECT_NE(error_of(d).find("phases[0].setup_seconds"), std::string::npos);
+}
+
 TEST(ReportReader, FilesThatAreNotReports) {
   TempDir dir("/dev/shm");
   LoadedReport r;

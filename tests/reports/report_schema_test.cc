@@ -100,5 +100,42 @@ TEST(ReportSchema, ARealRunsReportValidates) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
 
+// Every phase kind that ran reports its untimed setup beside its wall time, and the report still validates.
+TEST(ReportSchema, EveryPhaseThatRanCarriesItsSetupSeconds) {
+  TempDir d;
+  const std::string suite = d.path() + "/suite.json";
+  write_file(suite, R"({"name": "setup", "phases": [
+    {"kind": "ingest", "name": "ingest", "workers": 1, "files_per_worker": 2, "file_size": "1MiB",
+     "block_size": "256KiB", "direct": false},
+    {"kind": "checkpoint", "name": "checkpoint", "checkpoint_size": "8MiB", "count": 1, "gap": 0,
+     "workers": 2, "block_size": "256KiB", "direct": false},
+    {"kind": "restore", "name": "restore", "workers": 2, "block_size": "256KiB", "direct": false},
+    {"kind": "train_read", "name": "train_read", "num_samples": 256, "sample_size": "4KiB",
+     "samples_per_shard": 64, "batch_size": 16, "epochs": 1},
+    {"kind": "prepare", "name": "prepare", "num_samples": 60, "sample_size": "6KiB", "shard_size": "64KiB",
+     "block_size": "16KiB"},
+    {"kind": "model_load", "name": "model_load", "model": {"layers": 2, "hidden": 256, "ffn": 512,
+     "vocab": 1000, "heads": 4, "kv_heads": 2}, "max_shard_size": "1MB", "block_size": "64KiB"},
+    {"kind": "metadata", "name": "metadata", "files_per_rank": 20},
+    {"kind": "collectives", "name": "collectives"}]})");
+  const std::string out = d.path() + "/r.json";
+  const CommandResult run = run_iofab({"run", suite, "--target", d.path() + "/t", "--out", out, "-q"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json report = json::parse(read_file(out));
+  for (const json& p : report["phases"]) {
+    SCOPED_TRACE(p["name"].dump());
+    if (p["status"] == "skipped") {  // collectives on one rank: no window, no setup
+      EXPECT_FALSE(p.contains("setup_seconds"));
+      continue;
+    }
+    ASSERT_TRUE(p.contains("setup_seconds") && p["setup_seconds"].is_number());
+    EXPECT_GE(p["setup_seconds"].get<double>(), 0);
+    EXPECT_LE(p["setup_seconds"].get<double>(), p["seconds"].get<double>());
+  }
+  const CommandResult r = run_command({kValidate, kSchema, out});
+  SKIP_WITHOUT_VALIDATOR(r);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
 }  // namespace
 }  // namespace iofab::testing

@@ -409,6 +409,28 @@ TEST(ReportConsole, RdmaPhaseShowsCollectivesAgainstTheVerbsCeiling) {
   EXPECT_TRUE(contains(out.str(), "nccl all_reduce busbw 20.0 GB/s = 0.80 x this RDMA WRITE 25.0 GB/s")) << out.str();
 }
 
+TEST(ReportConsole, APhasesSetupIsShownBesideItsWallTime) {
+  Report r;
+  PhaseReport p;
+  p.name = "ingest";
+  p.kind = "ingest";
+  p.seconds = 4;
+  p.setup_seconds = 1.5;
+  r.phases.push_back(p);
+  PhaseReport none = p;
+  none.name = "other";
+  none.setup_seconds.reset();
+  r.phases.push_back(none);
+  finalize_verdict(&r);
+  std::ostringstream out;
+  write_console_summary(r, out);
+  const std::string text = out.str();
+  EXPECT_TRUE(contains(
+      text, "setup (untimed) = " + format_metric_value(1.5, "s") + " of " + format_metric_value(4, "s")))
+      << text;
+  EXPECT_EQ(text.find("setup (untimed)"), text.rfind("setup (untimed)")) << text;  // not for "other"
+}
+
 TEST(ReportConsole, FormatsMetricValuesByUnit) {
   EXPECT_EQ(format_metric_value(0.925, "fraction"), "92.5%");
   EXPECT_TRUE(contains(format_metric_value(2.5e9, "bytes/s"), "GB/s"));

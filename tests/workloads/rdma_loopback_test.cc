@@ -4,8 +4,10 @@
 // patterns pair ranks as documented, and every rank skips alike.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <thread>
 
 #include "harness/rdma/loopback_fabric.h"
 #include "phase_harness.h"
@@ -214,6 +216,19 @@ TEST(RdmaLoopback, AnOpenErrorFailsEveryRank) {
   EXPECT_EQ(out[0].status.message(), "rank 1: ibv_alloc_pd(mlx5_0): Cannot allocate memory");
   EXPECT_EQ(out[1].status.message(), "ibv_alloc_pd(mlx5_0): Cannot allocate memory");
   for (const auto& o : out) EXPECT_TRUE(o.result.skip_reason.empty());
+}
+
+// A device slow to open on one rank is setup on every rank: each waits for it before the sweep.
+TEST(RdmaLoopback, ASlowOpenIsEveryRanksSetup) {
+  const auto out = run_loopback(2, small_spec(), true, [&](int rank, std::unique_ptr<RdmaFabric>*) {
+    if (rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    return Status::Ok();
+  });
+  for (const auto& o : out) {
+    ASSERT_TRUE(o.status.ok()) << o.status.message();
+    ASSERT_TRUE(o.result.setup_seconds.has_value());
+    EXPECT_GE(*o.result.setup_seconds, 0.3);
+  }
 }
 
 TEST(RdmaLoopback, StopFlagInterrupts) {

@@ -7,6 +7,7 @@
 #include "harness/comm/agree.h"
 #include "harness/comm/rank_gather.h"
 #include "harness/core/checked_math.h"
+#include "harness/engines/io_driver.h"
 #include "harness/phase/io_params.h"
 #include "harness/phase/params.h"
 #include "harness/phase/reducibility_params.h"
@@ -128,6 +129,7 @@ bool CheckpointPhase::setup_writers(PhaseContext& ctx, const ShardLayout& l, std
 }
 
 Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
+  const uint64_t start = now_ns();
   const ShardLayout l = layout(ctx.comm.size());
   std::vector<Writer> writers = place_writers(ctx, l);
   CheckpointRun mine;
@@ -145,6 +147,7 @@ Status CheckpointPhase::run(PhaseContext& ctx, PhaseResult* result) {
   }
   uint64_t phase_t0 = 0;
   const bool go = setup_writers(ctx, l, writers, st, b, &phase_t0, &mine.worst);
+  add_setup(result, start, phase_t0);  // the folder cleared, engines made, buffers filled, the barrier
 
   const WriteContext wc{p_, tier ? tier->write_context() : ctx, l, phase_t0};
   uint64_t last_step = 0;

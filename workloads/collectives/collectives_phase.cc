@@ -10,6 +10,7 @@
 #include "harness/comm/rank_gather.h"
 #include "harness/core/mem_available.h"
 #include "harness/core/units.h"
+#include "harness/engines/io_driver.h"
 #include "harness/phase/params.h"
 #include "workloads/collectives/agreement.h"
 #include "workloads/collectives/coll_ops.h"
@@ -107,6 +108,7 @@ Status CollectivesPhase::check_host_memory(const Collectives& coll, const LocalR
 }
 
 Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
+  const uint64_t start = now_ns();
   Comm& comm = ctx.comm;
   const int ranks = comm.size();
   BackendChoice choice;
@@ -139,6 +141,7 @@ Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
   st = make_collectives(choice.backend, comm, device, &coll);
   if (st.ok()) st = check_host_memory(*coll, local, ranks);
   st = agree_to_continue(comm, st, ctx.stop);
+  add_setup(result, start, now_ns());  // the backend chosen, its communicator made, every rank agreed
   if (!st.ok()) return st;
 
   RankResults mine;

@@ -195,6 +195,7 @@ Status IngestPhase::body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseCont
 }
 
 Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
+  const uint64_t start = now_ns();
   const int rank = ctx.comm.rank();
   Status dir_status = ctx.store->make_folder(ctx.phase_name);
   std::vector<Worker> workers(p_.workers);
@@ -210,6 +211,7 @@ Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
         return body(&workers[w], t0, p_.seed * 1000003 + static_cast<uint64_t>(rank) * 4099 + w + 17, ctx);
       },
       &run);
+  add_setup(result, start, run.t0_ns);  // the folder, each worker's files and buffers, the barrier
 
   IoTally mine(p_.series_interval_ns);
   uint64_t fsync_ns = 0;

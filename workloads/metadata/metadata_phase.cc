@@ -60,8 +60,10 @@ class MetadataPhase final : public Phase {
   // One MdFileOps a worker.
   Status make_ops(PhaseContext& ctx);
   // The steps in order from st (not ok: stop at the first); *steps the chosen ones that ran, timed[k] each's.
-  Status run_steps(PhaseContext& ctx, const MetadataPlan& plan, Status st, std::vector<MdStep>* steps,
-                   std::vector<MdTally>* timed);
+  // What comes before each chosen step since start (or the previous chosen one's end), the untimed steps
+  // among it, goes to result's setup.
+  Status run_steps(PhaseContext& ctx, const MetadataPlan& plan, Status st, uint64_t start,
+                   PhaseResult* result, std::vector<MdStep>* steps, std::vector<MdTally>* timed);
   // The leaf folder of owner's file i, held open while the worker stays in it.
   Status leaf_folder(PhaseContext& ctx, const MetadataPlan& plan, int owner, uint64_t i,
                      std::unique_ptr<StoreFolder>* held, size_t* held_leaf) const;
@@ -207,8 +209,9 @@ Status MetadataPhase::make_ops(PhaseContext& ctx) {
   return Status::Ok();
 }
 
-Status MetadataPhase::run_steps(PhaseContext& ctx, const MetadataPlan& plan, Status st,
-                                std::vector<MdStep>* steps, std::vector<MdTally>* timed) {
+Status MetadataPhase::run_steps(PhaseContext& ctx, const MetadataPlan& plan, Status st, uint64_t start,
+                                PhaseResult* result, std::vector<MdStep>* steps,
+                                std::vector<MdTally>* timed) {
   // Every step in order: the chosen ones timed, the rest run untimed where later ones need them (the tree and
   // the files) or to leave nothing behind (remove, rmdir); on an object store the steps it cannot do are
   // left out. Ranks agree after each: one failure stops all.
@@ -219,8 +222,10 @@ Status MetadataPhase::run_steps(PhaseContext& ctx, const MetadataPlan& plan, Sta
     if (!chosen && !needed_unchosen(info.step, ctx.keep)) continue;
     if (objects && !info.object_store_skip.empty()) continue;
     st.update(ctx.comm.barrier());
+    if (chosen) add_setup(result, start, now_ns());
     MdTally t;
     if (st.ok()) st = run_step(ctx, plan, info.step, renamed, &t);
+    if (chosen) start = now_ns();
     std::vector<double> failed;
     st.update(ctx.comm.all_gather(st.ok() ? 0.0 : 1.0, &failed));
     if (chosen) {
@@ -237,6 +242,7 @@ Status MetadataPhase::run_steps(PhaseContext& ctx, const MetadataPlan& plan, Sta
 }
 
 Status MetadataPhase::run(PhaseContext& ctx, PhaseResult* result) {
+  const uint64_t start = now_ns();
   const int rank = ctx.comm.rank();
   const MetadataPlan plan(p_, ctx.comm.size());
   made_ = p_.files_per_rank;
@@ -251,7 +257,7 @@ Status MetadataPhase::run(PhaseContext& ctx, PhaseResult* result) {
   std::vector<MdStep> steps;
   std::vector<MdTally> timed;
   // A rank that failed to start still meets the others at the first step, where they all stop.
-  st = run_steps(ctx, plan, st, &steps, &timed);
+  st = run_steps(ctx, plan, st, start, result, &steps, &timed);
   const std::optional<NfsOpCounts> nfs_after =
       rank == 0 ? read_nfs_op_counts(ctx.target.mount_point) : std::nullopt;
   ops_.clear();

@@ -67,6 +67,7 @@ Status ModelLoadPhase::prepare(PhaseContext& ctx, LoadSetup* setup) const {
 }
 
 Status ModelLoadPhase::run(PhaseContext& ctx, PhaseResult* result) {
+  const uint64_t start = now_ns();
   LoadSetup setup;
   std::vector<Replica> replicas(p_.workers);
   for (Replica& r : replicas) r.tally = IoTally(p_.series_interval_ns);
@@ -82,6 +83,7 @@ Status ModelLoadPhase::run(PhaseContext& ctx, PhaseResult* result) {
         return load_replica(ctx, p_, setup.folder, setup.files, t0, &replicas[w]);
       },
       &run);
+  add_setup(result, start, run.t0_ns);  // the files written (write_seconds), the cache dropped, opened
   Status local = barrier.ok() ? run.first_error() : barrier;
   // The phase ends when the slowest rank's replicas are ready.
   if (local.ok()) local = ctx.comm.barrier();

@@ -53,6 +53,7 @@ class PreparePhase final : public Phase {
 };
 
 Status PreparePhase::run(PhaseContext& ctx, PhaseResult* result) {
+  const uint64_t start = now_ns();
   Comm& comm = ctx.comm;
   const int rank = comm.rank();
   const int ranks = comm.size();
@@ -105,6 +106,8 @@ Status PreparePhase::run(PhaseContext& ctx, PhaseResult* result) {
 
   // The pipeline, from a barrier: every rank starts together.
   if (st.ok()) st = comm.barrier();
+  // The folders, the raw dataset (generate_seconds) and the cache pass.
+  add_setup(result, start, now_ns());
   if (st.ok()) {
     std::string engine;
     Status s = engine_for_store(store, p_.engine, &engine);

@@ -8,6 +8,7 @@
 #include "harness/comm/agree.h"
 #include "harness/comm/local_rank.h"
 #include "harness/comm/rank_gather.h"
+#include "harness/engines/io_driver.h"
 #include "workloads/collectives/agreement.h"
 #include "workloads/collectives/sweep.h"
 #include "workloads/rdma/pairing.h"
@@ -214,6 +215,7 @@ json spec_details(const RdmaSpec& spec, int ranks) {
 
 Status run_rdma(const RdmaSpec& spec, Comm& comm, const FabricOpener& open, const std::atomic<bool>& stop,
                 PhaseResult* result) {
+  const uint64_t start = now_ns();
   LocalRank local;
   Status st = find_local_rank(comm, &local);
   if (!st.ok()) return st;
@@ -240,6 +242,7 @@ Status run_rdma(const RdmaSpec& spec, Comm& comm, const FabricOpener& open, cons
     return Status::Ok();
   }
   st = agree_to_continue(comm, connect_all(comm, conns), stop);
+  add_setup(result, start, now_ns());  // the device opened, memory registered, queue pairs connected
 
   std::vector<RdmaSample> samples;
   if (st.ok()) {

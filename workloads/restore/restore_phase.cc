@@ -99,6 +99,7 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
   for (uint64_t back = p_.steps; back-- > 0;) {
     // Untimed, between the reads: each pass's seconds are its own (put_passes).
     if (!passes.empty()) idle_for(p_.gap_s, ctx.stop);
+    const uint64_t pass_start = now_ns();  // the gap is the job's, not setup
     LocatedCheckpoint here;
     Status st = locate(ctx, back, &here);
     StepFolder step;
@@ -121,6 +122,7 @@ Status RestorePhase::run(PhaseContext& ctx, PhaseResult* result) {
                             : read_shards(p_, ctx, step, m, base, &rds[w]);
         },
         &run);
+    add_setup(result, pass_start, run.t0_ns);  // found, planned, the cache dropped, the shards opened
     if (passes.empty()) phase_t0 = run.t0_ns;
     const Status pass = st.ok() ? (barrier.ok() ? run.first_error() : barrier) : st;
     // The pass ends when the slowest rank's readers end: after this barrier, on every rank.
