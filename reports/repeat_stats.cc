@@ -85,6 +85,163 @@ void push_unique(std::vector<std::string>* out, std::set<std::string>* seen, con
   if (seen->insert(s).second) out->push_back(s);
 }
 
+// One run's phase as the repeat block lists it: status, reason, metrics and each check's value.
+json phase_record(const PhaseReport& p) {
+  json checks = json::array();
+  for (const auto& c : p.checks) {
+    checks.push_back(
+        {{"name", c.name}, {"value", c.has_value ? json(c.value) : json(nullptr)}, {"passed", c.passed}});
+  }
+  return {{"name", p.name},
+          {"status", phase_status_text(p.status)},
+          {"reason", p.reason},
+          {"metrics", p.metrics},
+          {"checks", checks}};
+}
+
+// Every run's record, numbered from 1; *duration: the runs' durations summed.
+json run_records(const std::vector<Report>& runs, double* duration) {
+  json records = json::array();
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const Report& r = runs[k];
+    *duration += r.run.value("duration_s", 0.0);
+    json rec = run_record(r);
+    rec["index"] = k + 1;
+    json phases = json::array();
+    for (const auto& p : r.phases) phases.push_back(phase_record(p));
+    rec["phases"] = phases;
+    records.push_back(rec);
+  }
+  return records;
+}
+
+// What one phase's runs say together: the worst status (interrupted, then error, then skipped in every run,
+// then failed on its own), its reason tagged with the run, the mean wall and setup times, each warning
+// once, and every metric name in the order first seen.
+struct PhaseRuns {
+  bool any_error = false, any_interrupted = false, all_skipped = true;
+  std::string error_reason, interrupt_reason, skip_reason, failure_reason;
+  std::vector<std::string> metric_order;
+  double seconds = 0, setup = 0;
+  size_t present = 0, with_setup = 0;
+};
+
+void note_status(const PhaseReport& rp, const std::string& tag, PhaseRuns* a) {
+  switch (rp.status) {
+    case PhaseStatus::kError:
+      if (!a->any_error) a->error_reason = tag + rp.reason;
+      a->any_error = true;
+      break;
+    case PhaseStatus::kInterrupted:
+      if (!a->any_interrupted) a->interrupt_reason = tag + rp.reason;
+      a->any_interrupted = true;
+      break;
+    case PhaseStatus::kSkipped:
+      a->skip_reason = rp.reason;
+      break;
+    case PhaseStatus::kFailed:  // with a reason: failed on its own (verification), not by a check
+      if (a->failure_reason.empty() && !rp.reason.empty()) a->failure_reason = tag + rp.reason;
+      break;
+    default:
+      break;
+  }
+  a->all_skipped = a->all_skipped && rp.status == PhaseStatus::kSkipped;
+}
+
+PhaseRuns gather_phase_runs(const std::vector<Report>& runs, const std::string& name, PhaseReport* p) {
+  PhaseRuns a;
+  std::set<std::string> metric_seen;
+  std::set<std::string> seen_warnings;
+  for (size_t k = 0; k < runs.size(); ++k) {
+    const PhaseReport* rp = find_phase(runs[k], name);
+    if (rp == nullptr) continue;
+    ++a.present;
+    a.seconds += rp->seconds;
+    if (rp->setup_seconds) {
+      a.setup += *rp->setup_seconds;
+      ++a.with_setup;
+    }
+    note_status(*rp, runs.size() > 1 ? "run " + std::to_string(k + 1) + ": " : "", &a);
+    for (const auto& w : rp->warnings) push_unique(&p->warnings, &seen_warnings, w);
+    for (const auto& [metric, v] : rp->metrics.items()) {
+      if (metric_seen.insert(metric).second) a.metric_order.push_back(metric);
+    }
+  }
+  return a;
+}
+
+void set_times_and_status(const PhaseRuns& a, PhaseReport* p) {
+  p->seconds = a.present > 0 ? a.seconds / static_cast<double>(a.present) : 0;
+  if (a.with_setup > 0) p->setup_seconds = a.setup / static_cast<double>(a.with_setup);
+  if (a.any_interrupted) {
+    p->status = PhaseStatus::kInterrupted;
+    p->reason = a.interrupt_reason;
+  } else if (a.any_error) {
+    p->status = PhaseStatus::kError;
+    p->reason = a.error_reason;
+  } else if (a.all_skipped && a.present > 0) {
+    p->status = PhaseStatus::kSkipped;
+    p->reason = a.skip_reason;
+  } else if (!a.failure_reason.empty()) {
+    p->status = PhaseStatus::kFailed;
+    p->reason = a.failure_reason;
+  }
+}
+
+// Each metric's mean over the runs that measured it (finite numbers only) into p->metrics; returns their
+// statistics by name.
+json metric_means(const std::vector<Report>& runs, const std::string& name,
+                  const std::vector<std::string>& metric_order, PhaseReport* p) {
+  json stats = json::object();
+  for (const auto& metric : metric_order) {
+    std::vector<double> values;
+    for (const auto& r : runs) {
+      const PhaseReport* rp = find_phase(r, name);
+      if (rp == nullptr || !rp->metrics.contains(metric)) continue;
+      const json& v = rp->metrics[metric];
+      if (v.is_number() && std::isfinite(v.get<double>())) values.push_back(v.get<double>());
+    }
+    if (values.empty()) continue;
+    const MetricStats s = compute_stats(values);
+    p->metrics[metric] = s.mean;
+    stats[metric] = stats_to_json(s);
+  }
+  return stats;
+}
+
+// The last run's checks, judged again on the means.
+void judge_checks(const PhaseReport& last, PhaseReport* p) {
+  for (const auto& lc : last.checks) {
+    CheckResult c = lc;
+    // A measured metric is shown even when the phase did not pass; it passes only when the phase did.
+    const bool measured = p->metrics.contains(lc.metric) && p->metrics[lc.metric].is_number();
+    c.has_value = measured;
+    c.value = measured ? p->metrics[lc.metric].get<double>() : 0;
+    c.passed = measured && p->status == PhaseStatus::kPassed && op_passes(lc.op, c.value, lc.threshold);
+    p->checks.push_back(std::move(c));
+  }
+}
+
+// The phase named as the last run's lp, over every run: means, worst status, the last run's details.
+PhaseReport aggregate_phase(const std::vector<Report>& runs, const PhaseReport& lp) {
+  PhaseReport p;
+  p.name = lp.name;
+  p.kind = lp.kind;
+  p.params = lp.params;
+  p.details = lp.details;
+  const PhaseRuns a = gather_phase_runs(runs, lp.name, &p);
+  set_times_and_status(a, &p);
+  const json stats = metric_means(runs, lp.name, a.metric_order, &p);
+  if (!p.details.is_object()) p.details = json::object();
+  p.details["repeat"] = {{"runs", runs.size()},
+                         {"stats", stats},
+                         {"note",
+                          "metrics are means over the runs; the other details (histograms, series, "
+                          "per-rank figures) are the last run's"}};
+  judge_checks(lp, &p);
+  return p;
+}
+
 }  // namespace
 
 Report aggregate_repeats(const std::vector<Report>& runs, const Report* warmup, int requested) {
@@ -97,28 +254,7 @@ Report aggregate_repeats(const std::vector<Report>& runs, const Report* warmup, 
   out.run = runs.front().run;
 
   double duration = 0;
-  json records = json::array();
-  for (size_t k = 0; k < runs.size(); ++k) {
-    const Report& r = runs[k];
-    duration += r.run.value("duration_s", 0.0);
-    json rec = run_record(r);
-    rec["index"] = k + 1;
-    json phases = json::array();
-    for (const auto& p : r.phases) {
-      json checks = json::array();
-      for (const auto& c : p.checks) {
-        checks.push_back(
-            {{"name", c.name}, {"value", c.has_value ? json(c.value) : json(nullptr)}, {"passed", c.passed}});
-      }
-      phases.push_back({{"name", p.name},
-                        {"status", phase_status_text(p.status)},
-                        {"reason", p.reason},
-                        {"metrics", p.metrics},
-                        {"checks", checks}});
-    }
-    rec["phases"] = phases;
-    records.push_back(rec);
-  }
+  const json records = run_records(runs, &duration);
   out.run["duration_s"] = duration;
   out.run["repeat"] = {{"count", requested},
                        {"completed", runs.size()},
@@ -126,105 +262,10 @@ Report aggregate_repeats(const std::vector<Report>& runs, const Report* warmup, 
                        {"runs", records}};
 
   std::set<std::string> seen_warnings;
-  for (size_t k = 0; k < runs.size(); ++k) {
-    for (const auto& w : runs[k].warnings) push_unique(&out.warnings, &seen_warnings, w);
+  for (const Report& r : runs) {
+    for (const auto& w : r.warnings) push_unique(&out.warnings, &seen_warnings, w);
   }
-
-  for (const auto& lp : last.phases) {
-    PhaseReport p;
-    p.name = lp.name;
-    p.kind = lp.kind;
-    p.params = lp.params;
-    p.details = lp.details;
-    bool any_error = false, any_interrupted = false, all_skipped = true;
-    std::string error_reason, interrupt_reason, skip_reason, failure_reason;
-    std::vector<std::string> metric_order;
-    std::set<std::string> metric_seen;
-    std::set<std::string> seen_phase_warnings;
-    double seconds = 0, setup = 0;
-    size_t present = 0, with_setup = 0;
-    for (size_t k = 0; k < runs.size(); ++k) {
-      const PhaseReport* rp = find_phase(runs[k], lp.name);
-      if (rp == nullptr) continue;
-      ++present;
-      seconds += rp->seconds;
-      if (rp->setup_seconds) {
-        setup += *rp->setup_seconds;
-        ++with_setup;
-      }
-      const std::string tag = runs.size() > 1 ? "run " + std::to_string(k + 1) + ": " : "";
-      switch (rp->status) {
-        case PhaseStatus::kError:
-          if (!any_error) error_reason = tag + rp->reason;
-          any_error = true;
-          break;
-        case PhaseStatus::kInterrupted:
-          if (!any_interrupted) interrupt_reason = tag + rp->reason;
-          any_interrupted = true;
-          break;
-        case PhaseStatus::kSkipped:
-          skip_reason = rp->reason;
-          break;
-        case PhaseStatus::kFailed:  // with a reason: failed on its own (verification), not by a check
-          if (failure_reason.empty() && !rp->reason.empty()) failure_reason = tag + rp->reason;
-          break;
-        default:
-          break;
-      }
-      all_skipped = all_skipped && rp->status == PhaseStatus::kSkipped;
-      for (const auto& w : rp->warnings) push_unique(&p.warnings, &seen_phase_warnings, w);
-      for (const auto& [name, v] : rp->metrics.items()) {
-        if (metric_seen.insert(name).second) metric_order.push_back(name);
-      }
-    }
-    p.seconds = present > 0 ? seconds / static_cast<double>(present) : 0;
-    if (with_setup > 0) p.setup_seconds = setup / static_cast<double>(with_setup);
-    if (any_interrupted) {
-      p.status = PhaseStatus::kInterrupted;
-      p.reason = interrupt_reason;
-    } else if (any_error) {
-      p.status = PhaseStatus::kError;
-      p.reason = error_reason;
-    } else if (all_skipped && present > 0) {
-      p.status = PhaseStatus::kSkipped;
-      p.reason = skip_reason;
-    } else if (!failure_reason.empty()) {
-      p.status = PhaseStatus::kFailed;
-      p.reason = failure_reason;
-    }
-
-    json stats = json::object();
-    for (const auto& name : metric_order) {
-      std::vector<double> values;
-      for (const auto& r : runs) {
-        const PhaseReport* rp = find_phase(r, lp.name);
-        if (rp == nullptr || !rp->metrics.contains(name)) continue;
-        const json& v = rp->metrics[name];
-        if (v.is_number() && std::isfinite(v.get<double>())) values.push_back(v.get<double>());
-      }
-      if (values.empty()) continue;
-      const MetricStats s = compute_stats(values);
-      p.metrics[name] = s.mean;
-      stats[name] = stats_to_json(s);
-    }
-    if (!p.details.is_object()) p.details = json::object();
-    p.details["repeat"] = {{"runs", runs.size()},
-                           {"stats", stats},
-                           {"note",
-                            "metrics are means over the runs; the other details (histograms, series, "
-                            "per-rank figures) are the last run's"}};
-
-    for (const auto& lc : lp.checks) {
-      CheckResult c = lc;
-      // A measured metric is shown even when the phase did not pass; it passes only when the phase did.
-      const bool measured = p.metrics.contains(lc.metric) && p.metrics[lc.metric].is_number();
-      c.has_value = measured;
-      c.value = measured ? p.metrics[lc.metric].get<double>() : 0;
-      c.passed = measured && p.status == PhaseStatus::kPassed && op_passes(lc.op, c.value, lc.threshold);
-      p.checks.push_back(std::move(c));
-    }
-    out.phases.push_back(std::move(p));
-  }
+  for (const auto& lp : last.phases) out.phases.push_back(aggregate_phase(runs, lp));
   finalize_verdict(&out);
   return out;
 }
