@@ -49,98 +49,83 @@ class PreparePhase final : public Phase {
   Status run(PhaseContext& ctx, PhaseResult* result) override;
 
  private:
+  // The phase's folders below ctx.phase_name, by name.
+  struct Folders {
+    std::string raw, raw_data, shards;
+  };
+
+  Status make_folders(PhaseContext& ctx, const Folders& f) const;
+  Status generate_raw(PhaseContext& ctx, const Folders& f, const DatasetLayout& layout,
+                      PrepareRankReport* local) const;
+  Status run_pipeline(PhaseContext& ctx, const Folders& f, const DatasetLayout& layout,
+                      std::vector<uint64_t> samples, PrepareRankReport* local) const;
+  void describe(const PhaseContext& ctx, const DatasetLayout& layout, PhaseResult* result) const;
+
   PrepareParams p_;
 };
 
-Status PreparePhase::run(PhaseContext& ctx, PhaseResult* result) {
-  const uint64_t start = now_ns();
+// Every rank makes the folders (one that exists is fine), so none waits on another.
+Status PreparePhase::make_folders(PhaseContext& ctx, const Folders& f) const {
+  Status mine = ctx.store->make_folder(ctx.phase_name);
+  for (const std::string& folder : {f.raw, f.raw_data, f.shards}) {
+    if (mine.ok()) mine = ctx.store->make_folder(folder);
+  }
+  return agree(ctx.comm, mine);
+}
+
+// The raw dataset, timed on its own (generate_seconds), from a barrier to the agreement that every rank
+// finished; then, for buffered reads, this rank's files' cached pages dropped and what stays counted (cold:
+// the raw files arrived long ago). O_DIRECT reads come from the device whatever is cached, and the pass
+// costs a few calls per small file: it is skipped.
+Status PreparePhase::generate_raw(PhaseContext& ctx, const Folders& f, const DatasetLayout& layout,
+                                  PrepareRankReport* local) const {
   Comm& comm = ctx.comm;
-  const int rank = comm.rank();
-  const int ranks = comm.size();
-  Store& store = *ctx.store;
-  const DatasetLayout layout(p_.dataset);
-  const std::string raw = join_store_path(ctx.phase_name, kRawFolder);
-  const std::string raw_data = join_store_path(raw, kDataFolder);
-  const std::string shards = join_store_path(ctx.phase_name, kShardFolder);
-  PrepareRankReport local;
+  Status st = comm.barrier();
+  if (!st.ok()) return st;
+  const uint64_t g0 = now_ns();
+  GenerateOptions go;
+  go.rank = comm.rank();
+  go.ranks = comm.size();
+  go.threads = p_.pipeline.readers;
+  go.stop = &ctx.stop;
+  go.progress = &ctx.progress.done_bytes;
+  uint64_t written = 0;
+  st = agree(comm, generate_dataset_part(*ctx.store, f.raw_data, layout, go, &written));
+  local->generate_seconds = static_cast<double>(now_ns() - g0) * 1e-9;
+  if (!st.ok() || p_.pipeline.direct) return st;
+  CacheCounts cc;
+  Status pass = dataset_cache_pass(*ctx.store, f.raw_data, layout, static_cast<uint64_t>(comm.rank()),
+                                   static_cast<uint64_t>(comm.size()), p_.drop_cache, &cc);
+  local->cache_bytes = cc.bytes;
+  local->resident_bytes = cc.resident_bytes;
+  local->drop_error = cc.drop_error;
+  return agree(comm, pass);
+}
 
-  // Folders: every rank makes them (one that exists is fine), so none waits on another.
-  Status mine = store.make_folder(ctx.phase_name);
-  for (const std::string& f : {raw, raw_data, shards}) {
-    if (mine.ok()) mine = store.make_folder(f);
-  }
-  Status st = agree(comm, mine);
-  // This rank's files, for generation's progress and the pipeline's.
-  std::vector<uint64_t> samples;
-  for (uint64_t f = static_cast<uint64_t>(rank); f < layout.num_files(); f += static_cast<uint64_t>(ranks)) {
-    samples.push_back(f);
-  }
-  ctx.progress.total_bytes.store(layout.total_bytes() / static_cast<uint64_t>(ranks) * 2);
+// The timed pipeline over this rank's samples, into its shards.
+Status PreparePhase::run_pipeline(PhaseContext& ctx, const Folders& f, const DatasetLayout& layout,
+                                  std::vector<uint64_t> samples, PrepareRankReport* local) const {
+  std::string engine;
+  Status s = engine_for_store(*ctx.store, p_.engine, &engine);
+  PipelineIo io;
+  io.store = ctx.store;
+  io.raw_data = f.raw_data;
+  io.layout = &layout;
+  io.samples = std::move(samples);
+  io.out_folder = f.shards;
+  io.shard_prefix = "r" + std::to_string(ctx.comm.rank()) + "-";
+  io.make_engine = [&ctx, engine](const EngineOptions& eo, std::unique_ptr<Engine>* out) {
+    return make_phase_engine(ctx, engine, eo, out);
+  };
+  io.stop = &ctx.stop;
+  io.progress = &ctx.progress.done_bytes;
+  if (s.ok()) s = run_prepare_pipeline(p_.pipeline, io, &local->figures);
+  return s;
+}
 
-  // The raw dataset, timed on its own: a barrier to the agreement that every rank finished.
-  if (st.ok()) st = comm.barrier();
-  if (st.ok()) {
-    const uint64_t g0 = now_ns();
-    GenerateOptions go;
-    go.rank = rank;
-    go.ranks = ranks;
-    go.threads = p_.pipeline.readers;
-    go.stop = &ctx.stop;
-    go.progress = &ctx.progress.done_bytes;
-    uint64_t written = 0;
-    st = agree(comm, generate_dataset_part(store, raw_data, layout, go, &written));
-    local.generate_seconds = static_cast<double>(now_ns() - g0) * 1e-9;
-  }
-  // Cold: the raw files arrived long ago. Buffered reads: drop this rank's files' cached pages and count
-  // what stays. O_DIRECT reads come from the device whatever is cached, and the pass costs a few calls
-  // per small file: it is skipped.
-  if (st.ok() && !p_.pipeline.direct) {
-    CacheCounts cc;
-    Status pass = dataset_cache_pass(store, raw_data, layout, static_cast<uint64_t>(rank),
-                                     static_cast<uint64_t>(ranks), p_.drop_cache, &cc);
-    local.cache_bytes = cc.bytes;
-    local.resident_bytes = cc.resident_bytes;
-    local.drop_error = cc.drop_error;
-    st = agree(comm, pass);
-  }
-
-  // The pipeline, from a barrier: every rank starts together.
-  if (st.ok()) st = comm.barrier();
-  // The folders, the raw dataset (generate_seconds) and the cache pass.
-  add_setup(result, start, now_ns());
-  if (st.ok()) {
-    std::string engine;
-    Status s = engine_for_store(store, p_.engine, &engine);
-    PipelineIo io;
-    io.store = &store;
-    io.raw_data = raw_data;
-    io.layout = &layout;
-    io.samples = std::move(samples);
-    io.out_folder = shards;
-    io.shard_prefix = "r" + std::to_string(rank) + "-";
-    io.make_engine = [&ctx, engine](const EngineOptions& eo, std::unique_ptr<Engine>* out) {
-      return make_phase_engine(ctx, engine, eo, out);
-    };
-    io.stop = &ctx.stop;
-    io.progress = &ctx.progress.done_bytes;
-    if (s.ok()) s = run_prepare_pipeline(p_.pipeline, io, &local.figures);
-    st = s;
-  }
-  // Every rank is done with the folder before rank 0 removes it. When stopping, the run folder's
-  // removal after the report takes the files: results go out first.
-  st.update(comm.barrier());
-  if (!ctx.keep && !ctx.stop.load() && rank == 0) {
-    Status rm = store.remove_tree(ctx.phase_name);
-    if (st.ok() && !rm.ok()) st = rm;
-  }
-
-  local.status = st;
-  std::vector<PrepareRankReport> all;
-  Status g = gather_to_root(comm, local, &all);
-  if (!g.ok()) return g;
-  if (rank != 0) return st;
-  Status worst = st;
-  summarize_prepare(all, result, &worst);
+// Rank 0's report beyond the figures: what was not measured, the dataset, the pipeline, the warning for
+// buffered writes.
+void PreparePhase::describe(const PhaseContext& ctx, const DatasetLayout& layout, PhaseResult* result) const {
   if (p_.pipeline.direct) result->metrics.erase("cache_resident_fraction");
   if (!engine_moves_data(p_.engine)) {
     // Nothing was read, so nothing was verified: not a 0 that was never measured.
@@ -172,6 +157,50 @@ Status PreparePhase::run(PhaseContext& ctx, PhaseResult* result) {
         "fsync" +
         std::string(c.fsync ? "" : " (fsync: false: never)"));
   }
+}
+
+Status PreparePhase::run(PhaseContext& ctx, PhaseResult* result) {
+  const uint64_t start = now_ns();
+  Comm& comm = ctx.comm;
+  const int rank = comm.rank();
+  const int ranks = comm.size();
+  const DatasetLayout layout(p_.dataset);
+  Folders f;
+  f.raw = join_store_path(ctx.phase_name, kRawFolder);
+  f.raw_data = join_store_path(f.raw, kDataFolder);
+  f.shards = join_store_path(ctx.phase_name, kShardFolder);
+  PrepareRankReport local;
+
+  Status st = make_folders(ctx, f);
+  // This rank's files, for generation's progress and the pipeline's.
+  std::vector<uint64_t> samples;
+  for (uint64_t i = static_cast<uint64_t>(rank); i < layout.num_files(); i += static_cast<uint64_t>(ranks)) {
+    samples.push_back(i);
+  }
+  ctx.progress.total_bytes.store(layout.total_bytes() / static_cast<uint64_t>(ranks) * 2);
+  if (st.ok()) st = generate_raw(ctx, f, layout, &local);
+
+  // The pipeline, from a barrier: every rank starts together.
+  if (st.ok()) st = comm.barrier();
+  // The folders, the raw dataset (generate_seconds) and the cache pass.
+  add_setup(result, start, now_ns());
+  if (st.ok()) st = run_pipeline(ctx, f, layout, std::move(samples), &local);
+  // Every rank is done with the folder before rank 0 removes it. When stopping, the run folder's
+  // removal after the report takes the files: results go out first.
+  st.update(comm.barrier());
+  if (!ctx.keep && !ctx.stop.load() && rank == 0) {
+    Status rm = ctx.store->remove_tree(ctx.phase_name);
+    if (st.ok() && !rm.ok()) st = rm;
+  }
+
+  local.status = st;
+  std::vector<PrepareRankReport> all;
+  Status g = gather_to_root(comm, local, &all);
+  if (!g.ok()) return g;
+  if (rank != 0) return st;
+  Status worst = st;
+  summarize_prepare(all, result, &worst);
+  describe(ctx, layout, result);
   return worst;
 }
 
