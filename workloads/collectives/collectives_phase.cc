@@ -64,7 +64,12 @@ class CollectivesPhase final : public Phase {
 
  private:
   Status pick_backend(Comm& comm, BackendChoice* choice, int* device, LocalRank* local) const;
+  std::string skip_reason(const BackendChoice& choice, int ranks) const;
   Status check_host_memory(const Collectives& coll, const LocalRank& local, int ranks) const;
+  Status measure(Collectives& coll, PhaseContext& ctx, const StepSchedule& ddp, const StepSchedule& fsdp,
+                 RankResults* mine) const;
+  Status report(const BackendChoice& choice, const std::string& described, const StepSchedule& ddp,
+                const StepSchedule& fsdp, int ranks, std::vector<RankResults> all, PhaseResult* result) const;
 
   CollectivesParams p_;
 };
@@ -107,89 +112,67 @@ Status CollectivesPhase::check_host_memory(const Collectives& coll, const LocalR
                          " is available; lower max_bytes, or params per layer (more layers)");
 }
 
-Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
-  const uint64_t start = now_ns();
+// Why this run cannot say anything, or "": one rank runs on NCCL, as nccl-tests does on one GPU (the data
+// check still holds, and busbw is 0 wherever the bus factor is (n-1)-based: details.sweep.bus_factor says
+// so per op); host memory over MPI needs two ranks.
+std::string CollectivesPhase::skip_reason(const BackendChoice& choice, int ranks) const {
+  if (!choice.skip.empty()) return choice.skip;
+  if (ranks < 2 && choice.backend != "nccl") return "needs >= 2 ranks";
+  if (p_.runs_sweep() && choice.backend == "mpi" && dtype_is_float8(p_.sweep.dtype)) {
+    return std::string(dtype_name(p_.sweep.dtype)) +
+           " needs the nccl backend: MPI has no 8-bit float type (" + choice.reason + ")";
+  }
+  return "";
+}
+
+// The timed part on every rank: the sweep, then the DDP and FSDP steps that the mode asks for.
+Status CollectivesPhase::measure(Collectives& coll, PhaseContext& ctx, const StepSchedule& ddp,
+                                 const StepSchedule& fsdp, RankResults* mine) const {
   Comm& comm = ctx.comm;
   const int ranks = comm.size();
-  BackendChoice choice;
-  int device = -1;
-  LocalRank local;
-  Status st = pick_backend(comm, &choice, &device, &local);
-  if (!st.ok()) return st;
-  if (!choice.skip.empty()) {
-    result->skip_reason = choice.skip;
-    return Status::Ok();
-  }
-  // One rank runs on NCCL, as nccl-tests does on one GPU: the data check still holds, and busbw is 0
-  // wherever the bus factor is (n-1)-based (details.sweep.bus_factor says so per op). Host memory
-  // over MPI needs two ranks to say anything.
-  if (ranks < 2 && choice.backend != "nccl") {
-    result->skip_reason = "needs >= 2 ranks";
-    return Status::Ok();
-  }
-  if (p_.runs_sweep() && choice.backend == "mpi" && dtype_is_float8(p_.sweep.dtype)) {
-    result->skip_reason = std::string(dtype_name(p_.sweep.dtype)) +
-                          " needs the nccl backend: MPI has no 8-bit float type (" + choice.reason + ")";
-    return Status::Ok();
-  }
-  if (p_.runs_sweep() && p_.sweep.root >= ranks) {
-    return Status::Invalid("root " + std::to_string(p_.sweep.root) + " is not a rank: there are " +
-                           std::to_string(ranks) + " ranks");
-  }
-
-  std::unique_ptr<Collectives> coll;
-  st = make_collectives(choice.backend, comm, device, &coll);
-  if (st.ok()) st = check_host_memory(*coll, local, ranks);
-  st = agree_to_continue(comm, st, ctx.stop);
-  add_setup(result, start, now_ns());  // the backend chosen, its communicator made, every rank agreed
-  if (!st.ok()) return st;
-
-  RankResults mine;
-  const StepSchedule ddp = ddp_step(p_.model, p_.ddp);
-  const StepSchedule fsdp = fsdp_step(p_.model, p_.fsdp, ranks);
-  if (p_.runs_sweep()) {
-    st = run_sweep(*coll, comm, p_.sweep, ctx.stop, &ctx.progress, &mine.sweep);
-  }
+  Status st;
+  if (p_.runs_sweep()) st = run_sweep(coll, comm, p_.sweep, ctx.stop, &ctx.progress, &mine->sweep);
   for (const auto& [schedule, wanted, timings] :
-       {std::tuple{&ddp, p_.runs_ddp(), &mine.ddp}, std::tuple{&fsdp, p_.runs_fsdp(), &mine.fsdp}}) {
+       {std::tuple{&ddp, p_.runs_ddp(), &mine->ddp}, std::tuple{&fsdp, p_.runs_fsdp(), &mine->fsdp}}) {
     if (!wanted || !st.ok()) continue;
     const double per_step = schedule_bytes_per_rank(*schedule, ranks);
     ctx.progress.total_bytes.fetch_add(static_cast<uint64_t>(per_step) * static_cast<uint64_t>(p_.steps));
-    st = run_steps(*coll, comm, *schedule, p_.warmup_steps, p_.steps, ctx.stop, timings);
+    st = run_steps(coll, comm, *schedule, p_.warmup_steps, p_.steps, ctx.stop, timings);
     ctx.progress.done_bytes.fetch_add(static_cast<uint64_t>(per_step) * timings->size());
   }
-  mine.status = st;
-  const std::string described = coll->describe();
-  coll.reset();
+  return st;
+}
 
-  std::vector<RankResults> all;
-  Status g = gather_to_root(comm, mine, &all);
-  if (!g.ok()) return g;
-  if (comm.rank() != 0) return st;
-
-  // Rank 0. A rank's failure reaches the others as "rank N failed": report the first error a rank
-  // saw itself, before an interruption, before those echoes.
+// A rank's failure reaches the others as "rank N failed": the first error a rank saw itself, before an
+// interruption, before those echoes.
+Status first_own_error(const std::vector<RankResults>& all) {
   Status worst;
   int worst_class = 3;  // 0 own error, 1 interrupted, 2 echo, 3 none
+  for (size_t r = 0; r < all.size(); ++r) {
+    if (all[r].status.ok()) continue;
+    const std::string err = all[r].status.message();
+    const bool echo = err.starts_with("rank ") && err.ends_with(" failed");
+    const int cls = all[r].status.code() == Status::Code::kInterrupted ? 1 : echo ? 2 : 0;
+    if (cls < worst_class) {
+      worst_class = cls;
+      worst = cls == 1 ? Status::Interrupted(err) : Status::IoError("rank " + std::to_string(r) + ": " + err);
+    }
+  }
+  return worst;
+}
+
+// Rank 0: every rank's figures into the result, with the backend, the model and DDP's buckets; Internal
+// when the ranks' sweeps disagree.
+Status CollectivesPhase::report(const BackendChoice& choice, const std::string& described,
+                                const StepSchedule& ddp, const StepSchedule& fsdp, int ranks,
+                                std::vector<RankResults> all, PhaseResult* result) const {
   std::vector<std::vector<SizeSample>> sweep_ranks;
   std::vector<std::vector<StepTiming>> ddp_ranks, fsdp_ranks;
-  for (size_t r = 0; r < all.size(); ++r) {
-    const std::string err = all[r].status.ok() ? "" : all[r].status.message();
-    const Status::Code code = all[r].status.code();
-    if (!err.empty()) {
-      const bool echo = err.starts_with("rank ") && err.ends_with(" failed");
-      const int cls = code == Status::Code::kInterrupted ? 1 : echo ? 2 : 0;
-      if (cls < worst_class) {
-        worst_class = cls;
-        worst =
-            cls == 1 ? Status::Interrupted(err) : Status::IoError("rank " + std::to_string(r) + ": " + err);
-      }
-    }
-    sweep_ranks.push_back(std::move(all[r].sweep));
-    ddp_ranks.push_back(std::move(all[r].ddp));
-    fsdp_ranks.push_back(std::move(all[r].fsdp));
+  for (RankResults& r : all) {
+    sweep_ranks.push_back(std::move(r.sweep));
+    ddp_ranks.push_back(std::move(r.ddp));
+    fsdp_ranks.push_back(std::move(r.fsdp));
   }
-
   result->details["backend"] = {{"name", choice.backend}, {"reason", choice.reason}, {"device", described}};
   result->details["ranks"] = ranks;
   if (p_.runs_sweep() && !add_sweep_results(sweep_ranks, p_.sweep, result)) {
@@ -212,6 +195,48 @@ Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
     add_step_results("fsdp", fsdp, fsdp_bytes_per_rank_analytic(p_.model, ranks), ranks, fsdp_ranks, result);
   }
   add_ratios(result);
+  return Status::Ok();
+}
+
+Status CollectivesPhase::run(PhaseContext& ctx, PhaseResult* result) {
+  const uint64_t start = now_ns();
+  Comm& comm = ctx.comm;
+  const int ranks = comm.size();
+  BackendChoice choice;
+  int device = -1;
+  LocalRank local;
+  Status st = pick_backend(comm, &choice, &device, &local);
+  if (!st.ok()) return st;
+  if (std::string skip = skip_reason(choice, ranks); !skip.empty()) {
+    result->skip_reason = std::move(skip);
+    return Status::Ok();
+  }
+  if (p_.runs_sweep() && p_.sweep.root >= ranks) {
+    return Status::Invalid("root " + std::to_string(p_.sweep.root) + " is not a rank: there are " +
+                           std::to_string(ranks) + " ranks");
+  }
+
+  std::unique_ptr<Collectives> coll;
+  st = make_collectives(choice.backend, comm, device, &coll);
+  if (st.ok()) st = check_host_memory(*coll, local, ranks);
+  st = agree_to_continue(comm, st, ctx.stop);
+  add_setup(result, start, now_ns());  // the backend chosen, its communicator made, every rank agreed
+  if (!st.ok()) return st;
+
+  RankResults mine;
+  const StepSchedule ddp = ddp_step(p_.model, p_.ddp);
+  const StepSchedule fsdp = fsdp_step(p_.model, p_.fsdp, ranks);
+  st = measure(*coll, ctx, ddp, fsdp, &mine);
+  mine.status = st;
+  const std::string described = coll->describe();
+  coll.reset();
+
+  std::vector<RankResults> all;
+  Status g = gather_to_root(comm, mine, &all);
+  if (!g.ok()) return g;
+  if (comm.rank() != 0) return st;
+  const Status worst = first_own_error(all);
+  if (Status r = report(choice, described, ddp, fsdp, ranks, std::move(all), result); !r.ok()) return r;
   return worst;
 }
 
