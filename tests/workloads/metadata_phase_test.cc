@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -92,15 +93,13 @@ class Recording final : public ForwardingStore {
   std::mutex* mu_;
 };
 
-TEST(MetadataPhase, WithAStrideEachRankStatsAndReadsTheFilesTheOtherRankMadeAndChecksTheirBytes) {
-  TempDir dir("/dev/shm");
+// Two ranks run the metadata phase named "md" with params in dir, each on the POSIX store as wrap(store,
+// rank) wraps it; each rank's status and result land in outcome and results.
+using WrapStore = std::function<std::unique_ptr<Store>(std::unique_ptr<Store>, size_t rank)>;
+void run_two_ranks(const TempDir& dir, const json& params, const WrapStore& wrap,
+                   std::array<Status, 2>* outcome, std::array<PhaseResult, 2>* results) {
   TargetInfo target;
   ASSERT_TRUE(describe_target(dir.path(), &target).ok());
-  const json params = {{"files_per_rank", 30}, {"stride", 1}, {"file_size", 1000}};
-  std::array<std::vector<std::string>, 2> logs;
-  std::array<std::mutex, 2> mus;
-  std::array<Status, 2> outcome;
-  std::array<PhaseResult, 2> results;
   std::atomic<bool> stop{false};
   run_ranks(2, [&](Comm& comm) {
     const auto rank = static_cast<size_t>(comm.rank());
@@ -108,12 +107,27 @@ TEST(MetadataPhase, WithAStrideEachRankStatsAndReadsTheFilesTheOtherRankMadeAndC
     ASSERT_NE(phase, nullptr);
     std::unique_ptr<Store> posix;
     ASSERT_TRUE(open_posix_store(dir.path(), false, &posix).ok());
-    Recording store(std::move(posix), &logs[rank], &mus[rank]);
+    const std::unique_ptr<Store> store = wrap(std::move(posix), rank);
     Progress progress;
     PhaseContext ctx{comm, dir.path(), target, stop, progress, "md", false, nullptr};
-    ctx.store = &store;
-    outcome[rank] = phase->run(ctx, &results[rank]);
+    ctx.store = store.get();
+    (*outcome)[rank] = phase->run(ctx, &(*results)[rank]);
   });
+}
+
+TEST(MetadataPhase, WithAStrideEachRankStatsAndReadsTheFilesTheOtherRankMadeAndChecksTheirBytes) {
+  TempDir dir("/dev/shm");
+  const json params = {{"files_per_rank", 30}, {"stride", 1}, {"file_size", 1000}};
+  std::array<std::vector<std::string>, 2> logs;
+  std::array<std::mutex, 2> mus;
+  std::array<Status, 2> outcome;
+  std::array<PhaseResult, 2> results;
+  run_two_ranks(
+      dir, params,
+      [&](std::unique_ptr<Store> posix, size_t rank) -> std::unique_ptr<Store> {
+        return std::make_unique<Recording>(std::move(posix), &logs[rank], &mus[rank]);
+      },
+      &outcome, &results);
   for (size_t r = 0; r < 2; ++r) ASSERT_TRUE(outcome[r].ok()) << "rank " << r << ": " << outcome[r].message();
   for (size_t r = 0; r < 2; ++r) {
     const std::string other = "md/rank" + std::to_string(1 - r) + "/f." + std::to_string(1 - r) + ".";
@@ -250,8 +264,6 @@ class HoldPastStonewall final : public ForwardingStore {
 
 TEST(MetadataPhase, AStonewallMidCreateWearsOutToTheMostARankMadeAndLaterStepsCountExactlyThoseFiles) {
   TempDir dir("/dev/shm");
-  TargetInfo target;
-  ASSERT_TRUE(describe_target(dir.path(), &target).ok());
   const json params = {{"files_per_rank", 1000},
                        {"stride", 1},
                        {"workers", 2},
@@ -260,19 +272,12 @@ TEST(MetadataPhase, AStonewallMidCreateWearsOutToTheMostARankMadeAndLaterStepsCo
   const std::array<int, 2> hold_from = {10, 25};  // with 2 workers: rank 0 makes 11, rank 1 makes 26
   std::array<Status, 2> outcome;
   std::array<PhaseResult, 2> results;
-  std::atomic<bool> stop{false};
-  run_ranks(2, [&](Comm& comm) {
-    const auto rank = static_cast<size_t>(comm.rank());
-    auto phase = PhaseHarness::parse("metadata", params);
-    ASSERT_NE(phase, nullptr);
-    std::unique_ptr<Store> posix;
-    ASSERT_TRUE(open_posix_store(dir.path(), false, &posix).ok());
-    HoldPastStonewall store(std::move(posix), hold_from[rank], 0.5);
-    Progress progress;
-    PhaseContext ctx{comm, dir.path(), target, stop, progress, "md", false, nullptr};
-    ctx.store = &store;
-    outcome[rank] = phase->run(ctx, &results[rank]);
-  });
+  run_two_ranks(
+      dir, params,
+      [&](std::unique_ptr<Store> posix, size_t rank) -> std::unique_ptr<Store> {
+        return std::make_unique<HoldPastStonewall>(std::move(posix), hold_from[rank], 0.5);
+      },
+      &outcome, &results);
   for (size_t r = 0; r < 2; ++r) ASSERT_TRUE(outcome[r].ok()) << "rank " << r << ": " << outcome[r].message();
   const PhaseResult& r = results[0];
   EXPECT_EQ(metric(r, "stonewall_items"), 11 + 26);
