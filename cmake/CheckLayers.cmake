@@ -1,45 +1,9 @@
-# Fails when a file includes a header from a layer above its own (see
-# Layers.cmake). Run as: cmake -DROOT=src -DLIST=files.txt -DSTAMP=out -P CheckLayers.cmake
-#
-# What each folder may include, by the include's first path components. A
-# folder may always include itself. Inside the platform, the order is
-# core < stats, fs, gpu, telemetry < comm, engines, rdma < s3 (the S3 client and its engine) < store
-# < results < phase.
+# Fails when a file includes a header from a layer above its own, or a phase reaches the filesystem around
+# its Store. The layers and what each folder may include are cmake/LayerTable.cmake's one list.
+# Run as: cmake -DROOT=src -DLIST=files.txt -DSTAMP=out -P CheckLayers.cmake
+# (tests/layers/check_layers_test.cmake plants each kind of violation and sees this fail on it.)
 cmake_minimum_required(VERSION 3.25)
-
-set(core "harness/core")
-set(stats "${core};harness/stats")
-set(fs "${core};harness/fs")
-set(gpu "${core};harness/gpu")
-set(telemetry "${core};harness/telemetry")
-set(comm "${core};harness/gpu;harness/comm")
-set(engines "${core};harness/stats;harness/fs;harness/engines")
-set(rdma "${core};harness/gpu;harness/rdma")
-set(s3 "${core};harness/stats;harness/fs;harness/engines;harness/s3")
-set(store "${core};harness/stats;harness/fs;harness/engines;harness/s3;harness/store")
-set(results "${core};harness/results")
-set(platform "${core};harness/stats;harness/fs;harness/gpu;harness/telemetry;harness/comm;harness/engines;harness/s3;harness/rdma;harness/store;harness/results;harness/phase")
-set(workloads "${platform};workloads")
-set(reports "${workloads};reports")
-set(driver "${reports};driver/suite;driver/targets;driver/runner;driver/cli")
-set(RULE_harness/core "${core}")
-set(RULE_harness/stats "${stats}")
-set(RULE_harness/fs "${fs}")
-set(RULE_harness/gpu "${gpu}")
-set(RULE_harness/telemetry "${telemetry}")
-set(RULE_harness/comm "${comm}")
-set(RULE_harness/engines "${engines}")
-set(RULE_harness/rdma "${rdma}")
-set(RULE_harness/s3 "${s3}")
-set(RULE_harness/store "${store}")
-set(RULE_harness/results "${results}")
-set(RULE_harness/phase "${platform}")
-set(RULE_workloads "${workloads}")
-set(RULE_reports "${reports}")
-set(RULE_driver/suite "${driver}")
-set(RULE_driver/targets "${driver}")
-set(RULE_driver/runner "${driver}")
-set(RULE_driver/cli "${driver}")
+include("${CMAKE_CURRENT_LIST_DIR}/LayerTable.cmake")
 
 # The layer folder a path (relative to ROOT) or an include belongs to.
 function(layer_of path out)
@@ -52,11 +16,66 @@ function(layer_of path out)
   endif()
 endfunction()
 
-# Phases speak to a Store (harness/store/store.h), never to the POSIX namespace: no file in
-# workloads/ may call these.
+# Phases speak to a Store (harness/store/store.h), never to the POSIX namespace nor std::filesystem: no
+# file in workloads/ may call these. A call's path may be any expression (p->dir.c_str(), a literal);
+# member functions of the same name (x.open(), x->stat()) are the Store's and pass.
 set(POSIX_NAMESPACE_CALLS
-  "(^|[^A-Za-z0-9_.>])(openat2?|creat|renameat2?|rename|unlinkat|unlink|mkdirat|mkdir|rmdir|fstatat|lstat|statvfs|fstatvfs|opendir|fdopendir|readdir|fsync|fdatasync|syncfs|flock|linkat|symlinkat|truncate)[ \t]*\\(")
-set(POSIX_PATH_CALLS "(^|[^A-Za-z0-9_.>])(open|stat)[ \t]*\\(([A-Za-z0-9_.]+\\.c_str\\(\\)|\")")
+  "(^|[^A-Za-z0-9_.>])(openat2?|creat|renameat2?|rename|unlinkat|unlink|mkdirat|mkdir|rmdir|fstatat|lstat|statvfs|fstatvfs|opendir|fdopendir|readdir|fsync|fdatasync|syncfs|flock|linkat|symlinkat|truncate|realpath|access)[ \t]*\\(")
+set(POSIX_PATH_CALLS "(^|[^A-Za-z0-9_.>])(open|stat)[ \t]*\\(([^,;]*\\.c_str\\(\\)|\")")
+set(FILESYSTEM_CALLS "std::filesystem|#[ \t]*include[ \t]*<filesystem>")
+
+# Appends to errors_var each line of f (not a comment) that calls around the Store.
+function(check_posix f rel errors_var)
+  set(errors "${${errors_var}}")
+  file(STRINGS "${f}" calls REGEX "${POSIX_NAMESPACE_CALLS}|${POSIX_PATH_CALLS}|${FILESYSTEM_CALLS}")
+  foreach(call IN LISTS calls)
+    string(STRIP "${call}" call)
+    if(call MATCHES "^//")
+      continue()
+    endif()
+    string(APPEND errors "  ${rel} calls the filesystem around its Store (${call}): phases go through the Store (harness/store/store.h); a check at suite-load time belongs in the driver\n")
+  endforeach()
+  set(${errors_var} "${errors}" PARENT_SCOPE)
+endfunction()
+
+# What a phase is lives in its row of the phase table (workloads/phase_table.cc): outside workloads/ no
+# file tests a phase kind by its name, so no string literal there may be one ("checkpoint"). The kinds are
+# the table's `.name = "..."` fields. A literal that means something else on its line says so with the
+# words "not a phase kind" in a comment there (list's "rdma" section).
+set(PHASE_KINDS "")
+if(EXISTS "${ROOT}/workloads/phase_table.cc")
+  file(STRINGS "${ROOT}/workloads/phase_table.cc" name_lines REGEX "\\.name = \"[a-z0-9_]+\"")
+  foreach(line IN LISTS name_lines)
+    if(line MATCHES "\\.name = \"([a-z0-9_]+)\"")
+      list(APPEND PHASE_KINDS "${CMAKE_MATCH_1}")
+    endif()
+  endforeach()
+  if(PHASE_KINDS STREQUAL "")
+    message(FATAL_ERROR "cmake/CheckLayers.cmake: no `.name = \"...\"` row in workloads/phase_table.cc; "
+                        "the phase-literal check reads the phase kinds from there")
+  endif()
+endif()
+string(REPLACE ";" "|" kinds_alt "${PHASE_KINDS}")
+set(PHASE_LITERAL "(^|[^\\\\])\"(${kinds_alt})\"")
+
+# Appends to errors_var each line of f (not a comment, not marked) that holds a phase kind's name as a
+# string literal.
+function(check_phase_literals f rel errors_var)
+  if(PHASE_KINDS STREQUAL "")
+    return()
+  endif()
+  set(errors "${${errors_var}}")
+  file(STRINGS "${f}" hits REGEX "${PHASE_LITERAL}")
+  foreach(hit IN LISTS hits)
+    string(STRIP "${hit}" hit)
+    if(hit MATCHES "^//" OR hit MATCHES "//.*not a phase kind")
+      continue()
+    endif()
+    string(REGEX MATCH "\"(${kinds_alt})\"" lit "${hit}")
+    string(APPEND errors "  ${rel} tests a phase kind by its name (${lit} in: ${hit}): read the kind's row of the phase table (a PhaseKind column, workloads/phase_table.cc) instead; a literal that is no phase kind says \"not a phase kind\" in a comment on its line\n")
+  endforeach()
+  set(${errors_var} "${errors}" PARENT_SCOPE)
+endfunction()
 
 file(READ "${LIST}" files)
 set(errors "")
@@ -67,15 +86,13 @@ foreach(f IN LISTS files)
     continue()
   endif()
   if(NOT DEFINED "RULE_${mine}")
-    string(APPEND errors "  ${rel}: ${mine}/ is in no layer; add it to cmake/CheckLayers.cmake and cmake/Layers.cmake\n")
+    string(APPEND errors "  ${rel}: ${mine}/ is in no layer; add a row for it to cmake/LayerTable.cmake\n")
     continue()
   endif()
   if(mine STREQUAL "workloads")
-    file(STRINGS "${f}" calls REGEX "${POSIX_NAMESPACE_CALLS}|${POSIX_PATH_CALLS}")
-    foreach(call IN LISTS calls)
-      string(STRIP "${call}" call)
-      string(APPEND errors "  ${rel} calls the POSIX namespace (${call}): phases go through the Store (harness/store/store.h)\n")
-    endforeach()
+    check_posix("${f}" "${rel}" errors)
+  else()
+    check_phase_literals("${f}" "${rel}" errors)
   endif()
   set(allowed "${RULE_${mine}}")
   file(STRINGS "${f}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
@@ -93,6 +110,6 @@ foreach(f IN LISTS files)
   endforeach()
 endforeach()
 if(NOT errors STREQUAL "")
-  message(FATAL_ERROR "layering (docs/architecture.md):\n${errors}")
+  message(FATAL_ERROR "layering (docs/architecture.md, cmake/LayerTable.cmake):\n${errors}")
 endif()
 file(WRITE "${STAMP}" "ok\n")

@@ -1,13 +1,21 @@
-# The layers, bottom to top, and what each folder may include. One CMake
-# library per layer, each linking only the layers below it; CheckLayers.cmake
-# runs before any of them compiles and fails the build on an upward include.
-#
-#   platform   harness/{core,stats,fs,gpu,telemetry,comm,engines,s3,rdma,store,results,phase}
-#   workloads  workloads/         the phases (a folder each) and their table
-#   reports    reports/           output formats, compare
-#   driver     driver/{suite,targets,runner,cli}   reads the suite, runs it, writes reports
-set(IOFAB_PLATFORM_DIRS core stats fs gpu telemetry comm engines s3 rdma store results phase)
-set(IOFAB_DRIVER_DIRS suite targets runner cli)
+# The layers, bottom to top, and what each folder may include: cmake/LayerTable.cmake, the one list this
+# file and CheckLayers.cmake both read. One CMake library per layer, each linking only the layers below
+# it; CheckLayers.cmake runs before any of them compiles and fails the build on an upward include.
+# The libraries: platform (harness/*), workloads, reports, driver (driver/*).
+include(${CMAKE_CURRENT_LIST_DIR}/LayerTable.cmake)
+
+# The table's folders, by library: harness/* make the platform, driver/* the driver.
+set(_platform "")
+set(_driver "")
+foreach(folder IN LISTS IOFAB_LAYER_FOLDERS)
+  if(folder MATCHES "^harness/")
+    list(APPEND _platform ${folder})
+  elseif(folder MATCHES "^driver/")
+    list(APPEND _driver ${folder})
+  elseif(NOT folder MATCHES "^(workloads|reports)$")
+    message(FATAL_ERROR "cmake/LayerTable.cmake: ${folder} belongs to no library (cmake/Layers.cmake)")
+  endif()
+endforeach()
 
 # Sources of the given folders (harness/<sub>, driver/<sub>, workloads, reports), backends filtered out.
 function(iofab_layer_sources out)
@@ -28,14 +36,6 @@ function(iofab_layer_sources out)
   set(${out} ${srcs} PARENT_SCOPE)
 endfunction()
 
-set(_platform "")
-foreach(d IN LISTS IOFAB_PLATFORM_DIRS)
-  list(APPEND _platform harness/${d})
-endforeach()
-set(_driver "")
-foreach(d IN LISTS IOFAB_DRIVER_DIRS)
-  list(APPEND _driver driver/${d})
-endforeach()
 iofab_layer_sources(IOFAB_PLATFORM_SOURCES ${_platform})
 iofab_layer_sources(IOFAB_WORKLOADS_SOURCES workloads)
 iofab_layer_sources(IOFAB_REPORTS_SOURCES reports)
@@ -54,6 +54,7 @@ add_custom_command(
   COMMAND ${CMAKE_COMMAND} -DROOT=${PROJECT_SOURCE_DIR} -DLIST=${_list}
           -DSTAMP=${CMAKE_CURRENT_BINARY_DIR}/layers.checked -P ${PROJECT_SOURCE_DIR}/cmake/CheckLayers.cmake
   DEPENDS ${IOFAB_LAYERED_FILES} ${PROJECT_SOURCE_DIR}/cmake/CheckLayers.cmake
+          ${PROJECT_SOURCE_DIR}/cmake/LayerTable.cmake
   COMMENT "Checking that no file includes a layer above its own"
   VERBATIM)
 add_custom_target(iofab_layer_check DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/layers.checked)

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "harness/core/units.h"
+#include "harness/results/find_phase.h"
 #include "reports/console_report.h"
 #include "reports/reducibility_check.h"
 #include "reports/repeat_stats.h"
@@ -74,15 +75,10 @@ bool wanted(const CompareOptions& opts, const std::string& phase, const std::str
   return false;
 }
 
-const PhaseReport* find_phase(const Report& r, const std::string& name) {
-  for (const auto& p : r.phases) {
-    if (p.name == name) return &p;
-  }
-  return nullptr;
-}
-
 std::string percent(double change) {
-  if (!std::isfinite(change)) return change > 0 ? "+inf%" : "-inf%";
+  // Only a baseline of 0 gives no finite change (judge keeps the rest finite).
+  if (std::isnan(change)) return "n/a";
+  if (!std::isfinite(change)) return change > 0 ? "up from 0" : "down from 0";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%+.1f%%", change * 100);
   return buf;
@@ -113,8 +109,9 @@ std::vector<std::string> suite_differences(const Report& b, const Report& c) {
 void judge(double tolerance, MetricComparison* m) {
   const double b = *m->baseline, c = *m->current;
   const double d = c - b;
-  m->change =
-      b != 0 ? d / std::fabs(b) : (d == 0 ? 0.0 : std::copysign(std::numeric_limits<double>::infinity(), d));
+  // c - b overflows when the two lie near opposite ends of a double's range: c/|b| - b/|b| does not.
+  const double rel = std::isfinite(d) ? d / std::fabs(b) : c / std::fabs(b) - std::copysign(1.0, b);
+  m->change = b != 0 ? rel : (d == 0 ? 0.0 : std::copysign(std::numeric_limits<double>::infinity(), d));
   m->tolerance_abs = tolerance * std::fabs(b);
   const size_t nb = m->baseline_runs, nc = m->current_runs;
   const double vb = m->baseline_stdev * m->baseline_stdev, vc = m->current_stdev * m->current_stdev;
@@ -199,6 +196,127 @@ std::string nothing_compared(const std::string& base_src, const std::string& cur
          "; a comparison of nothing cannot pass: compare reports whose phases ran";
 }
 
+// Why the two reports are not like with like (schema, suite): a refusal, or notes under --force.
+Status refuse_unlike(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& opts,
+                     Comparison* cmp) {
+  std::vector<std::string> refusals;
+  if (baseline.schema_version != current.schema_version) {
+    refusals.push_back("different report schema versions: baseline " +
+                       std::to_string(baseline.schema_version) + ", current " +
+                       std::to_string(current.schema_version));
+  }
+  for (auto& d : suite_differences(baseline.report, current.report)) refusals.push_back(std::move(d));
+  if (refusals.empty()) return Status::Ok();
+  if (!opts.force) {
+    std::string msg = "cannot compare " + baseline.source + " with " + current.source + ":";
+    for (const auto& r : refusals) msg += "\n  " + r;
+    msg += "\ncompare only like with like, or pass --force to compare what matches by name anyway";
+    return Status::Invalid(msg);
+  }
+  for (const auto& r : refusals) cmp->notes.push_back("--force: " + r);
+  return Status::Ok();
+}
+
+// The report's first host's name; "" for none.
+std::string first_hostname(const Report& r) {
+  if (r.cluster.is_object() && r.cluster.contains("hosts") && r.cluster["hosts"].is_array() &&
+      !r.cluster["hosts"].empty() && r.cluster["hosts"][0].is_object()) {
+    return r.cluster["hosts"][0].value("hostname", "");
+  }
+  return "";
+}
+
+// The baseline's phases in order, then the current report's that the baseline lacks.
+std::vector<std::string> phase_names_of(const Report& B, const Report& C) {
+  std::vector<std::string> names;
+  for (const auto& p : B.phases) names.push_back(p.name);
+  for (const auto& p : C.phases) {
+    if (find_phase(B, p.name) == nullptr) names.push_back(p.name);
+  }
+  return names;
+}
+
+// Why phase name's figures are not compared ("" when they are): a side that did not run to a verdict.
+// Skipped on both sides: nothing was measured on either, nothing is lost. Otherwise a phase that did not
+// run to a verdict fails the compare, whichever side it is on.
+std::string unusable_phase(const std::string& name, const PhaseReport* bp, const PhaseReport* cp,
+                           Comparison* cmp) {
+  if (bp == nullptr && cp == nullptr) return "";
+  if (bp != nullptr && cp != nullptr && bp->status == PhaseStatus::kSkipped &&
+      cp->status == PhaseStatus::kSkipped) {
+    cmp->notes.push_back("phase " + name + " skipped in both reports (current: " + phase_state(*cp) + ")");
+    return "";
+  }
+  std::string unusable;
+  if (!ran_to_verdict(cp)) {
+    unusable = "current: phase " + name + " " + phase_state(*cp);
+    cmp->unusable_phases.push_back(unusable);
+  }
+  if (!ran_to_verdict(bp)) {
+    const std::string b = "baseline: phase " + name + " " + phase_state(*bp);
+    cmp->unusable_phases.push_back(b);
+    if (unusable.empty()) unusable = b;
+  }
+  return unusable;
+}
+
+// The verdict of a metric with a value on at most one side, or of an unusable phase; judged otherwise.
+void settle_metric(const std::string& name, const PhaseReport* bp, const PhaseReport* cp,
+                   const std::string& unusable, double tolerance, MetricComparison* m) {
+  if (m->baseline && !m->current) {
+    m->verdict = MetricVerdict::kMissing;
+    if (cp == nullptr) {
+      m->reason = "phase " + name + " is not in the current report";
+    } else if (cp->metrics.contains(m->metric)) {
+      m->reason = "no value (null) in the current report";
+    } else {
+      m->reason = "not in the current report";
+    }
+    if (cp != nullptr && cp->status != PhaseStatus::kPassed && cp->status != PhaseStatus::kFailed) {
+      m->reason += " (phase " + phase_state(*cp) + ")";
+    }
+  } else if (!m->baseline) {
+    m->verdict = MetricVerdict::kNew;
+    m->reason = bp == nullptr ? "phase " + name + " is not in the baseline"
+                              : (bp->metrics.contains(m->metric) ? "no value (null) in the baseline"
+                                                                 : "not in the baseline");
+  } else if (!unusable.empty()) {
+    m->verdict = MetricVerdict::kUnusable;
+    m->reason = unusable + "; its figures are not a whole run and are not compared";
+  } else {
+    judge(tolerance, m);
+  }
+}
+
+// Every wanted metric of phase name, on either side, compared.
+void compare_phase(const std::string& name, const PhaseReport* bp, const PhaseReport* cp,
+                   const CompareOptions& opts, Comparison* cmp) {
+  if (bp == nullptr) cmp->phases_only_in_current.push_back(name);
+  if (cp == nullptr) cmp->phases_only_in_baseline.push_back(name);
+  if (bp != nullptr && cp != nullptr && bp->kind != cp->kind) {
+    cmp->notes.push_back("phase " + name + " is kind " + bp->kind + " in the baseline but " + cp->kind +
+                         " in the current report");
+  }
+  const std::string unusable = unusable_phase(name, bp, cp, cmp);
+  const PhaseReport* ref = cp != nullptr ? cp : bp;
+  for (const auto& metric : ordered_metric_names({bp, cp})) {
+    if (!wanted(opts, name, metric)) continue;
+    MetricComparison m;
+    m.phase = name;
+    m.metric = metric;
+    // The current report's word on unit and direction wins: it is the newer writer.
+    const bool cur_says = cp != nullptr && cp->details.is_object() && cp->details.contains("better");
+    const PhaseReport* dir_src = cur_says ? cp : (bp != nullptr ? bp : cp);
+    m.better = metric_better(*dir_src, metric);
+    m.unit = metric_unit(*ref, metric);
+    fill_side(bp, metric, &m.baseline, &m.baseline_runs, &m.baseline_stdev);
+    fill_side(cp, metric, &m.current, &m.current_runs, &m.current_stdev);
+    if (!m.baseline && !m.current) continue;  // null on both sides: nothing to compare, nothing lost
+    settle_metric(name, bp, cp, unusable, opts.tolerance, &m);
+    cmp->metrics.push_back(std::move(m));
+  }
+}
+
 }  // namespace
 
 Status compare_reports(const LoadedReport& baseline, const LoadedReport& current, const CompareOptions& opts,
@@ -209,99 +327,13 @@ Status compare_reports(const LoadedReport& baseline, const LoadedReport& current
   cmp.tolerance = opts.tolerance;
   const Report& B = baseline.report;
   const Report& C = current.report;
-
-  std::vector<std::string> refusals;
-  if (baseline.schema_version != current.schema_version) {
-    refusals.push_back("different report schema versions: baseline " +
-                       std::to_string(baseline.schema_version) + ", current " +
-                       std::to_string(current.schema_version));
-  }
-  for (auto& d : suite_differences(B, C)) refusals.push_back(std::move(d));
-  if (!refusals.empty()) {
-    if (!opts.force) {
-      std::string msg = "cannot compare " + baseline.source + " with " + current.source + ":";
-      for (const auto& r : refusals) msg += "\n  " + r;
-      msg += "\ncompare only like with like, or pass --force to compare what matches by name anyway";
-      return Status::Invalid(msg);
-    }
-    for (const auto& r : refusals) cmp.notes.push_back("--force: " + r);
-  }
+  cmp.current_start_time = C.run.is_object() ? C.run.value("start_time", "") : "";
+  cmp.current_hostname = first_hostname(C);
+  if (Status s = refuse_unlike(baseline, current, opts, &cmp); !s.ok()) return s;
   // (Differing reducibility means a differing suite or --set, refused above without --force.)
   for (const auto& m : reducibility_mismatches({&B, &C}, {"baseline", "current"})) cmp.notes.push_back(m);
-
-  std::vector<std::string> phase_names;
-  for (const auto& p : B.phases) phase_names.push_back(p.name);
-  for (const auto& p : C.phases) {
-    if (find_phase(B, p.name) == nullptr) phase_names.push_back(p.name);
-  }
-
-  for (const auto& name : phase_names) {
-    const PhaseReport* bp = find_phase(B, name);
-    const PhaseReport* cp = find_phase(C, name);
-    if (bp == nullptr) cmp.phases_only_in_current.push_back(name);
-    if (cp == nullptr) cmp.phases_only_in_baseline.push_back(name);
-    if (bp != nullptr && cp != nullptr && bp->kind != cp->kind) {
-      cmp.notes.push_back("phase " + name + " is kind " + bp->kind + " in the baseline but " + cp->kind +
-                          " in the current report");
-    }
-    // Skipped on both sides: nothing was measured on either, nothing is lost. Otherwise a phase that did
-    // not run to a verdict fails the compare, whichever side it is on.
-    const bool both_skipped = bp != nullptr && cp != nullptr && bp->status == PhaseStatus::kSkipped &&
-                              cp->status == PhaseStatus::kSkipped;
-    std::string unusable;  // why this phase's figures are not compared
-    if (both_skipped) {
-      cmp.notes.push_back("phase " + name + " skipped in both reports (current: " + phase_state(*cp) + ")");
-    } else {
-      if (!ran_to_verdict(cp)) {
-        unusable = "current: phase " + name + " " + phase_state(*cp);
-        cmp.unusable_phases.push_back(unusable);
-      }
-      if (!ran_to_verdict(bp)) {
-        const std::string b = "baseline: phase " + name + " " + phase_state(*bp);
-        cmp.unusable_phases.push_back(b);
-        if (unusable.empty()) unusable = b;
-      }
-    }
-    const PhaseReport* ref = cp != nullptr ? cp : bp;
-    for (const auto& metric : ordered_metric_names({bp, cp})) {
-      if (!wanted(opts, name, metric)) continue;
-      MetricComparison m;
-      m.phase = name;
-      m.metric = metric;
-      // The current report's word on unit and direction wins: it is the newer writer.
-      const bool cur_says = cp != nullptr && cp->details.is_object() && cp->details.contains("better");
-      const PhaseReport* dir_src = cur_says ? cp : (bp != nullptr ? bp : cp);
-      m.better = metric_better(*dir_src, metric);
-      m.unit = metric_unit(*ref, metric);
-      fill_side(bp, metric, &m.baseline, &m.baseline_runs, &m.baseline_stdev);
-      fill_side(cp, metric, &m.current, &m.current_runs, &m.current_stdev);
-      if (!m.baseline && !m.current) continue;  // null on both sides: nothing to compare, nothing lost
-      if (m.baseline && !m.current) {
-        m.verdict = MetricVerdict::kMissing;
-        if (cp == nullptr) {
-          m.reason = "phase " + name + " is not in the current report";
-        } else if (cp->metrics.contains(metric)) {
-          m.reason = "no value (null) in the current report";
-        } else {
-          m.reason = "not in the current report";
-        }
-        if (cp != nullptr && cp->status != PhaseStatus::kPassed && cp->status != PhaseStatus::kFailed) {
-          m.reason += " (phase " + phase_state(*cp) + ")";
-        }
-      } else if (!m.baseline) {
-        m.verdict = MetricVerdict::kNew;
-        m.reason = bp == nullptr ? "phase " + name + " is not in the baseline"
-                                 : (bp->metrics.contains(metric) ? "no value (null) in the baseline"
-                                                                 : "not in the baseline");
-      } else if (!unusable.empty()) {
-        m.verdict = MetricVerdict::kUnusable;
-        m.reason = unusable + "; its figures are not a whole run and are not compared";
-      } else {
-        judge(opts.tolerance, &m);
-      }
-      cmp.metrics.push_back(std::move(m));
-    }
-  }
+  for (const auto& name : phase_names_of(B, C))
+    compare_phase(name, find_phase(B, name), find_phase(C, name), opts, &cmp);
   if (!opts.metric_globs.empty() && cmp.metrics.empty()) {
     std::string globs;
     for (const auto& g : opts.metric_globs) globs += (globs.empty() ? "" : " ") + g;

@@ -81,6 +81,10 @@ struct Comparison {
   std::vector<std::string> notes;  // e.g. what --force let through
   // "current: phase ingest interrupted: ...": phases that did not run to a verdict; each fails the compare.
   std::vector<std::string> unusable_phases;
+  // The current report's run.start_time and first host, as its figures' time and place (JUnit's testsuite
+  // timestamp and hostname); "" where it has none.
+  std::string current_start_time;
+  std::string current_hostname;
   size_t count(MetricVerdict v) const;
   bool failed() const;  // any regressed, missing or unusable metric, or any unusable phase
 };

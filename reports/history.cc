@@ -120,8 +120,9 @@ Status build_history(std::vector<LoadedReport> reports, const HistoryOptions& op
       if (const MetricComparison* c = i > 0 ? find_comparison(steps[i], phase, metric) : nullptr) {
         pt.verdict = c->verdict;
         pt.reason = c->reason;
-        if (c->baseline && std::isfinite(*c->baseline)) {
-          const double allowed = std::max(c->tolerance_abs, c->noise);
+        const double allowed = std::max(c->tolerance_abs, c->noise);
+        // A band past a double's range (a baseline of 1e308) is no band to draw.
+        if (c->baseline && std::isfinite(*c->baseline + allowed) && std::isfinite(*c->baseline - allowed)) {
           pt.band_low = *c->baseline - allowed;
           pt.band_high = *c->baseline + allowed;
         }

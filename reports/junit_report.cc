@@ -24,10 +24,14 @@ std::string attr(const std::string& name, const std::string& value) {
 }
 
 // The ant JUnit schema's timestamp has no zone: "2024-05-01T12:00:00" (UTC here).
-std::string timestamp_of(const Report& r) {
-  std::string t = r.run.is_object() ? r.run.value("start_time", "") : "";
+// JUnit's timestamp: ISO 8601 without the zone.
+std::string timestamp_text(std::string t) {
   if (!t.empty() && t.back() == 'Z') t.pop_back();
   return t.empty() ? "1970-01-01T00:00:00" : t;
+}
+
+std::string timestamp_of(const Report& r) {
+  return timestamp_text(r.run.is_object() ? r.run.value("start_time", "") : "");
 }
 
 std::string hostname_of(const Report& r) {
@@ -124,6 +128,56 @@ std::string render(const std::string& name, const std::vector<Suite>& suites, co
 
 }  // namespace
 
+namespace {
+
+// The phase itself as a test case: an error when it did not run to a verdict, skipped when it was.
+Case ran_case(const PhaseReport& p, const std::string& cls) {
+  Case ran;
+  ran.name = "phase " + p.name + " ran";
+  ran.classname = cls;
+  ran.time = p.seconds;
+  switch (p.status) {
+    case PhaseStatus::kError:
+    case PhaseStatus::kInterrupted:
+      ran.outcome = "error";
+      ran.type = phase_status_text(p.status);
+      ran.message = std::string(phase_status_text(p.status)) + ": " + p.reason;
+      ran.body = ran.message;
+      break;
+    case PhaseStatus::kSkipped:
+      ran.outcome = "skipped";
+      ran.message = "skipped: " + p.reason;
+      break;
+    default:
+      break;
+  }
+  return ran;
+}
+
+// A check as a test case: the measured value and the threshold, in people's units and raw.
+Case check_case(const PhaseReport& p, const CheckResult& c, const std::string& cls) {
+  Case k;
+  k.name = c.name;
+  k.classname = cls;
+  const std::string unit = metric_unit(p, c.metric);
+  const std::string threshold = c.op + " " + format_metric_value(c.threshold, unit) + " (" +
+                                raw(c.threshold) +
+                                (c.threshold_text.empty() ? "" : ", as written: " + c.threshold_text) + ")";
+  const std::string measured = c.has_value
+                                   ? format_metric_value(c.value, unit) + " (" + raw(c.value) + ")"
+                                   : std::string("nothing (phase ") + phase_status_text(p.status) + ")";
+  k.out = c.metric + ": measured " + measured + ", threshold " + threshold;
+  if (!c.passed) {
+    k.outcome = "failure";
+    k.type = c.has_value ? "check failed" : "no value";
+    k.message = c.metric + " measured " + measured + ", threshold " + threshold;
+    k.body = "phase " + p.name + " (" + p.kind + "), check \"" + c.name + "\": " + k.message;
+  }
+  return k;
+}
+
+}  // namespace
+
 std::string junit_for_run(const Report& r) {
   const std::string suite = suite_name_of(r);
   std::vector<Suite> suites;
@@ -138,54 +192,53 @@ std::string junit_for_run(const Report& r) {
     const std::string cls = "iofab." + suite + "." + p.name;
     if (p.verification) s.out += p.verification->note + "\n";
     for (const auto& w : p.warnings) s.out += "warning: " + w + "\n";
-
-    Case ran;
-    ran.name = "phase " + p.name + " ran";
-    ran.classname = cls;
-    ran.time = p.seconds;
-    switch (p.status) {
-      case PhaseStatus::kError:
-      case PhaseStatus::kInterrupted:
-        ran.outcome = "error";
-        ran.type = phase_status_text(p.status);
-        ran.message = std::string(phase_status_text(p.status)) + ": " + p.reason;
-        ran.body = ran.message;
-        break;
-      case PhaseStatus::kSkipped:
-        ran.outcome = "skipped";
-        ran.message = "skipped: " + p.reason;
-        break;
-      default:
-        break;
-    }
-    s.cases.push_back(ran);
-
-    for (const auto& c : p.checks) {
-      Case k;
-      k.name = c.name;
-      k.classname = cls;
-      const std::string unit = metric_unit(p, c.metric);
-      const std::string threshold =
-          c.op + " " + format_metric_value(c.threshold, unit) + " (" + raw(c.threshold) +
-          (c.threshold_text.empty() ? "" : ", as written: " + c.threshold_text) + ")";
-      const std::string measured = c.has_value
-                                       ? format_metric_value(c.value, unit) + " (" + raw(c.value) + ")"
-                                       : std::string("nothing (phase ") + phase_status_text(p.status) + ")";
-      k.out = c.metric + ": measured " + measured + ", threshold " + threshold;
-      if (!c.passed) {
-        k.outcome = "failure";
-        k.type = c.has_value ? "check failed" : "no value";
-        k.message = c.metric + " measured " + measured + ", threshold " + threshold;
-        k.body = "phase " + p.name + " (" + p.kind + "), check \"" + c.name + "\": " + k.message;
-      }
-      s.cases.push_back(std::move(k));
-    }
+    s.cases.push_back(ran_case(p, cls));
+    for (const auto& c : p.checks) s.cases.push_back(check_case(p, c, cls));
     suites.push_back(std::move(s));
   }
   return render("iofab run " + suite, suites, timestamp_of(r), hostname_of(r));
 }
 
-std::string junit_for_compare(const Comparison& cmp, const Report& current) {
+namespace {
+
+// One compared metric as a test case: failing when it regressed, went missing or was not comparable.
+Case metric_case(const MetricComparison& m) {
+  Case k;
+  k.name = m.metric;
+  k.classname = "iofab.compare." + m.phase;
+  const auto val = [&](const std::optional<double>& v) {
+    return v ? format_metric_value(*v, m.unit) + " (" + raw(*v) + ")" : std::string("none");
+  };
+  k.out = "baseline " + val(m.baseline) + ", current " + val(m.current) + ": " +
+          metric_verdict_text(m.verdict) + ", " + m.reason;
+  if (m.verdict == MetricVerdict::kRegressed) {
+    const double limit = std::max(m.tolerance_abs, m.noise);
+    const double worst = m.better == "higher" ? *m.baseline - limit : *m.baseline + limit;
+    k.outcome = "failure";
+    k.type = "regression";
+    k.message = m.metric + " regressed: measured " + val(m.current) + ", threshold " +
+                (m.better == "higher" ? ">= " : "<= ") + val(worst) + " (baseline " + val(m.baseline) +
+                (m.better == "higher" ? " - " : " + ") + "max(tolerance, noise band))";
+    k.body = m.reason;
+  } else if (m.verdict == MetricVerdict::kMissing) {
+    k.outcome = "failure";
+    k.type = "missing";
+    k.message = m.metric + " missing: measured none, threshold: a value (baseline " + val(m.baseline) +
+                "); " + m.reason;
+    k.body = m.reason;
+  } else if (m.verdict == MetricVerdict::kUnusable) {
+    k.outcome = "failure";
+    k.type = "unusable";
+    k.message = m.metric + " not compared: " + m.reason;
+    k.body = m.reason;
+  } else if (m.verdict == MetricVerdict::kNew) {
+    k.outcome = "skipped";
+    k.message = "nothing to compare with: " + m.reason;
+  }
+  return k;
+}
+
+std::string compare_xml(const Comparison& cmp, const std::string& timestamp, const std::string& hostname) {
   std::vector<Suite> suites;
   for (const auto& m : cmp.metrics) {
     if (suites.empty() || suites.back().name != m.phase) {
@@ -195,39 +248,7 @@ std::string junit_for_compare(const Comparison& cmp, const Report& current) {
       s.properties.emplace_back("tolerance", number_text("%g%%", cmp.tolerance * 100));
       suites.push_back(std::move(s));
     }
-    Case k;
-    k.name = m.metric;
-    k.classname = "iofab.compare." + m.phase;
-    const auto val = [&](const std::optional<double>& v) {
-      return v ? format_metric_value(*v, m.unit) + " (" + raw(*v) + ")" : std::string("none");
-    };
-    k.out = "baseline " + val(m.baseline) + ", current " + val(m.current) + ": " +
-            metric_verdict_text(m.verdict) + ", " + m.reason;
-    if (m.verdict == MetricVerdict::kRegressed) {
-      const double limit = std::max(m.tolerance_abs, m.noise);
-      const double worst = m.better == "higher" ? *m.baseline - limit : *m.baseline + limit;
-      k.outcome = "failure";
-      k.type = "regression";
-      k.message = m.metric + " regressed: measured " + val(m.current) + ", threshold " +
-                  (m.better == "higher" ? ">= " : "<= ") + val(worst) + " (baseline " + val(m.baseline) +
-                  (m.better == "higher" ? " - " : " + ") + "max(tolerance, noise band))";
-      k.body = m.reason;
-    } else if (m.verdict == MetricVerdict::kMissing) {
-      k.outcome = "failure";
-      k.type = "missing";
-      k.message = m.metric + " missing: measured none, threshold: a value (baseline " + val(m.baseline) +
-                  "); " + m.reason;
-      k.body = m.reason;
-    } else if (m.verdict == MetricVerdict::kUnusable) {
-      k.outcome = "failure";
-      k.type = "unusable";
-      k.message = m.metric + " not compared: " + m.reason;
-      k.body = m.reason;
-    } else if (m.verdict == MetricVerdict::kNew) {
-      k.outcome = "skipped";
-      k.message = "nothing to compare with: " + m.reason;
-    }
-    suites.back().cases.push_back(std::move(k));
+    suites.back().cases.push_back(metric_case(m));
   }
   if (!cmp.unusable_phases.empty()) {
     // A phase that did not run to a verdict fails the gate even when it left no figure to list.
@@ -257,7 +278,18 @@ std::string junit_for_compare(const Comparison& cmp, const Report& current) {
       suites.front().out += notes.out;
     }
   }
-  return render("iofab compare", suites, timestamp_of(current), hostname_of(current));
+  return render("iofab compare", suites, timestamp, hostname);
+}
+
+}  // namespace
+
+std::string junit_for_compare(const Comparison& cmp, const Report& current) {
+  return compare_xml(cmp, timestamp_of(current), hostname_of(current));
+}
+
+std::string junit_for_comparison(const Comparison& cmp) {
+  return compare_xml(cmp, timestamp_text(cmp.current_start_time),
+                     cmp.current_hostname.empty() ? "localhost" : cmp.current_hostname);
 }
 
 }  // namespace iofab

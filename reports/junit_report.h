@@ -18,5 +18,8 @@ namespace iofab {
 
 std::string junit_for_run(const Report& report);
 std::string junit_for_compare(const Comparison& cmp, const Report& current);
+// The same, its time and host from the comparison (Comparison::current_start_time, current_hostname): the
+// reporter table's row for `compare --junit`.
+std::string junit_for_comparison(const Comparison& cmp);
 
 }  // namespace iofab

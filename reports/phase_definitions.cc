@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "workloads/phase_table.h"
+
 namespace iofab {
 namespace {
 
@@ -72,8 +74,15 @@ std::string restore_definitions(const json& d) {
 }  // namespace
 
 std::string phase_definitions(const PhaseReport& phase) {
-  if (phase.kind == "checkpoint") return checkpoint_definitions(phase.details);
-  if (phase.kind == "restore") return restore_definitions(phase.details);
+  const PhaseKind* kind = find_phase_kind(phase.kind);
+  switch (kind == nullptr ? PhaseDefinitions::kNone : kind->definitions) {
+    case PhaseDefinitions::kCheckpointStall:
+      return checkpoint_definitions(phase.details);
+    case PhaseDefinitions::kRestoreBudget:
+      return restore_definitions(phase.details);
+    case PhaseDefinitions::kNone:
+      break;
+  }
   return "";
 }
 

@@ -33,6 +33,17 @@ void write_repeat_summary(const Report& r, std::ostream& out) {
           << format_metric_value(s->min, unit) << ", max " << format_metric_value(s->max, unit) << ")\n";
     }
   }
+  // An mlperf-* suite: MLPerf's run rules, one line each (driver/runner/mlperf_run_rules.h).
+  const json rules = rep.value("mlperf_rules", json());
+  if (!rules.is_array() || rules.empty()) return;
+  out << "  MLPerf run rules (Rules.md):\n";
+  for (const auto& rule : rules) {
+    char measured[32];
+    std::snprintf(measured, sizeof measured, "%.3g", rule.value("measured", 0.0));
+    out << "    " << (rule.value("passed", false) ? "pass  " : "FAIL  ") << rule.value("name", std::string())
+        << " (" << rule.value("section", std::string()) << "): " << rule.value("rule", std::string())
+        << "  (measured " << measured << ")\n";
+  }
 }
 
 }  // namespace iofab

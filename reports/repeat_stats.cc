@@ -5,6 +5,7 @@
 #include <set>
 
 #include "harness/results/check_op.h"
+#include "harness/results/find_phase.h"
 
 namespace iofab {
 
@@ -59,13 +60,6 @@ std::optional<MetricStats> repeat_stats_of(const PhaseReport& phase, const std::
 }
 
 namespace {
-
-const PhaseReport* find_phase(const Report& r, const std::string& name) {
-  for (const auto& p : r.phases) {
-    if (p.name == name) return &p;
-  }
-  return nullptr;
-}
 
 bool op_passes(const std::string& op, double value, double threshold) {
   for (CheckOp o : {CheckOp::kGe, CheckOp::kLe, CheckOp::kGt, CheckOp::kLt, CheckOp::kEq}) {

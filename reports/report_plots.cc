@@ -12,6 +12,7 @@
 #include "harness/stats/histogram.h"
 #include "harness/stats/time_series.h"
 #include "reports/svg_plot.h"
+#include "workloads/phase_table.h"
 
 namespace iofab {
 
@@ -47,9 +48,15 @@ Phases phases_named(const std::vector<SystemReport>& systems, const std::string&
   return out;
 }
 
-bool any_kind(const Phases& phases, std::string_view kind) {
+// Whether the phase's kind draws plot (its row's plots); a kind this build does not know draws none.
+bool draws(const PhaseReport& p, PhasePlot plot) {
+  const PhaseKind* kind = find_phase_kind(p.kind);
+  return kind != nullptr && std::find(kind->plots.begin(), kind->plots.end(), plot) != kind->plots.end();
+}
+
+bool any_draws(const Phases& phases, PhasePlot plot) {
   return std::any_of(phases.begin(), phases.end(),
-                     [&](const PhaseReport* p) { return p != nullptr && p->kind == kind; });
+                     [&](const PhaseReport* p) { return p != nullptr && draws(*p, plot); });
 }
 
 // A metric of a system's phase; nullopt where the phase or the figure is missing.
@@ -88,11 +95,11 @@ class Section {
   void each_phase(Draw&& draw) const {
     for (const auto& name : phase_names(systems_)) draw(name, phases_named(systems_, name));
   }
-  // The same, for the names that are a phase of `kind` in at least one report.
+  // The same, for the names that are a phase whose kind draws plot in at least one report.
   template <typename Draw>
-  void each_phase_of_kind(std::string_view kind, Draw&& draw) const {
+  void each_phase_drawing(PhasePlot plot, Draw&& draw) const {
     each_phase([&](const std::string& name, const Phases& phases) {
-      if (any_kind(phases, kind)) draw(name, phases);
+      if (any_draws(phases, plot)) draw(name, phases);
     });
   }
 
@@ -204,7 +211,7 @@ PlotSection latency_cdfs(const std::vector<SystemReport>& systems) {
   Section s(systems, "plot-latency-cdf", "Training-read latency",
             "Cumulative distribution of per-sample read latency in the train_read phase (log scale): the "
             "further left and the steeper, the better; the top of the curve is the tail.");
-  s.each_phase_of_kind("train_read", [&](const std::string& name, const Phases& phases) {
+  s.each_phase_drawing(PhasePlot::kLatencyCdf, [&](const std::string& name, const Phases& phases) {
     LineChart c = line_chart("Sample read latency CDF: " + name, {"sample read latency", "s", true},
                              {"fraction of samples", "fraction", false});
     c.markers = false;
@@ -266,56 +273,63 @@ std::vector<double> stalls_per_checkpoint(const PhaseReport& p, double* allowed)
   return out;
 }
 
+// Each checkpoint's stall as a category per system (the first kMaxCheckpoints); false when no report has
+// per-checkpoint details.
+bool per_checkpoint_bars(Section& s, const std::string& name, const Phases& phases,
+                         const std::vector<std::vector<double>>& per_cp, BarChart* c) {
+  size_t n = 0;
+  for (const auto& v : per_cp) n = std::max(n, v.size());
+  if (n == 0) return false;
+  if (n > kMaxCheckpoints) {
+    s.note(name + ": the first " + std::to_string(kMaxCheckpoints) + " of " + std::to_string(n) +
+           " checkpoints are shown");
+    n = kMaxCheckpoints;
+  }
+  for (size_t k = 0; k < n; ++k) c->categories.push_back("#" + std::to_string(k + 1));
+  for (size_t i = 0; i < per_cp.size(); ++i) {
+    for (size_t k = 0; k < n; ++k) c->values[i].push_back(k < per_cp[i].size() ? per_cp[i][k] : kNaN);
+    if (phases[i] != nullptr && per_cp[i].empty()) s.note(i, name, "no per-checkpoint details");
+  }
+  return true;
+}
+
+// Reports without per-checkpoint details still carry the worst and mean stalls; false when none does.
+bool summary_stall_bars(Section& s, const std::string& name, const Phases& phases, BarChart* c) {
+  c->categories = {"longest stall\n(projected, full size)", "longest stall\n(as run)", "mean stall\n(as run)"};
+  bool any = false;
+  for (size_t i = 0; i < phases.size(); ++i) {
+    for (const char* m : {"projected_stall_seconds", "stall_seconds_max", "stall_seconds_mean"}) {
+      auto v = value_in(phases[i], m);
+      any = any || v.has_value();
+      c->values[i].push_back(v.value_or(kNaN));
+    }
+  }
+  c->x_label.clear();
+  if (!any) {
+    s.note(name + ": no stall figures in any report");
+    return false;
+  }
+  s.note(name + ": no per-checkpoint details in any report; the phase's summary stalls are shown");
+  return true;
+}
+
 PlotSection checkpoint_stalls(const std::vector<SystemReport>& systems) {
   Section s(
       systems, "plot-checkpoint-stall", "Checkpoint stall vs allowed stall",
       "Each checkpoint's stall of training, projected to the full-size checkpoint where the run wrote a "
       "scaled one (details.checkpoints[].budget.projected_seconds), against the allowed stall "
       "(budget_fraction x interval, dashed): bars above the line break the 5% rule.");
-  s.each_phase_of_kind("checkpoint", [&](const std::string& name, const Phases& phases) {
+  s.each_phase_drawing(PhasePlot::kCheckpointStall, [&](const std::string& name, const Phases& phases) {
     BarChart c = s.bars_per_system("Checkpoint stall: " + name, {"stall per checkpoint", "s", false});
-    c.x_label = "checkpoint";
+    c.x_label = "checkpoint";  // not a phase kind: the axis counts checkpoints
     std::vector<double> allowed(systems.size(), kNaN);
     std::vector<std::vector<double>> per_cp(systems.size());
-    bool any_detail = false;
     for (size_t i = 0; i < phases.size(); ++i) {
       if (phases[i] == nullptr) continue;
       allowed[i] = metric_value(*phases[i], "allowed_stall_seconds").value_or(kNaN);
       per_cp[i] = stalls_per_checkpoint(*phases[i], &allowed[i]);
-      any_detail = any_detail || !per_cp[i].empty();
     }
-    if (any_detail) {
-      size_t n = 0;
-      for (const auto& v : per_cp) n = std::max(n, v.size());
-      if (n > kMaxCheckpoints) {
-        s.note(name + ": the first " + std::to_string(kMaxCheckpoints) + " of " + std::to_string(n) +
-               " checkpoints are shown");
-        n = kMaxCheckpoints;
-      }
-      for (size_t k = 0; k < n; ++k) c.categories.push_back("#" + std::to_string(k + 1));
-      for (size_t i = 0; i < systems.size(); ++i) {
-        for (size_t k = 0; k < n; ++k) c.values[i].push_back(k < per_cp[i].size() ? per_cp[i][k] : kNaN);
-        if (phases[i] != nullptr && per_cp[i].empty()) s.note(i, name, "no per-checkpoint details");
-      }
-    } else {
-      // Reports without per-checkpoint details still carry the worst and mean stalls.
-      c.categories = {"longest stall\n(projected, full size)", "longest stall\n(as run)",
-                      "mean stall\n(as run)"};
-      bool any = false;
-      for (size_t i = 0; i < systems.size(); ++i) {
-        for (const char* m : {"projected_stall_seconds", "stall_seconds_max", "stall_seconds_mean"}) {
-          auto v = value_in(phases[i], m);
-          any = any || v.has_value();
-          c.values[i].push_back(v.value_or(kNaN));
-        }
-      }
-      c.x_label.clear();
-      if (!any) {
-        s.note(name + ": no stall figures in any report");
-        return;
-      }
-      s.note(name + ": no per-checkpoint details in any report; the phase's summary stalls are shown");
-    }
+    if (!per_checkpoint_bars(s, name, phases, per_cp, &c) && !summary_stall_bars(s, name, phases, &c)) return;
     add_allowed_lines(systems, allowed, "allowed stall", &c.ref_lines);
     s.draw(c);
   });
@@ -336,7 +350,7 @@ PlotSection restore_times(const std::vector<SystemReport>& systems) {
       has = has || value_in(p, "restore_seconds").has_value();
       has_projected = has_projected || value_in(p, "projected_restore_seconds").has_value();
     }
-    if (!has && !any_kind(phases, "restore")) return;
+    if (!has && !any_draws(phases, PhasePlot::kRestoreTime)) return;
     if (!has) {
       s.note(name + ": no restore_seconds in any report");
       return;

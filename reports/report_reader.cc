@@ -8,8 +8,10 @@
 
 #include "harness/core/input_file.h"
 #include "harness/core/json_input.h"
+#include "harness/core/text.h"
 #include "harness/core/utf8.h"
 #include "harness/phase/params.h"
+#include "workloads/phase_table.h"
 
 namespace iofab {
 
@@ -226,6 +228,18 @@ void read_verification(Checker& c, const json& j, const std::string& path, Phase
   out->verification = std::move(ver);
 }
 
+// A rate or a duration below 0 is no measurement: iofab never writes one, so the file was edited or
+// damaged, and a page or a compare over it would print "-inf%" and nan axes. Other units may be
+// negative (a budget's margin, a ratio).
+void check_signs(Checker& c, const PhaseReport& p, const std::string& metrics_path) {
+  for (const auto& [name, v] : p.metrics.items()) {
+    if (!v.is_number() || v.get<double>() >= 0) continue;
+    const std::string unit = metric_unit(p, name);
+    if (unit == "bytes/s" || unit == "ops/s") c.fail(key_path(metrics_path, name), "a rate >= 0", &v);
+    if (unit == "s") c.fail(key_path(metrics_path, name), "a duration >= 0", &v);
+  }
+}
+
 void read_phase(Checker& c, const json& j, const std::string& path, PhaseReport* out) {
   if (!j.is_object()) {
     c.fail(path, "an object {name, kind, status, result, checks}", &j);
@@ -268,6 +282,7 @@ void read_phase(Checker& c, const json& j, const std::string& path, PhaseReport*
       c.strings(*details, "headline", dp, nullptr);
       check_repeat(c, *details, dp);
     }
+    check_signs(c, *out, field_path(rp, "metrics"));
   }
   c.strings(j, "warnings", path, &out->warnings);
   read_verification(c, j, path, out);
@@ -303,6 +318,8 @@ Status read_report_json(const json& doc, const std::string& source, LoadedReport
   if (const json* t = c.object(doc, "tool", "", false)) rep.tool = *t;
   if (const json* run = c.object(doc, "run", "", true)) {
     rep.run = *run;
+    const auto duration = c.number_or_null(*run, "duration_s", "run", false);
+    if (duration && *duration < 0) c.fail("run.duration_s", "a duration >= 0", &(*run)["duration_s"]);
     if (const json* suite = c.object(*run, "suite", "run", false)) {
       c.string(*suite, "name", "run.suite", false);
       c.string(*suite, "sha256", "run.suite.sha256", false);
@@ -375,9 +392,6 @@ const json* find_by_metric(const json& map, const std::string& metric) {
 
 namespace {
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 bool starts_with(const std::string& s, std::string_view prefix) { return s.rfind(prefix, 0) == 0; }
 
 std::string unit_from_name(const std::string& m) {
@@ -412,6 +426,13 @@ std::string metric_unit(const PhaseReport& phase, const std::string& metric) {
   if (phase.details.is_object() && phase.details.contains("units")) {
     const json* u = find_by_metric(phase.details["units"], metric);
     if (u != nullptr && u->is_string()) return u->get<std::string>();
+  }
+  // A report that states no units (written before details.units): its kind's row, where this build knows
+  // the kind and the metric; a guess from the name for the rest.
+  if (const PhaseKind* kind = find_phase_kind(phase.kind); kind != nullptr) {
+    if (const MetricInfo* info = find_metric(*kind, metric); info != nullptr) {
+      return std::string(unit_row(info->unit).text);
+    }
   }
   return unit_from_name(metric);
 }

@@ -32,7 +32,8 @@ Status read_report_json(const nlohmann::json& doc, const std::string& source, Lo
 
 // The metric's unit as the report states it in details.units ("bytes",
 // "bytes/s", "s", "fraction", "count", "ratio"), matching families such as
-// "busbw.*"; a guess from the name when the report does not say.
+// "busbw.*"; when the report does not say, its kind's metric row (the Unit table's text), and a guess
+// from the name for a kind or metric this build does not know.
 std::string metric_unit(const PhaseReport& phase, const std::string& metric);
 // "higher", "lower" or "neither": details.better when present (families
 // matched), else a rule on the name (direction_from_name).

@@ -1,8 +1,10 @@
 // Reporter: an output format, as one row of the reporter table
 // (reporter_table.cc), the one place that lists formats. Every format
-// renders one run's Report; a format may also render several reports side
-// by side (`iofab report --format`) or a comparison (`iofab compare --out`),
-// and the CLI offers it there only where its row says how. The CLI's
+// renders one run's Report (`iofab run --output FORMAT=PATH`, with --junit
+// and --openmetrics its aliases); a format may also render several reports side
+// by side (`iofab report --format`) or a comparison (`iofab compare --out`, or
+// an option of compare's own: `--junit`), and the CLI offers it there only
+// where its row says how. The CLI's
 // choices, its help text and the format list in docs/reports.md come from
 // the table (tests/reports/reporter_table_test.cc holds them to it).
 //
@@ -27,11 +29,17 @@ struct Reporter {
   // One run's report as this format's text.
   std::string (*render)(const Report& report);
   // Several reports side by side, one column per system (`iofab report`); null: not a page format.
-  std::string (*render_page)(const std::vector<SystemReport>& systems);
+  std::string (*render_page)(const std::vector<SystemReport>& systems) = nullptr;
   // What `iofab report` calls the file it wrote: "page: bakeoff.html (2 reports)".
-  std::string_view page_noun;
+  std::string_view page_noun = "";
   // A comparison of two reports (`iofab compare --out`); null: compare does not write this format.
-  std::string (*render_comparison)(const Comparison& cmp);
+  std::string (*render_comparison)(const Comparison& cmp) = nullptr;
+  // Another name find_reporter knows it by ("markdown" for md, as the issue and users spell it); "" none.
+  std::string_view alias = "";
+  // A comparison `iofab compare` writes where an option of its own asks ("--junit": a CI gate's test
+  // results), never picked by --out's extension; "" none.
+  std::string_view compare_option = "";
+  std::string (*render_for_compare_option)(const Comparison& cmp) = nullptr;
 };
 
 // html, md, json, console, junit, openmetrics.

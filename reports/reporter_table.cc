@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "harness/core/json_text.h"
+#include "harness/core/text.h"
 #include "reports/compare_format.h"
 #include "reports/console_report.h"
 #include "reports/html_report.h"
@@ -44,35 +45,54 @@ std::string json_for_comparison(const Comparison& cmp) {
   return json_text(comparison_to_json(cmp), 2) + "\n";
 }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 }  // namespace
 
 const std::vector<Reporter>& reporter_table() {
   static const std::vector<Reporter> kTable = {
-      {"html", "one self-contained page: checks, systems, SVG plots, every metric and parameter", ".html",
-       &html_for_run, &render_html_report, "page", nullptr},
-      {"md", "the page's tables in Markdown, no plots (a wiki, a merge request, a job summary)", ".md",
-       &markdown_for_run, &render_markdown_report, "markdown", &comparison_to_markdown},
-      {"json", "the canonical report: every figure in base units (docs/report-reference.md)", ".json",
-       &render_json_report, nullptr, "", &json_for_comparison},
-      {"console", "the summary a person reads: headline figures, checks, verdict", ".txt", &console_for_run,
-       nullptr, "", &console_for_comparison},
-      {"junit", "JUnit XML for CI: a test case per phase and per check", ".xml", &junit_for_run, nullptr, "",
-       nullptr},
-      {"openmetrics",
-       "OpenMetrics text: each headline figure and check as a gauge with the run's labels (node_exporter's "
-       "textfile collector, the Pushgateway)",
-       ".prom", &openmetrics_for_run, &openmetrics_for_systems, "metrics", nullptr},
+      {.name = "html",
+       .description = "one self-contained page: checks, systems, SVG plots, every metric and parameter",
+       .extension = ".html",
+       .render = &html_for_run,
+       .render_page = &render_html_report,
+       .page_noun = "page"},
+      {.name = "md",
+       .description = "the page's tables in Markdown, no plots (a wiki, a merge request, a job summary)",
+       .extension = ".md",
+       .render = &markdown_for_run,
+       .render_page = &render_markdown_report,
+       .page_noun = "markdown",
+       .render_comparison = &comparison_to_markdown,
+       .alias = "markdown"},
+      {.name = "json",
+       .description = "the canonical report: every figure in base units (docs/report-reference.md)",
+       .extension = ".json",
+       .render = &render_json_report,
+       .render_comparison = &json_for_comparison},
+      {.name = "console",
+       .description = "the summary a person reads: headline figures, checks, verdict",
+       .extension = ".txt",
+       .render = &console_for_run,
+       .render_comparison = &console_for_comparison},
+      {.name = "junit",
+       .description = "JUnit XML for CI: a test case per phase and per check",
+       .extension = ".xml",
+       .render = &junit_for_run,
+       .compare_option = "--junit",
+       .render_for_compare_option = &junit_for_comparison},
+      {.name = "openmetrics",
+       .description = "OpenMetrics text: each headline figure and check as a gauge with the run's labels "
+                      "(node_exporter's textfile collector, the Pushgateway)",
+       .extension = ".prom",
+       .render = &openmetrics_for_run,
+       .render_page = &openmetrics_for_systems,
+       .page_noun = "metrics"},
   };
   return kTable;
 }
 
 const Reporter* find_reporter(std::string_view name) {
   for (const auto& r : reporter_table()) {
-    if (r.name == name) return &r;
+    if (r.name == name || (!r.alias.empty() && r.alias == name)) return &r;
   }
   return nullptr;
 }

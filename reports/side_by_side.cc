@@ -12,6 +12,7 @@
 #include "reports/phase_definitions.h"
 #include "reports/reducibility_check.h"
 #include "reports/repeat_stats.h"
+#include "workloads/phase_table.h"
 
 namespace iofab {
 
@@ -163,6 +164,7 @@ std::string value_with_spread(const PhaseReport& p, const std::string& metric) {
 
 struct CheckKey {
   std::string phase, name, metric, op;
+  bool budget = false;  // the metric is its phase kind's budget metric: shown first
 };
 
 }  // namespace
@@ -186,94 +188,101 @@ std::vector<std::string> phase_names(const std::vector<SystemReport>& systems) {
   return out;
 }
 
-const PhaseReport* find_phase(const Report& r, const std::string& name) {
-  for (const auto& p : r.phases) {
-    if (p.name == name) return &p;
-  }
-  return nullptr;
+namespace {
+
+// The systems table's rows after the verdict: each a name and what a report says there ("" shows "-").
+std::string ranks_text(const Report& r, const LoadedReport&) {
+  std::string s = scalar(get(r.cluster, "ranks"));
+  const std::string comm = scalar(get(r.cluster, "comm"));
+  return comm.empty() ? s : s + " (" + comm + ")";
 }
 
-Table systems_table(const std::vector<SystemReport>& systems) {
-  Table t;
-  t.id = "systems";
-  t.title = "Systems";
-  t.note = "Rows whose values differ between the systems are marked.";
-  t.head.push_back("");
-  for (const auto& s : systems) t.head.push_back(s.label);
-  auto row = [&](const std::string& name, auto&& fn) {
-    std::vector<Cell> r{{name, Cell::Kind::kPlain}};
-    for (const auto& s : systems) {
-      const std::string v = fn(s.loaded.report, s.loaded);
-      r.push_back({v.empty() ? "-" : v, Cell::Kind::kPlain});
-    }
-    mark_differences(&r);
-    t.rows.push_back(std::move(r));
-  };
-  row("report", [](const Report&, const LoadedReport& l) { return l.source; });
-  {
-    std::vector<Cell> r{{"verdict", Cell::Kind::kPlain}};
-    for (const auto& s : systems) {
-      const std::string v = s.loaded.report.verdict;
-      r.push_back({v, v == "passed" ? Cell::Kind::kPass : Cell::Kind::kFail});
-    }
-    t.rows.push_back(std::move(r));
+std::string filesystem_text(const Report& r, const LoadedReport&) {
+  std::string s = scalar(get(r.target, "fs_type"));
+  const std::string access = scalar(get(r.target, "access"));
+  return access.empty() ? s : s + " (" + access + ")";
+}
+
+std::string mount_source_text(const Report& r, const LoadedReport&) {
+  const std::string s = scalar(get(r.target, "mount_source"));
+  return s.empty() ? scalar(get(r.target, "device")) : s;
+}
+
+std::string target_free_text(const Report& r, const LoadedReport&) {
+  std::string s = bytes_text(get(r.target, "free_bytes"));
+  const std::string total = bytes_text(get(r.target, "total_bytes"));
+  return total.empty() ? s : s + " of " + total;
+}
+
+std::string suite_text(const Report& r, const LoadedReport&) {
+  const json& suite = get(r.run, "suite");
+  std::string sha = scalar(get(suite, "sha256"));
+  if (sha.size() > 12) sha.resize(12);
+  std::string s = scalar(get(suite, "name"));
+  if (!sha.empty()) s += " (sha256 " + sha + ")";
+  return s;
+}
+
+std::string tool_text(const Report& r, const LoadedReport& l) {
+  std::string s = scalar(get(r.tool, "version"));
+  const std::string sha = scalar(get(r.tool, "git_sha"));
+  if (!sha.empty()) s += " (" + sha + ")";
+  const std::string backends = scalar(get(r.tool, "backends"));
+  if (!backends.empty()) s += ", backends " + backends;
+  if (l.schema_version != kSchemaVersion) s += ", report schema " + std::to_string(l.schema_version);
+  return s;
+}
+
+// What the written data let the storage reduce: runs that differ here do not compare (warned above).
+std::string reducibility_row_text(const Report& r, const LoadedReport&) {
+  std::string s;
+  for (const auto& p : r.phases) {
+    const std::string text = reducibility_text(p);
+    if (text != "none") s += (s.empty() ? "" : "; ") + p.name + ": " + text;
   }
-  row("hosts", [](const Report& r, const LoadedReport&) { return hosts_text(r); });
-  row("ranks", [](const Report& r, const LoadedReport&) {
-    std::string s = scalar(get(r.cluster, "ranks"));
-    const std::string comm = scalar(get(r.cluster, "comm"));
-    return comm.empty() ? s : s + " (" + comm + ")";
-  });
-  row("GPUs", [](const Report& r, const LoadedReport&) { return gpus_text(r); });
-  row("RDMA devices", [](const Report& r, const LoadedReport&) { return rdma_text(r); });
-  row("target", [](const Report& r, const LoadedReport&) { return target_text(r); });
-  row("filesystem", [](const Report& r, const LoadedReport&) {
-    std::string s = scalar(get(r.target, "fs_type"));
-    const std::string access = scalar(get(r.target, "access"));
-    return access.empty() ? s : s + " (" + access + ")";
-  });
-  row("mount source", [](const Report& r, const LoadedReport&) {
-    const std::string s = scalar(get(r.target, "mount_source"));
-    return s.empty() ? scalar(get(r.target, "device")) : s;
-  });
-  row("mount options",
-      [](const Report& r, const LoadedReport&) { return scalar(get(r.target, "mount_options")); });
-  row("block devices", [](const Report& r, const LoadedReport&) { return devices_text(r); });
-  row("target free", [](const Report& r, const LoadedReport&) {
-    std::string s = bytes_text(get(r.target, "free_bytes"));
-    const std::string total = bytes_text(get(r.target, "total_bytes"));
-    return total.empty() ? s : s + " of " + total;
-  });
-  row("suite", [](const Report& r, const LoadedReport&) {
-    const json& suite = get(r.run, "suite");
-    std::string sha = scalar(get(suite, "sha256"));
-    if (sha.size() > 12) sha.resize(12);
-    std::string s = scalar(get(suite, "name"));
-    if (!sha.empty()) s += " (sha256 " + sha + ")";
-    return s;
-  });
-  row("--set", [](const Report& r, const LoadedReport&) { return scalar(get(get(r.run, "suite"), "sets")); });
-  row("runs", [](const Report& r, const LoadedReport&) { return repeat_text(r); });
-  row("started", [](const Report& r, const LoadedReport&) { return scalar(get(r.run, "start_time")); });
-  row("iofab", [](const Report& r, const LoadedReport& l) {
-    std::string s = scalar(get(r.tool, "version"));
-    const std::string sha = scalar(get(r.tool, "git_sha"));
-    if (!sha.empty()) s += " (" + sha + ")";
-    const std::string backends = scalar(get(r.tool, "backends"));
-    if (!backends.empty()) s += ", backends " + backends;
-    if (l.schema_version != kSchemaVersion) s += ", report schema " + std::to_string(l.schema_version);
-    return s;
-  });
-  // What the written data let the storage reduce: runs that differ here do not compare (warned above).
-  row("data reducibility", [](const Report& r, const LoadedReport&) {
-    std::string s;
-    for (const auto& p : r.phases) {
-      const std::string text = reducibility_text(p);
-      if (text != "none") s += (s.empty() ? "" : "; ") + p.name + ": " + text;
-    }
-    return s.empty() ? std::string("none (incompressible, no dedup)") : s;
-  });
-  // Per phase, whether its figure is the storage's: an unverified one is marked as a failed check is.
+  return s.empty() ? std::string("none (incompressible, no dedup)") : s;
+}
+
+struct SystemsRow {
+  const char* name;
+  std::string (*text)(const Report& r, const LoadedReport& l);
+};
+
+const SystemsRow kSystemsRows[] = {
+    {.name = "hosts", .text = [](const Report& r, const LoadedReport&) { return hosts_text(r); }},
+    {.name = "ranks", .text = &ranks_text},
+    {.name = "GPUs", .text = [](const Report& r, const LoadedReport&) { return gpus_text(r); }},
+    {.name = "RDMA devices", .text = [](const Report& r, const LoadedReport&) { return rdma_text(r); }},
+    {.name = "target", .text = [](const Report& r, const LoadedReport&) { return target_text(r); }},
+    {.name = "filesystem", .text = &filesystem_text},
+    {.name = "mount source", .text = &mount_source_text},
+    {.name = "mount options",
+     .text = [](const Report& r, const LoadedReport&) { return scalar(get(r.target, "mount_options")); }},
+    {.name = "block devices", .text = [](const Report& r, const LoadedReport&) { return devices_text(r); }},
+    {.name = "target free", .text = &target_free_text},
+    {.name = "suite", .text = &suite_text},
+    {.name = "--set",
+     .text = [](const Report& r, const LoadedReport&) { return scalar(get(get(r.run, "suite"), "sets")); }},
+    {.name = "runs", .text = [](const Report& r, const LoadedReport&) { return repeat_text(r); }},
+    {.name = "started",
+     .text = [](const Report& r, const LoadedReport&) { return scalar(get(r.run, "start_time")); }},
+    {.name = "iofab", .text = &tool_text},
+    {.name = "data reducibility", .text = &reducibility_row_text},
+};
+
+// One row: each system's text, the row marked where they differ.
+std::vector<Cell> systems_row(const std::vector<SystemReport>& systems, const SystemsRow& row) {
+  std::vector<Cell> r{{row.name, Cell::Kind::kPlain}};
+  for (const auto& s : systems) {
+    const std::string v = row.text(s.loaded.report, s.loaded);
+    r.push_back({v.empty() ? "-" : v, Cell::Kind::kPlain});
+  }
+  mark_differences(&r);
+  return r;
+}
+
+// Per phase, whether its figure is the storage's: an unverified one is marked as a failed check is.
+void add_verification_rows(const std::vector<SystemReport>& systems, Table* t) {
   for (const auto& name : phase_names(systems)) {
     std::vector<Cell> r{{"verification: " + name, Cell::Kind::kPlain}};
     bool any = false;
@@ -287,19 +296,42 @@ Table systems_table(const std::vector<SystemReport>& systems) {
       const bool verified = p->verification->level != kLevelUnverified;
       r.push_back({p->verification->note, verified ? Cell::Kind::kPass : Cell::Kind::kFail});
     }
-    if (any) t.rows.push_back(std::move(r));
+    if (any) t->rows.push_back(std::move(r));
   }
+}
+
+}  // namespace
+
+Table systems_table(const std::vector<SystemReport>& systems) {
+  Table t;
+  t.id = "systems";
+  t.title = "Systems";
+  t.note = "Rows whose values differ between the systems are marked.";
+  t.head.push_back("");
+  for (const auto& s : systems) t.head.push_back(s.label);
+  t.rows.push_back(systems_row(
+      systems, {.name = "report", .text = [](const Report&, const LoadedReport& l) { return l.source; }}));
+  std::vector<Cell> verdict{{"verdict", Cell::Kind::kPlain}};
+  for (const auto& s : systems) {
+    const std::string v = s.loaded.report.verdict;
+    verdict.push_back({v, v == "passed" ? Cell::Kind::kPass : Cell::Kind::kFail});
+  }
+  t.rows.push_back(std::move(verdict));
+  for (const SystemsRow& row : kSystemsRows) t.rows.push_back(systems_row(systems, row));
+  add_verification_rows(systems, &t);
   return t;
 }
 
-Table checks_table(const std::vector<SystemReport>& systems) {
-  Table t;
-  t.id = "checks";
-  t.title = "Checks";
-  t.head = {"phase", "check"};
-  for (const auto& s : systems) t.head.push_back(s.label);
+namespace {
 
-  // Every (phase, check) once, budget checks first, else in phase order.
+// The metric a phase's kind shows as its budget row ("budget_margin" for checkpoint); "" for none.
+std::string_view budget_metric_of(const PhaseReport& p) {
+  const PhaseKind* kind = find_phase_kind(p.kind);
+  return kind != nullptr ? kind->budget_metric : std::string_view();
+}
+
+// Every (phase, check) once, budget checks first, else in phase order.
+std::vector<CheckKey> check_keys(const std::vector<SystemReport>& systems) {
   std::vector<CheckKey> keys;
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& name : phase_names(systems)) {
@@ -307,73 +339,100 @@ Table checks_table(const std::vector<SystemReport>& systems) {
       const PhaseReport* p = find_phase(s.loaded.report, name);
       if (p == nullptr) continue;
       for (const auto& c : p->checks) {
-        if (seen.emplace(name, c.name).second) keys.push_back({name, c.name, c.metric, c.op});
-      }
-    }
-  }
-  std::stable_partition(keys.begin(), keys.end(),
-                        [](const CheckKey& k) { return k.metric == "budget_margin"; });
-
-  // A checkpoint phase whose budget no check asks about still shows it, from the metric.
-  std::vector<std::vector<Cell>> budget_rows;
-  for (const auto& name : phase_names(systems)) {
-    bool is_checkpoint = false, has_margin = false, checked = false;
-    for (const auto& s : systems) {
-      const PhaseReport* p = find_phase(s.loaded.report, name);
-      if (p == nullptr) continue;
-      is_checkpoint = is_checkpoint || p->kind == "checkpoint";
-      has_margin = has_margin || p->metrics.contains("budget_margin");
-    }
-    for (const auto& k : keys) checked = checked || (k.phase == name && k.metric == "budget_margin");
-    if (!is_checkpoint || !has_margin || checked) continue;
-    std::vector<Cell> r{{name, Cell::Kind::kPlain},
-                        {"checkpoint budget: budget_margin >= 1 (the 5% rule)", Cell::Kind::kPlain}};
-    for (const auto& s : systems) {
-      const PhaseReport* p = find_phase(s.loaded.report, name);
-      auto v = p != nullptr ? metric_value(*p, "budget_margin") : std::nullopt;
-      if (!v) {
-        r.push_back(
-            {p == nullptr ? "-" : "no value", p == nullptr ? Cell::Kind::kAbsent : Cell::Kind::kFail});
-        continue;
-      }
-      char buf[48];
-      std::snprintf(buf, sizeof buf, "%.3g", *v);
-      r.push_back({std::string(*v >= 1 ? "pass" : "FAIL") + ": margin " + buf,
-                   *v >= 1 ? Cell::Kind::kPass : Cell::Kind::kFail});
-    }
-    budget_rows.push_back(std::move(r));
-  }
-  for (auto& r : budget_rows) t.rows.push_back(std::move(r));
-
-  for (const auto& k : keys) {
-    std::vector<Cell> r{{k.phase, Cell::Kind::kPlain}, {k.name, Cell::Kind::kPlain}};
-    for (const auto& s : systems) {
-      const PhaseReport* p = find_phase(s.loaded.report, k.phase);
-      const CheckResult* c = nullptr;
-      if (p != nullptr) {
-        for (const auto& x : p->checks) {
-          if (x.name == k.name) c = &x;
+        if (seen.emplace(name, c.name).second) {
+          keys.push_back(
+              {name, c.name, c.metric, c.op, !c.metric.empty() && c.metric == budget_metric_of(*p)});
         }
       }
-      if (c == nullptr) {
-        r.push_back({"-", Cell::Kind::kAbsent});
-        continue;
-      }
-      const std::string value = c->has_value
-                                    ? format_metric_value(c->value, metric_unit(*p, c->metric))
-                                    : "no value (phase " + std::string(phase_status_text(p->status)) + ")";
-      r.push_back({std::string(c->passed ? "pass" : "FAIL") + ": " + value,
-                   c->passed ? Cell::Kind::kPass : Cell::Kind::kFail});
     }
-    t.rows.push_back(std::move(r));
   }
+  std::stable_partition(keys.begin(), keys.end(), [](const CheckKey& k) { return k.budget; });
+  return keys;
+}
+
+// "pass: margin 1.2" for each system's budget metric (>= 1 passes).
+std::vector<Cell> budget_row(const std::vector<SystemReport>& systems, const std::string& name,
+                             const std::string& kind, const std::string& metric) {
+  std::vector<Cell> r{{name, Cell::Kind::kPlain},
+                      {kind + " budget: " + metric + " >= 1 (the 5% rule)", Cell::Kind::kPlain}};
+  for (const auto& s : systems) {
+    const PhaseReport* p = find_phase(s.loaded.report, name);
+    auto v = p != nullptr ? metric_value(*p, metric) : std::nullopt;
+    if (!v) {
+      r.push_back({p == nullptr ? "-" : "no value", p == nullptr ? Cell::Kind::kAbsent : Cell::Kind::kFail});
+      continue;
+    }
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.3g", *v);
+    r.push_back({std::string(*v >= 1 ? "pass" : "FAIL") + ": margin " + buf,
+                 *v >= 1 ? Cell::Kind::kPass : Cell::Kind::kFail});
+  }
+  return r;
+}
+
+// A phase whose kind has a budget metric that no check asks about still shows it, from the metric.
+std::vector<std::vector<Cell>> budget_rows(const std::vector<SystemReport>& systems,
+                                           const std::vector<CheckKey>& keys) {
+  std::vector<std::vector<Cell>> rows;
+  for (const auto& name : phase_names(systems)) {
+    std::string kind, metric;
+    bool has_value = false, checked = false;
+    for (const auto& s : systems) {
+      const PhaseReport* p = find_phase(s.loaded.report, name);
+      if (p == nullptr || budget_metric_of(*p).empty()) continue;
+      kind = p->kind;
+      metric = std::string(budget_metric_of(*p));
+      has_value = has_value || p->metrics.contains(metric);
+    }
+    for (const auto& k : keys) checked = checked || (k.phase == name && k.metric == metric);
+    if (!metric.empty() && has_value && !checked) rows.push_back(budget_row(systems, name, kind, metric));
+  }
+  return rows;
+}
+
+// Each system's verdict on one check: "pass: 2.1 GB/s", "FAIL: no value (phase error)", "-" where absent.
+std::vector<Cell> check_row(const std::vector<SystemReport>& systems, const CheckKey& k) {
+  std::vector<Cell> r{{k.phase, Cell::Kind::kPlain}, {k.name, Cell::Kind::kPlain}};
+  for (const auto& s : systems) {
+    const PhaseReport* p = find_phase(s.loaded.report, k.phase);
+    const CheckResult* c = nullptr;
+    if (p != nullptr) {
+      for (const auto& x : p->checks) {
+        if (x.name == k.name) c = &x;
+      }
+    }
+    if (c == nullptr) {
+      r.push_back({"-", Cell::Kind::kAbsent});
+      continue;
+    }
+    const std::string value = c->has_value
+                                  ? format_metric_value(c->value, metric_unit(*p, c->metric))
+                                  : "no value (phase " + std::string(phase_status_text(p->status)) + ")";
+    r.push_back({std::string(c->passed ? "pass" : "FAIL") + ": " + value,
+                 c->passed ? Cell::Kind::kPass : Cell::Kind::kFail});
+  }
+  return r;
+}
+
+}  // namespace
+
+Table checks_table(const std::vector<SystemReport>& systems) {
+  Table t;
+  t.id = "checks";
+  t.title = "Checks";
+  t.head = {"phase", "check"};
+  for (const auto& s : systems) t.head.push_back(s.label);
+  const std::vector<CheckKey> keys = check_keys(systems);
+  std::vector<std::vector<Cell>> budgets = budget_rows(systems, keys);
+  for (auto& r : budgets) t.rows.push_back(std::move(r));
+  for (const auto& k : keys) t.rows.push_back(check_row(systems, k));
   std::vector<Cell> verdict{{"", Cell::Kind::kPlain}, {"verdict", Cell::Kind::kPlain}};
   for (const auto& s : systems) {
     const std::string v = s.loaded.report.verdict;
     verdict.push_back({status_upper(v), v == "passed" ? Cell::Kind::kPass : Cell::Kind::kFail});
   }
   t.rows.push_back(std::move(verdict));
-  if (keys.empty() && budget_rows.empty()) t.note = "No report holds a check.";
+  if (keys.empty() && budgets.empty()) t.note = "No report holds a check.";
   return t;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/results/find_phase.h"  // find_phase, which the pages use
 #include "reports/report_reader.h"
 
 namespace iofab {
@@ -35,7 +36,6 @@ std::string default_label(const std::string& path);
 
 // Phase names across the reports, in first-seen order.
 std::vector<std::string> phase_names(const std::vector<SystemReport>& systems);
-const PhaseReport* find_phase(const Report& report, const std::string& name);
 
 // Who ran what where: hosts, CPUs, memory, GPUs, target filesystem, suite,
 // tool version; rows whose values differ between systems are marked.

@@ -99,6 +99,10 @@ struct Ticks {
 };
 
 Ticks linear_ticks(double lo, double hi, const Scale& s) {
+  // Figures near a double's ends (-1e308 to 1e308) span more than a double holds: the axis keeps to
+  // +-1e307, so its step and labels stay finite (a point beyond is drawn at the edge's side).
+  lo = std::clamp(lo, -1e307, 1e307);
+  hi = std::clamp(hi, -1e307, 1e307);
   if (!(hi > lo)) {
     if (hi == 0 && lo == 0) {
       hi = 1;
@@ -123,7 +127,11 @@ Ticks linear_ticks(double lo, double hi, const Scale& s) {
     const double v = slo + step * i;
     if (v > shi + step * 1e-6) break;
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.*f", decimals, std::fabs(v) < step * 1e-9 ? 0.0 : v);
+    if (std::fabs(v) >= 1e15) {
+      std::snprintf(buf, sizeof buf, "%.3g", v);  // "1e+307", not 308 digits
+    } else {
+      std::snprintf(buf, sizeof buf, "%.*f", decimals, std::fabs(v) < step * 1e-9 ? 0.0 : v);
+    }
     t.at.push_back(v * s.div);
     t.labels.push_back(buf);
   }
@@ -259,6 +267,190 @@ void draw_ref_lines(const std::vector<RefLine>& lines, const Mapper& my, const s
   }
 }
 
+// The data's extent along both axes: every finite point (positive on a log axis) and the reference lines.
+struct Extent {
+  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
+  size_t most_points = 0;  // the most points of one series
+};
+
+bool drawable(const LineChart& c, double x, double y) {
+  return std::isfinite(x) && std::isfinite(y) && !(c.x.log && x <= 0) && !(c.y.log && y <= 0);
+}
+
+Extent line_extent(const LineChart& c) {
+  Extent e;
+  for (const auto& s : c.series) {
+    size_t n = 0;
+    for (const auto& [x, y] : s.points) {
+      if (!drawable(c, x, y)) continue;
+      e.xlo = std::min(e.xlo, x);
+      e.xhi = std::max(e.xhi, x);
+      e.ylo = std::min(e.ylo, y);
+      e.yhi = std::max(e.yhi, y);
+      ++n;
+    }
+    e.most_points = std::max(e.most_points, n);
+  }
+  for (const auto& r : c.ref_lines) {
+    if (std::isfinite(r.y)) {
+      e.ylo = std::min(e.ylo, r.y);
+      e.yhi = std::max(e.yhi, r.y);
+    }
+  }
+  if (!std::isfinite(e.xlo)) {
+    e.xlo = 0;
+    e.xhi = 1;
+  }
+  if (!std::isfinite(e.ylo)) {
+    e.ylo = 0;
+    e.yhi = 1;
+  }
+  if (!c.y.log && e.ylo > 0) e.ylo = 0;  // magnitudes read right only from zero
+  if (!c.x.log && e.xlo > 0) e.xlo = 0;
+  return e;
+}
+
+void draw_x_axis(const Ticks& xt, const Mapper& mx, const std::string& title, double plot_bottom,
+                 std::ostringstream& o) {
+  for (size_t i = 0; i < xt.at.size(); ++i) {
+    const double x = mx(xt.at[i]);
+    o << "<line x1=\"" << num(x) << "\" y1=\"" << num(plot_bottom) << "\" x2=\"" << num(x) << "\" y2=\""
+      << num(plot_bottom + 4) << "\" stroke=\"#333\"/>";
+    o << text(x, plot_bottom + 17, xt.labels[i], "middle");
+  }
+  o << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(plot_bottom) << "\" x2=\"" << num(kWidth - kRight)
+    << "\" y2=\"" << num(plot_bottom) << "\" stroke=\"#333\"/>";
+  o << text((kLeft + kWidth - kRight) / 2, plot_bottom + 36, title, "middle");
+}
+
+// One series: its polyline (unless markers only) and its markers, in a group titled with its name.
+void draw_series(const LineChart& c, size_t i, const Mapper& mx, const Mapper& my, bool markers,
+                 std::ostringstream& o) {
+  const LineSeries& s = c.series[i];
+  const char* color = plot_color(s.color >= 0 ? s.color : static_cast<int>(i));
+  std::string pts;
+  std::ostringstream dots;
+  for (const auto& [x, y] : s.points) {
+    if (!drawable(c, x, y)) continue;
+    const double px = mx(x), py = my(y);
+    pts += num(px) + "," + num(py) + " ";
+    if (s.markers_only) {
+      dots << "<circle cx=\"" << num(px) << "\" cy=\"" << num(py) << "\" r=\"7\" fill=\"none\" stroke=\""
+           << color << "\" stroke-width=\"3\"/>";
+    } else if (markers) {
+      dots << "<circle cx=\"" << num(px) << "\" cy=\"" << num(py) << "\" r=\"2.8\" fill=\"" << color
+           << "\"/>";
+    }
+  }
+  o << "<g class=\"series\"><title>" << xml_escape(s.name) << "</title>";
+  if (!pts.empty() && !s.markers_only) {
+    o << "<polyline fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\""
+      << (s.dashed ? " stroke-dasharray=\"5 3\"" : "") << " points=\"" << pts << "\"/>";
+  }
+  o << dots.str() << "</g>";
+}
+
+// A bar chart's value range: each bar (or stack) and the reference lines, from zero.
+void bar_extent(const BarChart& c, double* ylo, double* yhi) {
+  for (size_t k = 0; k < c.categories.size(); ++k) {
+    double stack = 0;
+    for (size_t s = 0; s < c.series.size(); ++s) {
+      const double v = s < c.values.size() && k < c.values[s].size() ? c.values[s][k] : std::nan("");
+      if (!std::isfinite(v)) continue;
+      if (c.stacked) {
+        stack += std::max(0.0, v);
+      } else {
+        *yhi = std::max(*yhi, v);
+        *ylo = std::min(*ylo, v);
+      }
+    }
+    if (c.stacked) *yhi = std::max(*yhi, stack);
+  }
+  for (const auto& r : c.ref_lines) {
+    if (std::isfinite(r.y)) *yhi = std::max(*yhi, r.y);
+  }
+}
+
+// Where a bar chart puts things: the band per category, its labels (two lines at most; slanted when they
+// would collide) and the bars' width.
+struct BarLayout {
+  double band = 0, label_h = 0, bar_width = 0;
+  bool slant = false, value_labels = false;
+};
+
+BarLayout bar_layout(const BarChart& c) {
+  BarLayout l;
+  l.band = (kWidth - kLeft - kRight) / static_cast<double>(std::max<size_t>(c.categories.size(), 1));
+  size_t longest = 0;
+  for (const auto& cat : c.categories) {
+    size_t line = 0;
+    for (char ch : cat) {
+      line = ch == '\n' ? 0 : line + 1;
+      longest = std::max(longest, line);
+    }
+  }
+  l.slant = kCharWidth * static_cast<double>(longest) > l.band - 6;
+  l.label_h = l.slant ? std::min(150.0, kCharWidth * static_cast<double>(longest) * 0.6 + 24) : 34;
+  // Values on the bars where they fit: a small bar next to a tall reference line still reads.
+  const size_t nser = c.series.size();
+  l.bar_width =
+      c.stacked ? l.band * 0.8 * 0.6 : l.band * 0.8 / static_cast<double>(std::max<size_t>(nser, 1));
+  l.value_labels = l.bar_width >= 44;
+  return l;
+}
+
+// The bars of category k (side by side, or stacked); returns the stack's top (0 unstacked).
+double draw_bars(const BarChart& c, size_t k, const BarLayout& l, const Mapper& my, double zero,
+                 std::ostringstream& o) {
+  const double x0 = kLeft + l.band * static_cast<double>(k);
+  const double bar_w = l.bar_width;
+  double stack_top = 0;
+  for (size_t s = 0; s < c.series.size(); ++s) {
+    const double v = s < c.values.size() && k < c.values[s].size() ? c.values[s][k] : std::nan("");
+    if (!std::isfinite(v)) continue;
+    double bx, y_top, y_bottom;
+    if (c.stacked) {
+      bx = x0 + (l.band - bar_w) / 2;
+      y_bottom = my(stack_top);
+      stack_top += std::max(0.0, v);
+      y_top = my(stack_top);
+    } else {
+      bx = x0 + l.band * 0.1 + bar_w * static_cast<double>(s);
+      y_top = my(std::max(v, 0.0));
+      y_bottom = my(std::min(v, 0.0));
+      if (v >= 0) y_bottom = zero;
+    }
+    const Scale vs = pick_scale(c.y.unit, std::fabs(v));
+    o << "<rect x=\"" << num(bx) << "\" y=\"" << num(y_top) << "\" width=\"" << num(std::max(1.0, bar_w - 1))
+      << "\" height=\"" << num(std::max(0.0, y_bottom - y_top)) << "\" fill=\""
+      << plot_color(static_cast<int>(s)) << "\"><title>"
+      << xml_escape(c.series[s] + ", " + c.categories[k] + ": " +
+                    fmt_g(std::round(v / vs.div * 1000) / 1000) + (vs.suffix.empty() ? "" : " " + vs.suffix))
+      << "</title></rect>";
+    if (l.value_labels && !c.stacked) {
+      o << text(bx + bar_w / 2, y_top - 4, short_value(v, c.y.unit), "middle",
+                " font-size=\"10\" fill=\"#333\"");
+    }
+  }
+  return stack_top;
+}
+
+// Category k's label under its band: up to two lines, or slanted.
+void draw_category_label(const std::string& cat, double cx, bool slant, double plot_bottom,
+                         std::ostringstream& o) {
+  const auto nl = cat.find('\n');
+  if (slant) {
+    const double ly = plot_bottom + 14;
+    std::string one = cat;
+    std::replace(one.begin(), one.end(), '\n', ' ');
+    o << text(cx, ly, one, "end", (" transform=\"rotate(-35 " + num(cx) + " " + num(ly) + ")\"").c_str());
+  } else {
+    o << text(cx, plot_bottom + 16, cat.substr(0, nl), "middle");
+    if (nl != std::string::npos)
+      o << text(cx, plot_bottom + 30, cat.substr(nl + 1), "middle", " fill=\"#555\"");
+  }
+}
+
 }  // namespace
 
 const char* plot_color(int index) {
@@ -267,41 +459,11 @@ const char* plot_color(int index) {
 }
 
 std::string render_svg(const LineChart& c) {
-  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
-  size_t most_points = 0;
-  for (const auto& s : c.series) {
-    size_t n = 0;
-    for (const auto& [x, y] : s.points) {
-      if (!std::isfinite(x) || !std::isfinite(y) || (c.x.log && x <= 0) || (c.y.log && y <= 0)) continue;
-      xlo = std::min(xlo, x);
-      xhi = std::max(xhi, x);
-      ylo = std::min(ylo, y);
-      yhi = std::max(yhi, y);
-      ++n;
-    }
-    most_points = std::max(most_points, n);
-  }
-  for (const auto& r : c.ref_lines) {
-    if (std::isfinite(r.y)) {
-      ylo = std::min(ylo, r.y);
-      yhi = std::max(yhi, r.y);
-    }
-  }
-  if (!std::isfinite(xlo)) {
-    xlo = 0;
-    xhi = 1;
-  }
-  if (!std::isfinite(ylo)) {
-    ylo = 0;
-    yhi = 1;
-  }
-  if (!c.y.log && ylo > 0) ylo = 0;  // magnitudes read right only from zero
-  if (!c.x.log && xlo > 0) xlo = 0;
-
-  const Scale xs = pick_scale(c.x.unit, std::max(std::fabs(xlo), std::fabs(xhi)));
-  const Scale ys = pick_scale(c.y.unit, std::max(std::fabs(ylo), std::fabs(yhi)));
-  const Ticks xt = c.x.log ? log_ticks(xlo, xhi, c.x.unit) : linear_ticks(xlo, xhi, xs);
-  const Ticks yt = c.y.log ? log_ticks(ylo, yhi, c.y.unit) : linear_ticks(ylo, yhi, ys);
+  const Extent e = line_extent(c);
+  const Scale xs = pick_scale(c.x.unit, std::max(std::fabs(e.xlo), std::fabs(e.xhi)));
+  const Scale ys = pick_scale(c.y.unit, std::max(std::fabs(e.ylo), std::fabs(e.yhi)));
+  const Ticks xt = c.x.log ? log_ticks(e.xlo, e.xhi, c.x.unit) : linear_ticks(e.xlo, e.xhi, xs);
+  const Ticks yt = c.y.log ? log_ticks(e.ylo, e.yhi, c.y.unit) : linear_ticks(e.ylo, e.yhi, ys);
 
   Legend legend;
   for (size_t i = 0; i < c.series.size(); ++i) {
@@ -318,86 +480,25 @@ std::string render_svg(const LineChart& c) {
   std::ostringstream o;
   o << open_svg(height, c.title);
   draw_y_axis(yt, my, axis_title(c.y, ys), plot_bottom, o);
-  for (size_t i = 0; i < xt.at.size(); ++i) {
-    const double x = mx(xt.at[i]);
-    o << "<line x1=\"" << num(x) << "\" y1=\"" << num(plot_bottom) << "\" x2=\"" << num(x) << "\" y2=\""
-      << num(plot_bottom + 4) << "\" stroke=\"#333\"/>";
-    o << text(x, plot_bottom + 17, xt.labels[i], "middle");
-  }
-  o << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(plot_bottom) << "\" x2=\"" << num(kWidth - kRight)
-    << "\" y2=\"" << num(plot_bottom) << "\" stroke=\"#333\"/>";
-  o << text((kLeft + kWidth - kRight) / 2, plot_bottom + 36, axis_title(c.x, xs), "middle");
+  draw_x_axis(xt, mx, axis_title(c.x, xs), plot_bottom, o);
   draw_ref_lines(c.ref_lines, my, c.y.unit, o);
-  const bool markers = c.markers && most_points <= 60;
-  for (size_t i = 0; i < c.series.size(); ++i) {
-    const LineSeries& s = c.series[i];
-    const char* color = plot_color(s.color >= 0 ? s.color : static_cast<int>(i));
-    std::string pts;
-    std::ostringstream dots;
-    for (const auto& [x, y] : s.points) {
-      if (!std::isfinite(x) || !std::isfinite(y) || (c.x.log && x <= 0) || (c.y.log && y <= 0)) continue;
-      const double px = mx(x), py = my(y);
-      pts += num(px) + "," + num(py) + " ";
-      if (s.markers_only) {
-        dots << "<circle cx=\"" << num(px) << "\" cy=\"" << num(py) << "\" r=\"7\" fill=\"none\" stroke=\""
-             << color << "\" stroke-width=\"3\"/>";
-      } else if (markers) {
-        dots << "<circle cx=\"" << num(px) << "\" cy=\"" << num(py) << "\" r=\"2.8\" fill=\"" << color
-             << "\"/>";
-      }
-    }
-    o << "<g class=\"series\"><title>" << xml_escape(s.name) << "</title>";
-    if (!pts.empty() && !s.markers_only) {
-      o << "<polyline fill=\"none\" stroke=\"" << color << "\" stroke-width=\"2\""
-        << (s.dashed ? " stroke-dasharray=\"5 3\"" : "") << " points=\"" << pts << "\"/>";
-    }
-    o << dots.str() << "</g>";
-  }
+  const bool markers = c.markers && e.most_points <= 60;
+  for (size_t i = 0; i < c.series.size(); ++i) draw_series(c, i, mx, my, markers, o);
   draw_legend(legend, legend_y, o);
   o << "</svg>";
   return o.str();
 }
 
 std::string render_svg(const BarChart& c) {
-  const size_t ncat = c.categories.size();
-  const size_t nser = c.series.size();
   double yhi = 0, ylo = 0;
-  for (size_t k = 0; k < ncat; ++k) {
-    double stack = 0;
-    for (size_t s = 0; s < nser; ++s) {
-      const double v = s < c.values.size() && k < c.values[s].size() ? c.values[s][k] : std::nan("");
-      if (!std::isfinite(v)) continue;
-      if (c.stacked) {
-        stack += std::max(0.0, v);
-      } else {
-        yhi = std::max(yhi, v);
-        ylo = std::min(ylo, v);
-      }
-    }
-    if (c.stacked) yhi = std::max(yhi, stack);
-  }
-  for (const auto& r : c.ref_lines) {
-    if (std::isfinite(r.y)) yhi = std::max(yhi, r.y);
-  }
+  bar_extent(c, &ylo, &yhi);
   const Scale ys = pick_scale(c.y.unit, std::max(std::fabs(ylo), std::fabs(yhi)));
   const Ticks yt = linear_ticks(ylo, yhi, ys);
-
-  // Category labels: two lines at most; slanted when they would collide.
-  const double band = (kWidth - kLeft - kRight) / static_cast<double>(std::max<size_t>(ncat, 1));
-  size_t longest = 0;
-  for (const auto& cat : c.categories) {
-    size_t line = 0;
-    for (char ch : cat) {
-      line = ch == '\n' ? 0 : line + 1;
-      longest = std::max(longest, line);
-    }
-  }
-  const bool slant = kCharWidth * static_cast<double>(longest) > band - 6;
-  const double label_h = slant ? std::min(150.0, kCharWidth * static_cast<double>(longest) * 0.6 + 24) : 34;
+  const BarLayout l = bar_layout(c);
   Legend legend;
-  for (size_t s = 0; s < nser; ++s) legend.items.emplace_back(c.series[s], static_cast<int>(s));
+  for (size_t s = 0; s < c.series.size(); ++s) legend.items.emplace_back(c.series[s], static_cast<int>(s));
   const double plot_bottom = kTop + kPlotHeight;
-  const double xtitle_y = plot_bottom + label_h + 14;
+  const double xtitle_y = plot_bottom + l.label_h + 14;
   const double legend_y = xtitle_y + (c.x_label.empty() ? 0 : 10);
   const double height = legend_y + legend_height(legend) + 6;
   const Mapper my{yt.lo, yt.hi, plot_bottom, kTop, false};
@@ -406,60 +507,14 @@ std::string render_svg(const BarChart& c) {
   o << open_svg(height, c.title);
   draw_y_axis(yt, my, axis_title(c.y, ys), plot_bottom, o);
   const double zero = my(std::clamp(0.0, yt.lo, yt.hi));
-  // Values on the bars where they fit: a small bar next to a tall reference line still reads.
-  const double bar_width =
-      c.stacked ? band * 0.8 * 0.6 : band * 0.8 / static_cast<double>(std::max<size_t>(nser, 1));
-  const bool value_labels = bar_width >= 44;
-  for (size_t k = 0; k < ncat; ++k) {
-    const double x0 = kLeft + band * static_cast<double>(k);
-    const double bar_w = bar_width;
-    double stack_top = 0;
-    for (size_t s = 0; s < nser; ++s) {
-      const double v = s < c.values.size() && k < c.values[s].size() ? c.values[s][k] : std::nan("");
-      if (!std::isfinite(v)) continue;
-      double bx, y_top, y_bottom;
-      if (c.stacked) {
-        bx = x0 + (band - bar_w) / 2;
-        y_bottom = my(stack_top);
-        stack_top += std::max(0.0, v);
-        y_top = my(stack_top);
-      } else {
-        bx = x0 + band * 0.1 + bar_w * static_cast<double>(s);
-        y_top = my(std::max(v, 0.0));
-        y_bottom = my(std::min(v, 0.0));
-        if (v >= 0) y_bottom = zero;
-      }
-      const Scale vs = pick_scale(c.y.unit, std::fabs(v));
-      o << "<rect x=\"" << num(bx) << "\" y=\"" << num(y_top) << "\" width=\""
-        << num(std::max(1.0, bar_w - 1)) << "\" height=\"" << num(std::max(0.0, y_bottom - y_top))
-        << "\" fill=\"" << plot_color(static_cast<int>(s)) << "\"><title>"
-        << xml_escape(c.series[s] + ", " + c.categories[k] + ": " +
-                      fmt_g(std::round(v / vs.div * 1000) / 1000) +
-                      (vs.suffix.empty() ? "" : " " + vs.suffix))
-        << "</title></rect>";
-      if (value_labels && !c.stacked) {
-        o << text(bx + bar_w / 2, y_top - 4, short_value(v, c.y.unit), "middle",
-                  " font-size=\"10\" fill=\"#333\"");
-      }
-    }
-    if (value_labels && c.stacked && stack_top > 0) {
-      o << text(x0 + band / 2, my(stack_top) - 4, short_value(stack_top, c.y.unit), "middle",
+  for (size_t k = 0; k < c.categories.size(); ++k) {
+    const double x0 = kLeft + l.band * static_cast<double>(k);
+    const double stack_top = draw_bars(c, k, l, my, zero, o);
+    if (l.value_labels && c.stacked && stack_top > 0) {
+      o << text(x0 + l.band / 2, my(stack_top) - 4, short_value(stack_top, c.y.unit), "middle",
                 " font-size=\"10\" fill=\"#333\"");
     }
-    // The label: up to two lines, or slanted.
-    const double cx = x0 + band / 2;
-    const std::string& cat = c.categories[k];
-    const auto nl = cat.find('\n');
-    if (slant) {
-      const double ly = plot_bottom + 14;
-      std::string one = cat;
-      std::replace(one.begin(), one.end(), '\n', ' ');
-      o << text(cx, ly, one, "end", (" transform=\"rotate(-35 " + num(cx) + " " + num(ly) + ")\"").c_str());
-    } else {
-      o << text(cx, plot_bottom + 16, cat.substr(0, nl), "middle");
-      if (nl != std::string::npos)
-        o << text(cx, plot_bottom + 30, cat.substr(nl + 1), "middle", " fill=\"#555\"");
-    }
+    draw_category_label(c.categories[k], x0 + l.band / 2, l.slant, plot_bottom, o);
   }
   o << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(zero) << "\" x2=\"" << num(kWidth - kRight)
     << "\" y2=\"" << num(zero) << "\" stroke=\"#333\"/>";

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -94,6 +96,15 @@ static void collect_reports(const CommandResult& r) {
     std::error_code ec;
     fs::copy_file(from, fs::path(dir) / name, fs::copy_options::overwrite_existing, ec);
   }
+}
+
+std::string write_one_ingest_suite(const std::string& dir, const std::string& name) {
+  const std::string path = dir + "/suite.json";
+  write_file(path,
+             R"({"name": ")" + name + R"(", "phases": [{"kind": "ingest", "name": "ingest", "workers": 1,
+    "files_per_worker": 1, "file_size": "1MiB", "block_size": "256KiB", "direct": false,
+    "checks": [{"metric": "write_bytes", "op": ">=", "value": 1}]}]})");
+  return path;
 }
 
 CommandResult run_iofab(const std::vector<std::string>& args) {
@@ -239,6 +250,20 @@ std::string read_file(const std::string& path) {
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f << text;
+}
+
+void flip_byte(const std::string& path, std::streamoff at) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  if (!f.good()) {
+    ADD_FAILURE() << "cannot open " << path;
+    return;
+  }
+  f.seekg(at);
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x01);
+  f.seekp(at);
+  f.write(&c, 1);
 }
 
 std::vector<std::string> list_files(const std::string& dir) {

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <ios>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,10 @@ struct CommandResult {
   std::string out;     // stdout
   std::string err;     // stderr
 };
+
+// Writes dir/suite.json, a suite named name of one small ingest phase ("ingest": one worker, one 1 MiB
+// file) with one check that passes, and returns its path: the run a test of the outputs needs.
+std::string write_one_ingest_suite(const std::string& dir, const std::string& name);
 
 // Runs argv (argv[0] a path) with stdin from /dev/null; waits for it.
 CommandResult run_command(const std::vector<std::string>& argv);
@@ -82,6 +87,9 @@ inline bool contains(const std::string& text, const std::string& part) { return 
 
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& text);
+// Flips the lowest bit of the byte at offset at of path, in place (a corrupted byte for the verify tests);
+// a file that does not open fails the calling test.
+void flip_byte(const std::string& path, std::streamoff at);
 // Files (not folders) under dir, recursively, as paths relative to dir.
 std::vector<std::string> list_files(const std::string& dir);
 

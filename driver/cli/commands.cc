@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "driver/cli/output_paths.h"
+#include "driver/cli/run_outputs.h"
 #include "harness/comm/agree.h"
 #include "harness/core/build_info.h"
 #include "harness/core/json_text.h"
@@ -19,8 +20,6 @@
 #include "driver/targets/run_target.h"
 #include "reports/console_report.h"
 #include "reports/json_report.h"
-#include "reports/junit_report.h"
-#include "reports/openmetrics_report.h"
 #include "reports/repeat_console.h"
 
 namespace iofab {
@@ -75,6 +74,7 @@ bool read_run_options(Comm& comm, RunArgs& args, std::ostream& err, int* code) {
       args.options.rank_timeout_s = *t;
     }
   }
+  if (bad_option.ok()) bad_option = read_live_flags(args.live_flags, &args.options.live);
   // Every rank leaves together, even when only one was given a bad value (the others would wait for it).
   if (Status a = comm.size() > 1 ? agree(comm, bad_option) : bad_option; !a.ok()) {
     if (comm.rank() == 0) err << "iofab: " << a.message() << "\n";
@@ -99,9 +99,12 @@ bool check_run_outputs(Comm& comm, const RunArgs& args, std::ostream& err, int* 
   {
     std::string refused;
     if (comm.rank() == 0) {
-      Status o =
-          check_outputs({{"suite", args.options.suite}},
-                        {{"--out", args.out}, {"--junit", args.junit}, {"--openmetrics", args.openmetrics}});
+      std::vector<RunOutput> extra;
+      Status o = resolve_run_outputs(args.outputs, args.junit, args.openmetrics, &extra);
+      std::vector<NamedPath> outputs = {{"--out", args.out}};
+      for (const RunOutput& e : extra) outputs.push_back(e.named);
+      for (const NamedPath& p : live_output_paths(args.options.live)) outputs.push_back(p);
+      if (o.ok()) o = check_outputs({{"suite", args.options.suite}}, outputs);
       if (!o.ok()) refused = o.message();
     }
     if (Status b = comm.broadcast(&refused, 0); !b.ok()) {
@@ -173,7 +176,7 @@ void install_report_hooks(RunArgs& args, ReportWriter& writer, std::ostream& err
   }
 }
 
-// The report's writer, once the run is done: the report, the console, --junit and --openmetrics.
+// The report's writer, once the run is done: the report, the console, --output (--junit, --openmetrics).
 int finish_run(Comm& comm, const RunArgs& args, ReportWriter& writer, const Report& report, std::ostream& out,
                std::ostream& err) {
   // The run folder is removed (or kept): the courier has no cleanup left to take over.
@@ -203,15 +206,13 @@ int finish_run(Comm& comm, const RunArgs& args, ReportWriter& writer, const Repo
       out << "report: " << writer.fallback_path << " (not at " << path << ")\n";
     return 3;
   }
-  if (!args.junit.empty()) {
-    if (Status j = write_file_atomic(args.junit, junit_for_run(report)); !j.ok()) {
-      err << "iofab: cannot write the JUnit file: " << j.message() << "\n";
-      return 3;
-    }
-  }
-  if (!args.openmetrics.empty()) {
-    if (Status m = write_file_atomic(args.openmetrics, openmetrics_for_run(report)); !m.ok()) {
-      err << "iofab: cannot write the OpenMetrics file: " << m.message() << "\n";
+  // --output and its aliases, each through its reporter (checked before the run: resolve_run_outputs).
+  std::vector<RunOutput> extra;
+  (void)resolve_run_outputs(args.outputs, args.junit, args.openmetrics, &extra);
+  for (const RunOutput& o : extra) {
+    if (Status wrote = write_file_atomic(o.named.path, o.reporter->render(report)); !wrote.ok()) {
+      err << "iofab: cannot write the " << o.reporter->name << " file (" << o.named.option
+          << "): " << wrote.message() << "\n";
       return 3;
     }
   }
@@ -230,7 +231,8 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
   install_report_hooks(args, writer, err);
   Report report;
   Status st = args.repeat > 0
-                  ? run_suite_repeated(comm, args.options, RepeatOptions{args.repeat, !args.no_warmup},
+                  ? run_suite_repeated(comm, args.options,
+                                       RepeatOptions{args.repeat, !args.no_warmup, args.out},
                                        &report, args.options.quiet ? nullptr : &err)
                   : run_suite(comm, args.options, &report);
   if (!st.ok()) {
@@ -246,7 +248,8 @@ int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err) {
     }
     return 0;
   }
-  return finish_run(comm, args, writer, report, out, err);
+  // --live -: stdout carries the JSON lines alone, so the summary goes to stderr.
+  return finish_run(comm, args, writer, report, args.options.live.live == "-" ? err : out, err);
 }
 
 int cmd_validate(const std::string& suite_path, const std::vector<std::string>& sets,

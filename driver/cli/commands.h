@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "harness/comm/comm.h"
+#include "driver/cli/live_flags.h"
 #include "driver/runner/report_courier.h"
 #include "driver/runner/runner.h"
+#include "driver/targets/clean_target.h"
 
 namespace iofab {
 
@@ -21,12 +23,16 @@ struct RunArgs {
   std::string out;
   int repeat = 0;           // > 0: run the suite this many times, report means (driver/runner/repeat.h)
   bool no_warmup = false;   // with repeat: no warm-up run first
-  std::string junit;        // also write the checks as JUnit XML here
-  std::string openmetrics;  // also write the headline figures and checks as OpenMetrics text here
+  // --output FORMAT=PATH, as given: also write the report in that format there (run_outputs.h); junit and
+  // openmetrics are the paths of its aliases, --junit and --openmetrics.
+  std::vector<std::string> outputs;
+  std::string junit;
+  std::string openmetrics;
   double scale = 0;         // > 0: every checkpoint phase's scale (--scale)
   // Multi-rank runs: the helper process that writes the report (driver/runner/report_courier.h);
   // null: the report is written by this process.
   ReportCourier* courier = nullptr;
+  LiveFlags live_flags;  // --progress-every, --live-interval as typed (driver/cli/live_flags.h)
 };
 
 int cmd_run(Comm& comm, RunArgs& args, std::ostream& out, std::ostream& err);
@@ -37,14 +43,6 @@ int cmd_validate(const std::string& suite, const std::vector<std::string>& sets,
 // as_json: one JSON object for machines instead of the text (docs/discovery.md).
 int cmd_list(const std::string& target, bool as_json, std::ostream& out);
 
-struct CleanArgs {
-  std::string target;             // a folder, or s3://bucket/prefix
-  bool yes = false;               // remove without asking
-  bool include_kept = false;      // also remove what runs with --keep left
-  std::string suite = "default";  // s3://: the suite whose "s3" settings reach the target
-  std::vector<std::string> sets;  // s3://: --set s3.KEY=VALUE on that suite
-};
-
 // `iofab clean`: lists the run folders under target that no live run holds
 // (left by a killed run) and removes them: with yes, or after a "y" on in when
 // interactive (a terminal). Otherwise it only lists them. Folders of runs with
@@ -52,9 +50,6 @@ struct CleanArgs {
 // read, 3 when a removal failed. Each kind of target cleans its own way (driver/targets/).
 int cmd_clean(const CleanArgs& args, bool interactive, std::istream& in, std::ostream& out,
               std::ostream& err);
-// clean's question: true with yes, or after a "y" on in when interactive; else says why nothing went.
-bool confirm_removal(const std::string& what, size_t count, bool yes, bool interactive, std::istream& in,
-                     std::ostream& out);
 
 // `iofab plan`: what a model's checkpoints need from storage (DESIGN.md, the
 // 5% rule), from a parameter count or from a model (then every rank's bytes,

@@ -20,6 +20,9 @@ using nlohmann::json;
 
 namespace {
 
+// The section of `iofab list --json` on RDMA devices.
+constexpr const char* kRdmaSection = "rdma";  // not a phase kind: a section of list's output
+
 // `iofab list` gathers everything into one JSON value; the text form is printed
 // from it, so the two never disagree.
 
@@ -161,7 +164,7 @@ json discover(const std::string& target) {
           {"engines", engines},
           {"mpi", {{"built", mpi_built()}, {"launched_by_mpi_launcher", launched_by_mpi_launcher()}}},
           {"cuda", {{"status", cuda_status()}, {"devices", gpus}}},
-          {"rdma", {{"status", rdma_status}, {"devices", nics}}},
+          {kRdmaSection, {{"status", rdma_status}, {"devices", nics}}},
           {"topology", {{"status", topo_status}, {"pairs", topo}}},
           {"target", t}};
 }
@@ -214,12 +217,13 @@ void print_topology(const json& j, std::ostream& out) {
   }
   out << topo["status"].get<std::string>() << "\n";
   size_t width = 6;
-  for (const json& n : j["rdma"]["devices"]) width = std::max(width, n["name"].get<std::string>().size() + 2);
+  for (const json& n : j[kRdmaSection]["devices"])
+    width = std::max(width, n["name"].get<std::string>().size() + 2);
   auto cell = [&](const std::string& s) {
     return s + std::string(width > s.size() ? width - s.size() : 1, ' ');
   };
   out << "  " << cell("");
-  for (const json& n : j["rdma"]["devices"]) out << cell(n["name"].get<std::string>());
+  for (const json& n : j[kRdmaSection]["devices"]) out << cell(n["name"].get<std::string>());
   out << "\n";
   for (const json& g : j["cuda"]["devices"]) {
     out << "  " << cell("GPU" + std::to_string(g["index"].get<int>()));
@@ -259,8 +263,8 @@ int cmd_list(const std::string& target, bool as_json, std::ostream& out) {
         << units::format_bytes(g["memory_bytes"].get<double>()) << " " << g["pci_bus_id"].get<std::string>()
         << pci_text(g) << "\n";
   }
-  out << "RDMA devices: " << j["rdma"]["status"].get<std::string>() << "\n";
-  print_rdma(j["rdma"]["devices"], out);
+  out << "RDMA devices: " << j[kRdmaSection]["status"].get<std::string>() << "\n";
+  print_rdma(j[kRdmaSection]["devices"], out);
   print_topology(j, out);
   const json& t = j["target"];
   out << "\ntarget " << target << ": ";

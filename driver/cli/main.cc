@@ -1,5 +1,5 @@
-// iofab's command line: run | validate | list | clean | plan | compare | report. Only this file turns a
-// Status into an exit code: 0 passed, 1 a check failed, 2 usage or suite
+// iofab's command line: run | validate | list | clean | plan | compare | report | calibrate. Only this
+// file turns a Status into an exit code: 0 passed, 1 a check failed, 2 usage or suite
 // error, 3 runtime error, 130 interrupted.
 #include <unistd.h>
 
@@ -9,8 +9,10 @@
 #include <exception>
 #include <iostream>
 
+#include "driver/cli/calibrate_command.h"
 #include "driver/cli/commands.h"
 #include "driver/cli/report_commands.h"
+#include "driver/cli/run_outputs.h"
 #include "harness/comm/comm.h"
 #include "harness/core/build_info.h"
 #include "driver/runner/signals.h"
@@ -57,6 +59,8 @@ struct Commands {
   CLI::App* compare = nullptr;
   ReportArgs report_args;
   CLI::App* report = nullptr;
+  CalibrateArgs calibrate_args;
+  CLI::App* calibrate = nullptr;
 };
 
 void add_run_command(CLI::App& app, Commands* c) {
@@ -88,11 +92,15 @@ void add_run_command(CLI::App& app, Commands* c) {
                   "and every run; checks use the means")
       ->check(CLI::Range(1, 1000000));
   c->run->add_flag("--no-warmup", a.no_warmup, "With --repeat: no warm-up run first");
+  c->run->add_option("--output", a.outputs, run_output_help())
+      ->allow_extra_args(false);  // one value per --output: the suite after it stays the suite
   c->run->add_option("--junit", a.junit,
-                  "Also write the checks as JUnit XML to FILE (for CI); checked before the run like --out");
-  c->run->add_option("--openmetrics", a.openmetrics,
-                  "Also write the headline figures and checks as OpenMetrics text to FILE (node_exporter's "
-                  "textfile collector, the Pushgateway); checked before the run like --out");
+                     "Also write the checks as JUnit XML to FILE (for CI): --output junit=FILE");
+  c->run->add_option(
+      "--openmetrics", a.openmetrics,
+      "Also write the headline figures and checks as OpenMetrics text to FILE (node_exporter's "
+      "textfile collector, the Pushgateway): --output openmetrics=FILE");
+  add_live_flags(c->run, &a.live_flags, &a.options.live);
 }
 
 void add_validate_command(CLI::App& app, Commands* c) {
@@ -208,6 +216,26 @@ void add_report_command(CLI::App& app, Commands* c) {
       ->check(CLI::Range(1, 1000000));
 }
 
+void add_calibrate_command(CLI::App& app, Commands* c) {
+  c->calibrate = app.add_subcommand(
+      "calibrate",
+      "Measure the real PyTorch DataLoader's costs with python3 and torch, and write the calibration file "
+      "the pytorch loader profile reads (docs/calibration.md)");
+  c->calibrate->add_option("--out", c->calibrate_args.out,
+                           "The calibration file (default: $XDG_CONFIG_HOME/iofab/calibration.json or "
+                           "~/.config/iofab/calibration.json)");
+  c->calibrate->add_option("--dir", c->calibrate_args.dir,
+                           "Where to make the scratch folder of small files, removed afterwards (default: "
+                           "$TMPDIR or /tmp)");
+  c->calibrate->add_option("--python", c->calibrate_args.python,
+                           "The python3 with torch (default: /usr/bin/python3, else python3 on PATH)");
+  c->calibrate
+      ->add_option("--files", c->calibrate_args.files, "Files of 16 KiB made (fewer of the larger sizes)")
+      ->check(CLI::Range(16, 100000));
+  c->calibrate->add_option("--rounds", c->calibrate_args.rounds, "Repetitions per size (medians)")
+      ->check(CLI::Range(1, 100));
+}
+
 // `iofab run`: the report courier and the stop handlers, then MPI (or one rank), then the run.
 int run_command(int argc, char** argv, const std::string& command_line, RunArgs* run_args) {
   // The courier is forked before MPI starts: forking an MPI process is unsafe on some transports.
@@ -225,7 +253,9 @@ int run_command(int argc, char** argv, const std::string& command_line, RunArgs*
   // suite that does not load fails in cmd_run with its message).
   Suite peek;
   const bool threads_at_once =
-      load_suite(run_args->options.suite, run_args->options.sets, &peek).ok() && has_concurrent_groups(peek);
+      (load_suite(run_args->options.suite, run_args->options.sets, &peek).ok() &&
+       has_concurrent_groups(peek)) ||
+      live_watch_wanted(run_args->options.live, run_args->options.quiet);  // a watcher thread (live.md)
   std::unique_ptr<Comm> comm;
   Status cs = make_world_comm(&argc, &argv, threads_at_once, &comm, &run_args->options.comm_reason);
   if (!cs.ok()) {
@@ -253,6 +283,7 @@ int iofab_main(int argc, char** argv) {
   add_plan_command(app, &c);
   add_compare_command(app, &c);
   add_report_command(app, &c);
+  add_calibrate_command(app, &c);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -272,6 +303,7 @@ int iofab_main(int argc, char** argv) {
   }
   if (*c.compare) return cmd_compare(c.compare_args, std::cout, std::cerr);
   if (*c.report) return cmd_report(c.report_args, std::cout, std::cerr);
+  if (*c.calibrate) return cmd_calibrate(c.calibrate_args, std::cout, std::cerr);
   return run_command(argc, argv, command_line, &c.run_args);
 }
 

@@ -1,6 +1,8 @@
 #include "driver/cli/report_commands.h"
 
+#include <map>
 #include <set>
+#include <string_view>
 
 #include "driver/cli/output_paths.h"
 #include "harness/fs/atomic_file.h"
@@ -8,7 +10,6 @@
 #include "reports/compare_format.h"
 #include "reports/history.h"
 #include "reports/history_page.h"
-#include "reports/junit_report.h"
 #include "reports/report_reader.h"
 #include "reports/reporter.h"
 #include "reports/side_by_side.h"
@@ -66,9 +67,14 @@ int cmd_compare(const CompareArgs& a, std::ostream& out, std::ostream& err) {
       rc = 3;
     }
   }
-  if (!a.junit.empty()) {
-    if (Status w = write_file_atomic(a.junit, junit_for_compare(cmp, cur.report)); !w.ok()) {
-      err << "iofab compare: cannot write the JUnit file: " << w.message() << "\n";
+  // Compare's own output options (--junit), each a row of the reporter table.
+  const std::map<std::string_view, const std::string*> option_paths = {{"--junit", &a.junit}};
+  for (const Reporter& r : reporter_table()) {
+    const auto it = r.compare_option.empty() ? option_paths.end() : option_paths.find(r.compare_option);
+    if (it == option_paths.end() || it->second->empty()) continue;
+    if (Status w = write_file_atomic(*it->second, r.render_for_compare_option(cmp)); !w.ok()) {
+      err << "iofab compare: cannot write " << r.compare_option << " " << *it->second << ": " << w.message()
+          << "\n";
       rc = 3;
     }
   }

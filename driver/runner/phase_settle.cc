@@ -11,26 +11,6 @@ using nlohmann::json;
 
 namespace {
 
-const char* unit_name(Unit u) {
-  switch (u) {
-    case Unit::kBytes:
-      return "bytes";
-    case Unit::kBytesPerSecond:
-      return "bytes/s";
-    case Unit::kSeconds:
-      return "s";
-    case Unit::kFraction:
-      return "fraction";
-    case Unit::kCount:
-      return "count";
-    case Unit::kRatio:
-      return "ratio";
-    case Unit::kOpsPerSecond:
-      return "ops/s";
-  }
-  return "count";
-}
-
 // Which way is good, so `compare` reads each metric's direction from the report itself.
 const char* better_name(Better b) {
   switch (b) {
@@ -113,7 +93,7 @@ PhaseReport phase_skeleton(const PhaseSpec& spec) {
   json better_map = json::object();
   json headline = json::array();
   for (const auto& m : spec.kind->metrics()) {
-    units_map[m.name] = unit_name(m.unit);
+    units_map[m.name] = std::string(unit_row(m.unit).text);
     better_map[m.name] = better_name(m.better);
     if (headline.size() < 4 && m.name.find('*') == std::string::npos) headline.push_back(m.name);
   }

@@ -18,6 +18,7 @@
 #include "driver/runner/cluster_hosts.h"
 #include "driver/runner/concurrent_group.h"
 #include "driver/runner/host_info.h"
+#include "driver/runner/live_phases.h"
 #include "driver/runner/live_report.h"
 #include "driver/runner/phase_settle.h"
 #include "driver/runner/phase_telemetry.h"
@@ -169,6 +170,9 @@ class SuiteRun {
     // A target that refuses the credentials, or an endpoint that refuses the connection, is a failure at
     // run time (exit 3), not bad input.
     if (!st.ok()) return mine.code() == Status::Code::kIoError ? Status::IoError(st.message()) : st;
+    // One target string may resolve to two places (each node's own AWS_ENDPOINT_URL, a symlink): refused
+    // here, before the run's place is made, naming the setting and the ranks' values.
+    if (comm_.size() > 1) return agree_same_place(comm_, RunIdentity{target_->placement()});
     return Status::Ok();
   }
 
@@ -239,6 +243,8 @@ class SuiteRun {
                                                  kStopGraceSeconds + kEmergencyAfterGraceSeconds,
                                                  [this] { write_emergency_report(); });
     }
+    // Collective: every rank duplicates the Comm for its watcher.
+    live_phases_ = std::make_unique<LivePhases>(comm_, opts_.live, opts_.quiet, run_id_, stop_);
   }
 
   // The stop watchdog's report: the run did not get back to writing its own in time.
@@ -306,6 +312,7 @@ class SuiteRun {
                          .stop_signal = stop_signal()};
       settle_phase(suite_.phases[first + k], end, m.result, &prs[k], &comm_failure_);
     }
+    if (!group) live_phases_->finished(prs[0]);  // the live stream's last line for it: the report's figures
     live_->add(std::move(prs));
     leave_fallback();
     return step.count;
@@ -338,11 +345,13 @@ class SuiteRun {
     TargetCounters before = sample_target_counters(target);
     TelemetrySampler sampler({.interval_s = suite_.telemetry_interval_s, .devices = target.devices});
     if (samples_host_) sampler.start();
+    live_phases_->sampler = samples_host_ ? &sampler : nullptr;
     if (group) {
       run_group_together(*group, outcomes, [&] { before = sample_target_counters(target); });
     } else {
       run_alone(suite_.phases[step.first], &(*outcomes)[0]);
     }
+    live_phases_->sampler = nullptr;
     StepMeasure m;
     if (samples_host_) {
       sampler.stop();
@@ -359,6 +368,7 @@ class SuiteRun {
     const auto t0 = std::chrono::steady_clock::now();
     {
       ProgressLine line(spec.name, m->progress, comm_.rank() == 0 && !opts_.quiet);
+      const auto watch = live_phases_->watch(spec.name, m->progress);  // null when nothing live was asked
       m->status = spec.phase->run(ctx, &m->result);
     }
     m->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -467,6 +477,7 @@ class SuiteRun {
   std::string comm_failure_;             // the first word on a lost rank
   std::unique_ptr<RunHeader> header_;
   std::unique_ptr<LiveReport> live_;
+  std::unique_ptr<LivePhases> live_phases_;  // --live, --live-openmetrics, --progress-every
   // Last: it reads the live report from its own thread, so it goes first.
   std::unique_ptr<StopWatchdog> watchdog_;
 };

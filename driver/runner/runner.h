@@ -13,6 +13,7 @@
 #include "harness/comm/comm.h"
 #include "harness/core/status.h"
 #include "harness/results/report.h"
+#include "driver/runner/live_options.h"
 #include "driver/targets/run_target.h"
 
 namespace iofab {
@@ -23,6 +24,7 @@ struct RunOptions {
   std::vector<std::string> sets;      // --set PATH=VALUE
   bool keep = false;                  // leave the run folder
   bool quiet = false;                 // no live progress line
+  LiveOptions live;                   // --progress-every, --live, --live-interval, --live-openmetrics
   bool no_preflight = false;          // tests only: skip the free-space check
   std::string command_line;
   std::string comm_reason;      // why this Comm was chosen, for the report

@@ -28,18 +28,6 @@ Status from_wire(const json& j, RunIdentity* out) {
   return Status::Ok();
 }
 
-std::string rank_ranges(const std::vector<int>& ranks) {
-  std::string out;
-  for (size_t i = 0; i < ranks.size();) {
-    size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    out += (out.empty() ? "" : ", ") + std::to_string(ranks[i]);
-    if (j > i) out += (j == i + 1 ? ", " : "-") + std::to_string(ranks[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
 namespace {
 
 // The value of field name in id; nullptr when id has no such field (another iofab version).
@@ -50,10 +38,9 @@ const std::string* value_of(const RunIdentity& id, const std::string& name) {
   return nullptr;
 }
 
-}  // namespace
-
-Status compare_run_identities(const std::vector<RunIdentity>& by_rank) {
-  if (by_rank.size() < 2) return Status::Ok();
+// For each field of rank 0's that another rank has otherwise: "\n  NAME: rank(s) R has V; rank 0 has W".
+std::string differences(const std::vector<RunIdentity>& by_rank) {
+  if (by_rank.size() < 2) return "";
   const RunIdentity& root = by_rank[0];
   // Per field of rank 0's, per value another rank has there: which ranks. Rank 0's order of fields.
   std::string lines;
@@ -69,16 +56,13 @@ Status compare_run_identities(const std::vector<RunIdentity>& by_rank) {
                (ranks.size() == 1 ? "has " : "have ") + value + "; rank 0 has " + want;
     }
   }
-  if (lines.empty()) return Status::Ok();
-  return Status::Invalid(
-      "ranks out of step: every rank must run the same suite on the same target with the same options, "
-      "and these differ from rank 0's:" +
-      lines +
-      "\nstart every rank with the same arguments (an MPMD launch \"-np 1 iofab ... : -np 1 iofab ...\" "
-      "must give each the same); nothing was written");
+  return lines;
 }
 
-Status agree_same_run(Comm& comm, const RunIdentity& mine) {
+using Verdict = Status (*)(const std::vector<RunIdentity>& by_rank);
+
+// One gather of every rank's identity to rank 0, its verdict broadcast to every rank.
+Status agree_identities(Comm& comm, const RunIdentity& mine, Verdict verdict_of) {
   std::vector<std::string> texts;
   Status s = comm.gather(wire_bytes(to_wire(mine)), &texts, 0);
   if (!s.ok()) return s;
@@ -90,13 +74,45 @@ Status agree_same_run(Comm& comm, const RunIdentity& mine) {
     size_t bad = 0;
     Status read = decode_ranks(texts, &all, "description of its run", &bad);
     if (!read.ok()) comm.note_out_of_step(static_cast<int>(bad));
-    verdict = read.ok() ? compare_run_identities(all)
+    verdict = read.ok() ? verdict_of(all)
                         : Status::Invalid("ranks out of step: " + read.message() +
                                           "; start every rank with the same iofab and the same arguments; "
                                           "nothing was written");
   }
   s = broadcast_value(comm, &verdict, 0, "verdict");
   return s.ok() ? verdict : s;
+}
+
+}  // namespace
+
+Status compare_run_identities(const std::vector<RunIdentity>& by_rank) {
+  const std::string lines = differences(by_rank);
+  if (lines.empty()) return Status::Ok();
+  return Status::Invalid(
+      "ranks out of step: every rank must run the same suite on the same target with the same options, "
+      "and these differ from rank 0's:" +
+      lines +
+      "\nstart every rank with the same arguments (an MPMD launch \"-np 1 iofab ... : -np 1 iofab ...\" "
+      "must give each the same); nothing was written");
+}
+
+Status agree_same_run(Comm& comm, const RunIdentity& mine) {
+  return agree_identities(comm, mine, compare_run_identities);
+}
+
+Status compare_run_places(const std::vector<RunIdentity>& by_rank) {
+  const std::string lines = differences(by_rank);
+  if (lines.empty()) return Status::Ok();
+  return Status::Invalid(
+      "ranks out of step: the target resolves to different places on the ranks, so their bytes would go "
+      "to different stores measured as one; these differ from rank 0's:" +
+      lines +
+      "\ngive every node the same settings (AWS_ENDPOINT_URL, AWS_REGION, ~/.aws/config, the suite's "
+      "\"s3\" section; a folder that is the same mount everywhere); nothing was written");
+}
+
+Status agree_same_place(Comm& comm, const RunIdentity& mine) {
+  return agree_identities(comm, mine, compare_run_places);
 }
 
 }  // namespace iofab

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/comm/comm.h"
+#include "harness/comm/rank_ranges.h"  // rank_ranges, which the verdict uses
 #include "harness/core/status.h"
 
 namespace iofab {
@@ -34,7 +35,11 @@ Status compare_run_identities(const std::vector<RunIdentity>& by_rank);
 // Returns the verdict, or the Comm's failure (a lost rank).
 Status agree_same_run(Comm& comm, const RunIdentity& mine);
 
-// "0-3, 7, 9-10": ranks in order, runs of consecutive ranks as ranges (16,384 ranks stay one line).
-std::string rank_ranges(const std::vector<int>& ranks);
+// The same for where the bytes go, after each rank resolved the target on its host (RunTarget::placement:
+// a folder's real path; an S3 endpoint, region, addressing, bucket): ranks given one target string that
+// resolve it to two places are out of step too. InvalidArgument (exit 2) names each setting that differs,
+// the ranks and both values.
+Status compare_run_places(const std::vector<RunIdentity>& by_rank);
+Status agree_same_place(Comm& comm, const RunIdentity& mine);
 
 }  // namespace iofab

@@ -71,6 +71,67 @@ void check_members_apart(const Suite& suite, const PhaseGroup& g, const std::vec
   }
 }
 
+// The group's members into out->phases, each marked with the group; their JSON paths into *paths. False
+// when one is invalid (or a nested group).
+bool parse_members(const json& members, const std::string& path, const ParsePhaseFn& parse_phase, int index,
+                   Suite* out, std::vector<std::string>* paths, std::vector<std::string>* errors) {
+  bool all_valid = true;
+  for (size_t j = 0; j < members.size(); ++j) {
+    const std::string at = path + ".concurrent[" + std::to_string(j) + "]";
+    if (members[j].is_object() && members[j].contains("concurrent")) {
+      errors->push_back(at + ": concurrent groups do not nest; list its phases in this group instead");
+      all_valid = false;
+      continue;
+    }
+    if (!parse_phase(members[j], at)) {
+      all_valid = false;
+      continue;
+    }
+    out->phases.back().group = index;
+    paths->push_back(at);
+  }
+  return all_valid;
+}
+
+void parse_solo(const json& entry, const std::string& path, PhaseGroup* g, std::vector<std::string>* errors) {
+  if (!entry.contains("solo")) return;
+  if (entry["solo"].is_boolean()) {
+    g->solo = entry["solo"].get<bool>();
+  } else {
+    errors->push_back(path +
+                      ".solo: expected true (each phase also runs alone first, for the _solo figures) "
+                      "or false, got " +
+                      describe_json_value(entry["solo"]));
+  }
+}
+
+// clock: the name of a member; every other member must be of a kind that follows_clock. all_valid: a
+// member that failed to parse may be the one named, and its own error says what is wrong.
+void parse_clock(const json& c, const std::string& path, const Suite& suite,
+                 const std::vector<std::string>& paths, bool all_valid, PhaseGroup* g,
+                 std::vector<std::string>* errors) {
+  for (size_t k = g->first; c.is_string() && k < suite.phases.size(); ++k) {
+    if (suite.phases[k].name == c.get<std::string>()) g->clock = static_cast<int>(k);
+  }
+  if (g->clock < 0) {
+    if (all_valid) {
+      errors->push_back(path + ".clock: expected the name of one of the group's phases (" + g->label +
+                        "), got " + describe_json_value(c));
+    }
+    return;
+  }
+  for (size_t k = g->first; k < suite.phases.size(); ++k) {
+    const PhaseSpec& p = suite.phases[k];
+    if (static_cast<int>(k) == g->clock || p.kind->follows_clock) continue;
+    const std::string kind(p.kind->name);
+    const bool vowel = std::string_view("aeiou").find(kind.front()) != std::string_view::npos;
+    errors->push_back(paths[k - g->first] + (vowel ? ": an " : ": a ") + kind +
+                      " phase runs to its own end and cannot follow the group's clock (" +
+                      suite.phases[static_cast<size_t>(g->clock)].name +
+                      "); kinds that can: " + kinds_that_follow() + "; make it the clock, or drop clock");
+  }
+}
+
 }  // namespace
 
 void parse_group(const json& entry, const std::string& path, const ParsePhaseFn& parse_phase, Suite* out,
@@ -89,61 +150,16 @@ void parse_group(const json& entry, const std::string& path, const ParsePhaseFn&
   }
   PhaseGroup g;
   g.first = out->phases.size();
-  const int index = static_cast<int>(out->groups.size());
-  bool all_valid = true;
   std::vector<std::string> paths;
-  for (size_t j = 0; j < members.size(); ++j) {
-    const std::string at = path + ".concurrent[" + std::to_string(j) + "]";
-    if (members[j].is_object() && members[j].contains("concurrent")) {
-      errors->push_back(at + ": concurrent groups do not nest; list its phases in this group instead");
-      all_valid = false;
-      continue;
-    }
-    if (!parse_phase(members[j], at)) {
-      all_valid = false;
-      continue;
-    }
-    out->phases.back().group = index;
-    paths.push_back(at);
-  }
+  const bool all_valid =
+      parse_members(members, path, parse_phase, static_cast<int>(out->groups.size()), out, &paths, errors);
   g.count = out->phases.size() - g.first;
-  std::string names;
-  for (size_t k = g.first; k < out->phases.size(); ++k) names += (names.empty() ? "" : " + ") + out->phases[k].name;
-  g.label = names;
-
-  if (entry.contains("solo")) {
-    if (entry["solo"].is_boolean()) {
-      g.solo = entry["solo"].get<bool>();
-    } else {
-      errors->push_back(path + ".solo: expected true (each phase also runs alone first, for the _solo figures) "
-                               "or false, got " + describe_json_value(entry["solo"]));
-    }
+  for (size_t k = g.first; k < out->phases.size(); ++k) {
+    g.label += (g.label.empty() ? "" : " + ") + out->phases[k].name;
   }
+  parse_solo(entry, path, &g, errors);
   check_members_apart(*out, g, paths, errors);
-  if (entry.contains("clock")) {
-    const json& c = entry["clock"];
-    for (size_t k = g.first; c.is_string() && k < out->phases.size(); ++k) {
-      if (out->phases[k].name == c.get<std::string>()) g.clock = static_cast<int>(k);
-    }
-    if (g.clock < 0) {
-      // A member that failed to parse may be the one named: its own error says what is wrong.
-      if (all_valid) {
-        errors->push_back(path + ".clock: expected the name of one of the group's phases (" + names + "), got " +
-                          describe_json_value(c));
-      }
-    } else {
-      for (size_t k = g.first; k < out->phases.size(); ++k) {
-        const PhaseSpec& p = out->phases[k];
-        if (static_cast<int>(k) == g.clock || p.kind->follows_clock) continue;
-        const std::string kind(p.kind->name);
-        const bool vowel = std::string_view("aeiou").find(kind.front()) != std::string_view::npos;
-        errors->push_back(paths[k - g.first] + (vowel ? ": an " : ": a ") + kind +
-                          " phase runs to its own end and cannot follow the group's clock (" +
-                          out->phases[static_cast<size_t>(g.clock)].name + "); kinds that can: " +
-                          kinds_that_follow() + "; make it the clock, or drop clock");
-      }
-    }
-  }
+  if (entry.contains("clock")) parse_clock(entry["clock"], path, *out, paths, all_valid, &g, errors);
   if (all_valid) out->groups.push_back(std::move(g));
 }
 

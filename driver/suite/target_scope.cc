@@ -1,10 +1,11 @@
 #include "driver/suite/target_scope.h"
 
-#include <algorithm>
+#include <string>
 #include <string_view>
 
-#include "harness/phase/params.h"
 #include "driver/suite/suite.h"
+#include "harness/phase/params.h"
+#include "workloads/phase_table.h"
 
 namespace iofab {
 
@@ -23,17 +24,33 @@ void parse_target_scope(const nlohmann::json& j, TargetScope* out, std::vector<s
   }
 }
 
+namespace {
+
+// "ingest, checkpoint, collectives and rdma": the kinds that run with target_scope "host", in table order.
+std::string per_host_kinds() {
+  std::vector<std::string_view> names;
+  for (const PhaseKind& k : phase_table()) {
+    if (k.per_host) names.push_back(k.name);
+  }
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " and " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+}  // namespace
+
 void check_target_scope(const Suite& suite, std::vector<std::string>* errors) {
   if (suite.target_scope != TargetScope::kHost) return;
-  // The kinds whose every rank reads only what it wrote itself (or nothing from the target).
-  static constexpr std::string_view kPerHost[] = {"ingest", "checkpoint", "collectives", "rdma"};
   for (const auto& p : suite.phases) {
-    if (std::find(std::begin(kPerHost), std::end(kPerHost), p.kind->name) != std::end(kPerHost)) continue;
+    if (p.kind->per_host) continue;
     errors->push_back(
         "phases." + p.name + ": a " + std::string(p.kind->name) +
         " phase reads what other ranks made, which target_scope \"host\" keeps on each host's own "
-        "folder; expected only ingest, checkpoint, collectives and rdma phases with it, or a shared "
-        "target (target_scope \"shared\")");
+        "folder; expected only " +
+        per_host_kinds() + " phases with it, or a shared target (target_scope \"shared\")");
   }
 }
 

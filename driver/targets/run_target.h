@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -36,6 +37,11 @@ class RunTarget {
   // The free bytes the suite's peak is checked against; none where the target has no such figure (an
   // object store), and the report then says the peak was not checked.
   virtual std::optional<uint64_t> free_bytes() const = 0;
+  // After check(): every setting that decides where this rank's bytes go, as resolved on its host (a
+  // folder's real path; an object store's endpoint, region, addressing and bucket), named for a person
+  // and never holding a secret. The runner makes them part of the ranks' agreement before anything is
+  // written: ranks that resolve one target string to two places would measure two stores as one.
+  virtual std::vector<std::pair<std::string, std::string>> placement() const { return {}; }
 
   // Makes the run's place below the target, iofab-<run id>, and opens its store. Every rank calls it:
   // rank 0 makes the place, the others open it after. keep: marked for `clean` to leave, from the start.

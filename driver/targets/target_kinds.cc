@@ -2,7 +2,9 @@
 // object store (Azure Blob, GCS's XML API) is a folder with its RunTarget, suite check and clean, and a
 // row above the folder's (docs/architecture.md).
 #include "harness/s3/s3_config.h"
+#include "harness/core/text.h"
 #include "driver/targets/folder/folder_target.h"
+#include "driver/suite/target_sections.h"
 #include "driver/targets/run_target.h"
 #include "driver/targets/s3/s3_settings.h"
 #include "driver/targets/s3/s3_target.h"
@@ -30,6 +32,17 @@ const std::vector<RunTargetKind>& run_target_kinds() {
   return kinds;
 }
 
+const std::vector<TargetSection>& target_sections() {
+  static const std::vector<TargetSection> sections = [] {
+    std::vector<TargetSection> out;
+    for (const auto& k : run_target_kinds()) {
+      if (!k.section.empty()) out.push_back({.name = k.section, .check = k.check_section});
+    }
+    return out;
+  }();
+  return sections;
+}
+
 const RunTargetKind& run_target_kind(std::string_view target, const std::vector<RunTargetKind>& kinds) {
   for (const auto& k : kinds) {
     if (k.claims == nullptr || k.claims(target)) return k;
@@ -48,11 +61,7 @@ Status check_suite_for_target(const Suite& suite, std::string_view target, int r
   return run_target_kind(target).check_suite(suite, target, ranks);
 }
 
-std::string join_lines(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const auto& s : lines) out += (out.empty() ? "" : "\n") + s;
-  return out;
-}
+std::string join_lines(const std::vector<std::string>& lines) { return join(lines, "\n"); }
 
 std::string shell_quoted(const std::string& text) {
   if (!text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"

@@ -133,9 +133,65 @@ std::string gpu_for_rank(int local_rank, int local_size, int* device) {
 #endif
 }
 
+namespace {
+
+Status make_mpi_backend(Comm& comm, int device, std::unique_ptr<Collectives>* out) {
+  (void)device;
+#ifdef IOFAB_HAVE_MPI
+  if (comm.name() != "mpi")
+    return Status::Unavailable("the mpi backend needs ranks started by mpirun or srun");
+  return make_mpi_collectives(out);
+#else
+  (void)comm;
+  (void)out;
+  return Status::Unavailable("built without MPI");
+#endif
+}
+
+Status make_nccl_backend(Comm& comm, int device, std::unique_ptr<Collectives>* out) {
+#ifdef IOFAB_HAVE_NCCL
+  return make_nccl_collectives(comm, device, out);
+#else
+  (void)comm;
+  (void)device;
+  (void)out;
+  return Status::Unavailable("built without NCCL");
+#endif
+}
+
+}  // namespace
+
+const std::vector<CollectiveBackend>& collective_backends() {
+  static const std::vector<CollectiveBackend> rows = {
+      {.name = "mpi",
+       .shown = "MPI",
+       .needs_own_gpu = false,
+       .one_rank = false,
+       .float8 = false,
+       .make = make_mpi_backend},
+      {.name = "nccl",
+       .shown = "NCCL",
+       .needs_own_gpu = true,
+       .one_rank = true,
+       .float8 = true,
+       .make = make_nccl_backend},
+  };
+  return rows;
+}
+
+const CollectiveBackend* find_collective_backend(std::string_view name) {
+  for (const CollectiveBackend& b : collective_backends()) {
+    if (b.name == name) return &b;
+  }
+  return nullptr;
+}
+
 BackendChoice choose_backend(std::string_view requested, bool have_nccl,
                              const std::vector<std::string>& gpu_status) {
-  if (requested == "mpi") return {"mpi", "requested (backend: mpi)", ""};
+  const CollectiveBackend* asked = find_collective_backend(requested);
+  if (asked != nullptr && !asked->needs_own_gpu) {
+    return {std::string(asked->name), "requested (backend: " + std::string(asked->name) + ")", ""};
+  }
   size_t bad = gpu_status.size();
   for (size_t r = 0; r < gpu_status.size() && bad == gpu_status.size(); ++r) {
     if (!gpu_status[r].empty()) bad = r;
@@ -147,40 +203,29 @@ BackendChoice choose_backend(std::string_view requested, bool have_nccl,
   } else if (!all_gpus) {
     why_not = gpu_status[bad] + (gpu_status.size() > 1 ? " (rank " + std::to_string(bad) + ")" : "");
   }
-  if (requested == "nccl") {
+  if (asked != nullptr) {
     if (!all_gpus) return {"", "", why_not};
-    return {"nccl", "requested (backend: nccl); every rank has a GPU of its own", ""};
+    return {std::string(asked->name),
+            "requested (backend: " + std::string(asked->name) + "); every rank has a GPU of its own", ""};
   }
-  if (all_gpus) return {"nccl", "auto: NCCL is built and every rank has a GPU of its own", ""};
-  return {"mpi", "auto: " + why_not, ""};
+  for (const CollectiveBackend& b : collective_backends()) {
+    if (b.needs_own_gpu && all_gpus) {
+      return {std::string(b.name),
+              "auto: " + std::string(b.shown) + " is built and every rank has a GPU of its own", ""};
+    }
+  }
+  for (const CollectiveBackend& b : collective_backends()) {
+    if (!b.needs_own_gpu) return {std::string(b.name), "auto: " + why_not, ""};
+  }
+  return {"", "", why_not};
 }
 
 Status make_collectives(std::string_view backend, Comm& comm, int device, std::unique_ptr<Collectives>* out) {
-  if (backend == "mpi") {
-#ifdef IOFAB_HAVE_MPI
-    (void)device;
-    if (comm.name() != "mpi")
-      return Status::Unavailable("the mpi backend needs ranks started by mpirun or srun");
-    return make_mpi_collectives(out);
-#else
-    (void)comm;
-    (void)device;
-    (void)out;
-    return Status::Unavailable("built without MPI");
-#endif
-  }
-  if (backend == "nccl") {
-#ifdef IOFAB_HAVE_NCCL
-    return make_nccl_collectives(comm, device, out);
-#else
-    (void)comm;
-    (void)device;
-    (void)out;
-    return Status::Unavailable("built without NCCL");
-#endif
-  }
-  return Status::Invalid("unknown collectives backend \"" + std::string(backend) +
-                         "\"; expected mpi or nccl");
+  if (const CollectiveBackend* b = find_collective_backend(backend)) return b->make(comm, device, out);
+  std::string known;
+  for (const CollectiveBackend& b : collective_backends())
+    known += (known.empty() ? "" : " or ") + std::string(b.name);
+  return Status::Invalid("unknown collectives backend \"" + std::string(backend) + "\"; expected " + known);
 }
 
 }  // namespace iofab

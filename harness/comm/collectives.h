@@ -134,11 +134,31 @@ struct BackendChoice {
   std::string skip;     // non-empty: the phase cannot run, and why
 };
 
-// requested: "auto", "mpi" or "nccl"; gpu_status: gpu_for_rank()'s answer on every rank.
+// requested: "auto" or a row's name; have_nccl: whether the backends that need a GPU are built; gpu_status:
+// gpu_for_rank()'s answer on every rank.
 BackendChoice choose_backend(std::string_view requested, bool have_nccl,
                              const std::vector<std::string>& gpu_status);
 
-// Creates the backend on the world comm (which must be the MPI one). device: the GPU for nccl.
+// A collectives backend: one row in collectives.cc's table, as an op is one row in the ops' table. What
+// the phase and the choice below ask of a backend is a column here, never its name.
+struct CollectiveBackend {
+  std::string_view name;   // "mpi", "nccl": the suite's `backend`
+  std::string_view shown;  // "MPI", "NCCL": as messages name it
+  // Every rank needs a GPU of its own (gpu_for_rank); `auto` takes such a backend when every rank has one
+  // and it is built, else the first that needs none.
+  bool needs_own_gpu = false;
+  bool one_rank = false;  // measures on one rank (as nccl-tests does on one GPU); else needs >= 2 ranks
+  bool float8 = false;    // reduces 8-bit floats
+  // The backend on the world comm. device: the GPU, for a backend that needs one.
+  Status (*make)(Comm& comm, int device, std::unique_ptr<Collectives>* out) = nullptr;
+};
+
+// The table, in the order the suite's `backend` lists them.
+const std::vector<CollectiveBackend>& collective_backends();
+// nullptr for a name no row has ("auto").
+const CollectiveBackend* find_collective_backend(std::string_view name);
+
+// Creates the backend on the world comm (which must be the MPI one). device: the GPU, for nccl.
 Status make_collectives(std::string_view backend, Comm& comm, int device, std::unique_ptr<Collectives>* out);
 
 }  // namespace iofab

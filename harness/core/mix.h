@@ -19,4 +19,12 @@ inline constexpr uint64_t fmix64(uint64_t k) {
   return k;
 }
 
+// A worker's data seed: the suite's seed, the rank and the worker (its index on the rank) made one number,
+// so no two workers of a run write the same bytes. Ingest's files and the checkpoint's shards (plus the
+// shard's index) are filled from it; like fmix64 it must never change (+ 17 included: both phases always
+// added it, so files written before it was named hold the same bytes).
+inline constexpr uint64_t worker_data_seed(uint64_t seed, uint64_t rank, uint64_t worker) {
+  return seed * 1000003 + rank * 4099 + worker + 17;
+}
+
 }  // namespace iofab

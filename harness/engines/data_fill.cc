@@ -57,7 +57,7 @@ ReducibleFiller::ReducibleFiller(uint64_t seed, Reducibility r)
           std::min<uint64_t>(static_cast<uint64_t>(std::llround(r.dedup * 4294967296.0)), 0xffffffffULL)) {
   if (r.compressibility > 0) {
     // A compressor spends a few bytes per sector on the sequence (the random bytes as literals, the zeros
-    // as a match): zstd about 1.7, lz4 about 5.9 (tests/harness/data_reducibility_test.cc). Four bytes
+    // as a match): zstd about 1.7, lz4 about 5.9 (tests/harness/engines/data_reducibility_test.cc). Four bytes
     // fewer random ones put both within 5% of the request up to compressibility 0.8.
     const long want = std::lround(kDataSector * (1 - r.compressibility)) - kCompressorSectorBytes;
     random_per_sector_ = static_cast<size_t>(std::max(want, 1L));

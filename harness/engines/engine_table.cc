@@ -1,11 +1,18 @@
 // The engine table: the one place that lists engines. A new engine is a new
 // file with a factory (and a probe when it may not work everywhere), plus one
-// row here that names them and the params it takes.
+// row here that names them and the params it takes. A test may add an engine
+// beside the rows while it runs (added_engine.h); iofab itself adds none.
+#include <cstdio>
+#include <cstdlib>
+#include <list>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "harness/engines/added_engine.h"
 #include "harness/engines/cufile_engine.h"
 #include "harness/engines/engine.h"
 #include "harness/engines/engine_choice.h"
@@ -78,6 +85,8 @@ struct EngineRow {
   bool direct = true;             // takes O_DIRECT files (direct: true)
   bool map_advice = false;        // maps files: takes a madvise hint (madvise)
   bool moves_data = true;         // false: reads leave the buffers as they were (EngineCaps::moves_data)
+  // How it runs here, when that changes what the figures mean (the report's engine_mode); null: one way.
+  std::string (*mode)() = nullptr;
 };
 
 constexpr EngineRow kEngines[] = {
@@ -93,7 +102,8 @@ constexpr EngineRow kEngines[] = {
      .description = "GPUDirect Storage via cuFile (loaded at run time): device buffers, a host copy per I/O",
      .make = make_cufile_engine,
      .usable = cufile_usable,
-     .built = kCufileBuilt},
+     .built = kCufileBuilt,
+     .mode = cufile_mode_text},
     {.name = "s3",
      .description =
          "S3 objects over HTTP (libcurl): ranged GETs, multipart uploads; the engine of an s3:// target",
@@ -132,19 +142,53 @@ EngineInfo probe(const EngineRow& row) {
   return info;
 }
 
+// The rows an AddedEngine holds (added_engine.h): none in iofab itself. A list, so that a row keeps its
+// address while others come and go.
+std::mutex added_mu;
+std::list<EngineRow>& added_rows() {
+  static std::list<EngineRow> rows;
+  return rows;
+}
+
 const EngineRow* find_row(std::string_view name) {
   for (const EngineRow& row : kEngines) {
+    if (name == row.name) return &row;
+  }
+  std::lock_guard<std::mutex> lock(added_mu);
+  for (const EngineRow& row : added_rows()) {
     if (name == row.name) return &row;
   }
   return nullptr;
 }
 
+// Every row, the table's then the added ones.
+std::vector<const EngineRow*> all_rows() {
+  std::vector<const EngineRow*> out;
+  for (const EngineRow& row : kEngines) out.push_back(&row);
+  std::lock_guard<std::mutex> lock(added_mu);
+  for (const EngineRow& row : added_rows()) out.push_back(&row);
+  return out;
+}
+
 }  // namespace
+
+AddedEngine::AddedEngine(const char* name, const char* description, Make make) : name_(name) {
+  if (find_row(name) != nullptr) {
+    std::fprintf(stderr, "iofab: AddedEngine: engine %s is in the table already\n", name);
+    std::abort();
+  }
+  std::lock_guard<std::mutex> lock(added_mu);
+  added_rows().push_back(EngineRow{.name = name, .description = description, .make = make, .direct = false});
+}
+
+AddedEngine::~AddedEngine() {
+  std::lock_guard<std::mutex> lock(added_mu);
+  added_rows().remove_if([this](const EngineRow& row) { return std::string_view(row.name) == name_; });
+}
 
 std::vector<EngineInfo> list_engines() {
   std::vector<EngineInfo> out;
-  out.reserve(std::size(kEngines));
-  for (const EngineRow& row : kEngines) out.push_back(probe(row));
+  for (const EngineRow* row : all_rows()) out.push_back(probe(*row));
   return out;
 }
 
@@ -166,15 +210,17 @@ bool engine_moves_data(std::string_view name) {
   return row == nullptr || row->moves_data;
 }
 
+std::optional<std::string> engine_mode_text(std::string_view name) {
+  const EngineRow* row = find_row(name);
+  if (row == nullptr || row->mode == nullptr) return std::nullopt;
+  return row->mode();
+}
+
 Status make_engine(std::string_view name, const EngineOptions& opts, std::unique_ptr<Engine>* out) {
-  const EngineRow* row = nullptr;
-  std::string known;
-  for (const EngineRow& r : kEngines) {
-    if (name == r.name) row = &r;
-    if (!known.empty()) known += ", ";
-    known += r.name;
-  }
+  const EngineRow* row = find_row(name);
   if (row == nullptr) {
+    std::string known;
+    for (const EngineRow* r : all_rows()) known += (known.empty() ? "" : ", ") + std::string(r->name);
     return Status::Invalid("unknown engine '" + std::string(name) + "' (known: " + known + ")");
   }
   if (opts.queue_depth == 0) {

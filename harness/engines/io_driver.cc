@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "harness/stats/live_tally.h"
+
 namespace iofab {
 
 IoDriver::IoDriver(Engine& engine, unsigned slots, std::string zero_bytes, Histogram* latency,
@@ -116,6 +118,7 @@ void IoDriver::complete(const IoCompletion& c, std::vector<unsigned>* finished) 
   --active_;
   const uint64_t end = now_ns();
   if (latency_ != nullptr) latency_->record(end - s.start_ns);
+  LiveTally::note(end - s.start_ns);  // a live stream's interval percentiles (--live); off: one load
   if (series_ != nullptr) series_->add(end - t0_ns_, s.req.len);
   if (progress_ != nullptr) progress_->fetch_add(s.req.len, std::memory_order_relaxed);
   stats_.ios++;

@@ -31,11 +31,30 @@ void remove_partial_report_file() {
   if (g_pending.load()) unlink(g_pending_tmp);
 }
 
+namespace {
+
+// Creates a temp file of its own beside path: O_EXCL, so a file already at the name (a crash's
+// leftover, or a hard link planted to another file) is never truncated and written through; the
+// next name is tried instead (PATH.tmp.PID, then PATH.tmp.PID.1, ...: two threads writing one path
+// get one each). *tmp is the name made.
+int create_temp_beside(const std::string& path, std::string* tmp) {
+  const std::string base = path + ".tmp." + std::to_string(getpid());
+  for (int tries = 0; tries < 100; ++tries) {
+    *tmp = tries == 0 ? base : base + "." + std::to_string(tries);
+    const int fd = open(tmp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+}  // namespace
+
 Status write_file_atomic(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  PendingTemp pending(tmp);
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  std::string tmp;
+  int fd = create_temp_beside(path, &tmp);
   if (fd < 0) return Status::FromErrno("create " + tmp, errno);
+  PendingTemp pending(tmp);
   size_t off = 0;
   while (off < text.size()) {
     ssize_t n = write(fd, text.data() + off, text.size() - off);

@@ -10,6 +10,7 @@
 
 #include "harness/core/json_text.h"
 #include "harness/core/units.h"
+#include "harness/core/whole_number.h"
 
 namespace iofab {
 
@@ -176,13 +177,12 @@ int64_t ParamReader::integer(std::string_view key, int64_t def, int64_t min, int
   const json* v = lookup(key);
   int64_t out = def;
   if (v != nullptr) {
-    if (!v->is_number_integer()) {
-      bad(key, "an integer " + range_text(static_cast<double>(min), static_cast<double>(max)), *v);
-    } else if (v->get<int64_t>() < min || v->get<int64_t>() > max ||
-               (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(max))) {
+    // 1e3 and 2.0 are integers in JSON's notation too; 2.5 and "8" are not.
+    const std::optional<int64_t> n = whole_number(*v);
+    if (!n || *n < min || *n > max) {
       bad(key, "an integer " + range_text(static_cast<double>(min), static_cast<double>(max)), *v);
     } else {
-      out = v->get<int64_t>();
+      out = *n;
     }
   }
   resolved_[std::string(key)] = out;

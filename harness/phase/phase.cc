@@ -36,9 +36,15 @@ std::vector<MetricInfo> with_solo_metrics(std::vector<MetricInfo> table, std::sp
     for (size_t i = 0; i < own; ++i) {
       if (table[i].name != name) continue;
       const MetricInfo m = table[i];
-      table.push_back({m.name + "_solo", m.unit, m.better, "concurrent group: " + m.name + " of the same phase run alone"});
-      table.push_back({m.name + "_vs_solo", Unit::kRatio, Better::kNeither,
-                       "concurrent group: " + m.name + " beside the other phases / " + m.name + " alone"});
+      table.push_back({.name = m.name + "_solo",
+                       .unit = m.unit,
+                       .better = m.better,
+                       .description = "concurrent group: " + m.name + " of the same phase run alone"});
+      table.push_back(
+          {.name = m.name + "_vs_solo",
+           .unit = Unit::kRatio,
+           .better = Better::kNeither,
+           .description = "concurrent group: " + m.name + " beside the other phases / " + m.name + " alone"});
     }
   }
   return table;

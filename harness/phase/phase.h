@@ -24,6 +24,8 @@
 #include "harness/engines/engine.h"
 #include "harness/fs/target.h"
 #include "harness/phase/group_windows.h"
+#include "harness/phase/phase_columns.h"
+#include "harness/phase/unit.h"
 #include "harness/results/report.h"
 #include "harness/store/store.h"
 
@@ -31,8 +33,6 @@ namespace iofab {
 
 class ParamReader;
 
-// kOpsPerSecond: operations a second (a metadata rate: creates, stats), "ops/s" in the report.
-enum class Unit { kBytes, kBytesPerSecond, kSeconds, kFraction, kCount, kRatio, kOpsPerSecond };
 // Which way is good, for checks' defaults and for `compare`.
 enum class Better { kHigher, kLower, kNeither };
 
@@ -163,6 +163,18 @@ struct PhaseKind {
   // not measured when its engine moves no data (engine null). A check on one is then refused when the suite
   // is read, and the phase leaves them out of its figures rather than report a 0 it never measured.
   std::span<const std::string_view> verify_metrics{};
+  // Every rank reads only what it wrote itself, or nothing from the target: it runs with target_scope
+  // "host" (each host its own folder).
+  bool per_host = false;
+  ScaleRule scale = ScaleRule::kNever;
+  // The params that name an earlier phase whose files it reads (phase_columns.h).
+  std::span<const PhaseLink> links{};
+  // What the page of several reports draws from it, and the prose under its metrics.
+  std::span<const PhasePlot> plots{};
+  PhaseDefinitions definitions = PhaseDefinitions::kNone;
+  // A metric the side-by-side page shows as a pass/fail row (>= 1) even when no check asks about it.
+  std::string_view budget_metric{};
+  std::span<const ConsoleLine> console_lines{};
 };
 
 // True when metric is one of kind's verify_metrics.

@@ -9,7 +9,8 @@
 
 namespace iofab {
 
-namespace {
+// Named, not anonymous: LoopbackHub (declared in the header) holds pointers to its endpoints.
+namespace loopback {
 class LoopbackEndpoint;
 }
 
@@ -18,10 +19,10 @@ class LoopbackHub {
   std::mutex mu;
   uint32_t next_qpn = 0x100;
   uint32_t next_rkey = 1;
-  std::map<uint32_t, LoopbackEndpoint*> by_qpn;  // first qpn of each endpoint
+  std::map<uint32_t, loopback::LoopbackEndpoint*> by_qpn;  // first qpn of each endpoint
 };
 
-namespace {
+namespace loopback {
 
 struct Incoming {
   uint32_t bytes = 0;
@@ -182,12 +183,12 @@ class LoopbackFabric final : public RdmaFabric {
   bool host_visible_;
 };
 
-}  // namespace
+}  // namespace loopback
 
 std::shared_ptr<LoopbackHub> make_loopback_hub() { return std::make_shared<LoopbackHub>(); }
 
 std::unique_ptr<RdmaFabric> make_loopback_fabric(std::shared_ptr<LoopbackHub> hub, bool host_visible) {
-  return std::make_unique<LoopbackFabric>(std::move(hub), host_visible);
+  return std::make_unique<loopback::LoopbackFabric>(std::move(hub), host_visible);
 }
 
 }  // namespace iofab

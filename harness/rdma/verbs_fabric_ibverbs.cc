@@ -452,6 +452,65 @@ Status choose_gid(const FabricChoice& choice, Device* d) {
 
 const char* port_state_name(ibv_port_state s) { return ibv_port_state_str(s); }
 
+// Why libibverbs gave no device (listed: it answered a list, an empty one; list_errno: its errno).
+Status no_device_status(bool listed, int list_errno) {
+  // libibverbs answers ENOSYS when the kernel has no verbs devices at all; the kernel's own list says it
+  // plainer.
+  std::vector<RdmaDevice> sysfs;
+  // An unreadable list reads as an empty one: either way there is no device to use.
+  read_rdma_devices(kSysfsInfinibandRoot, &sysfs).ignore_error();
+  if (sysfs.empty()) return Status::Unavailable("no RDMA device (no /sys/class/infiniband entries)");
+  if (!listed) {
+    return Status::Unavailable(std::string("no RDMA device: ibv_get_device_list: ") +
+                               std::strerror(list_errno != 0 ? list_errno : ENODEV));
+  }
+  return Status::Unavailable("no RDMA device: libibverbs lists none while the kernel lists " + sysfs[0].name +
+                             " (is the rdma-core provider for it installed?)");
+}
+
+// One device's first active port (choice.port's, when given) made into the fabric in *out. Without one,
+// *out stays empty, *port_reason says why where it can, and *no_active_port is set once its ports were
+// looked at. An error returned ends the search.
+Status open_device_port(const FabricChoice& choice, ibv_device* dv, std::string* port_reason,
+                        bool* no_active_port, std::unique_ptr<RdmaFabric>* out) {
+  const std::string name = ibv_get_device_name(dv);
+  auto d = std::make_shared<Device>();
+  d->name = name;
+  d->ctx = ibv_open_device(dv);
+  if (d->ctx == nullptr) {
+    *port_reason = "cannot open " + name + ": " + std::strerror(errno != 0 ? errno : EIO);
+    return Status::Ok();
+  }
+  if (ibv_query_device(d->ctx, &d->dev_attr) != 0) {
+    *port_reason = "ibv_query_device(" + name + ") failed";
+    return Status::Ok();
+  }
+  for (int p = 1; p <= d->dev_attr.phys_port_cnt; ++p) {
+    if (choice.port != 0 && p != choice.port) continue;
+    ibv_port_attr pa{};
+    if (ibv_query_port(d->ctx, static_cast<uint8_t>(p), &pa) != 0) continue;
+    if (pa.state != IBV_PORT_ACTIVE) {
+      if (choice.port != 0) {
+        *port_reason = "port " + std::to_string(p) + " of " + name + " is " + port_state_name(pa.state);
+      }
+      continue;
+    }
+    d->port = p;
+    d->port_attr = pa;
+    Status s = choose_gid(choice, d.get());
+    if (!s.ok()) return s;
+    d->pd = ibv_alloc_pd(d->ctx);
+    if (d->pd == nullptr) return errno_status("ibv_alloc_pd(" + name + ")", errno);
+    *out = std::make_unique<VerbsFabric>(std::move(d));
+    return Status::Ok();
+  }
+  if (choice.port != 0 && port_reason->empty()) {
+    *port_reason = "no port " + std::to_string(choice.port) + " on " + name;
+  }
+  *no_active_port = true;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status open_verbs_fabric(const FabricChoice& choice, std::unique_ptr<RdmaFabric>* out) {
@@ -465,20 +524,7 @@ Status open_verbs_fabric(const FabricChoice& choice, std::unique_ptr<RdmaFabric>
       if (l != nullptr) ibv_free_device_list(l);
     }
   } list_free{list};
-  if (list == nullptr || num == 0) {
-    // libibverbs answers ENOSYS when the kernel has no verbs devices at all; the kernel's own list says it
-    // plainer.
-    std::vector<RdmaDevice> sysfs;
-    // An unreadable list reads as an empty one: either way there is no device to use.
-    read_rdma_devices(kSysfsInfinibandRoot, &sysfs).ignore_error();
-    if (sysfs.empty()) return Status::Unavailable("no RDMA device (no /sys/class/infiniband entries)");
-    if (list == nullptr) {
-      return Status::Unavailable(std::string("no RDMA device: ibv_get_device_list: ") +
-                                 std::strerror(list_errno != 0 ? list_errno : ENODEV));
-    }
-    return Status::Unavailable("no RDMA device: libibverbs lists none while the kernel lists " +
-                               sysfs[0].name + " (is the rdma-core provider for it installed?)");
-  }
+  if (list == nullptr || num == 0) return no_device_status(list != nullptr, list_errno);
   std::vector<ibv_device*> devs(list, list + num);
   std::sort(devs.begin(), devs.end(), [](ibv_device* a, ibv_device* b) {
     return std::strcmp(ibv_get_device_name(a), ibv_get_device_name(b)) < 0;
@@ -490,40 +536,14 @@ Status open_verbs_fabric(const FabricChoice& choice, std::unique_ptr<RdmaFabric>
     const std::string name = ibv_get_device_name(dv);
     if (!choice.device.empty() && name != choice.device) continue;
     named_found = true;
-    auto d = std::make_shared<Device>();
-    d->name = name;
-    d->ctx = ibv_open_device(dv);
-    if (d->ctx == nullptr) {
-      port_reason = "cannot open " + name + ": " + std::strerror(errno != 0 ? errno : EIO);
-      continue;
-    }
-    if (ibv_query_device(d->ctx, &d->dev_attr) != 0) {
-      port_reason = "ibv_query_device(" + name + ") failed";
-      continue;
-    }
-    for (int p = 1; p <= d->dev_attr.phys_port_cnt; ++p) {
-      if (choice.port != 0 && p != choice.port) continue;
-      ibv_port_attr pa{};
-      if (ibv_query_port(d->ctx, static_cast<uint8_t>(p), &pa) != 0) continue;
-      if (pa.state != IBV_PORT_ACTIVE) {
-        if (choice.port != 0) {
-          port_reason = "port " + std::to_string(p) + " of " + name + " is " + port_state_name(pa.state);
-        }
-        continue;
-      }
-      d->port = p;
-      d->port_attr = pa;
-      Status s = choose_gid(choice, d.get());
-      if (!s.ok()) return s;
-      d->pd = ibv_alloc_pd(d->ctx);
-      if (d->pd == nullptr) return errno_status("ibv_alloc_pd(" + name + ")", errno);
-      *out = std::make_unique<VerbsFabric>(std::move(d));
+    bool no_active_port = false;
+    std::unique_ptr<RdmaFabric> opened;
+    if (Status s = open_device_port(choice, dv, &port_reason, &no_active_port, &opened); !s.ok()) return s;
+    if (opened) {
+      *out = std::move(opened);
       return Status::Ok();
     }
-    if (choice.port != 0 && port_reason.empty()) {
-      port_reason = "no port " + std::to_string(choice.port) + " on " + name;
-    }
-    inactive += (inactive.empty() ? "" : ", ") + name;
+    if (no_active_port) inactive += (inactive.empty() ? "" : ", ") + name;
   }
   if (!named_found)
     return Status::Unavailable("no RDMA device named " + choice.device + " (found: " + names + ")");

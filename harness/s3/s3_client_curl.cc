@@ -19,7 +19,8 @@ namespace {
 constexpr size_t kMaxTextBytes = 16u << 20;
 
 int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -31,25 +32,36 @@ void global_init() {
 
 S3Transport transport_of(CURLcode c) {
   switch (c) {
-    case CURLE_OK: return S3Transport::kOk;
-    case CURLE_COULDNT_CONNECT: return S3Transport::kConnectRefused;
-    case CURLE_COULDNT_RESOLVE_HOST: return S3Transport::kResolve;
-    case CURLE_OPERATION_TIMEDOUT: return S3Transport::kTimeout;
+    case CURLE_OK:
+      return S3Transport::kOk;
+    case CURLE_COULDNT_CONNECT:
+      return S3Transport::kConnectRefused;
+    case CURLE_COULDNT_RESOLVE_HOST:
+      return S3Transport::kResolve;
+    case CURLE_OPERATION_TIMEDOUT:
+      return S3Transport::kTimeout;
     case CURLE_SEND_ERROR:
     case CURLE_RECV_ERROR:
     case CURLE_GOT_NOTHING:
-    case CURLE_PARTIAL_FILE: return S3Transport::kDropped;
-    default: return S3Transport::kOther;
+    case CURLE_PARTIAL_FILE:
+      return S3Transport::kDropped;
+    default:
+      return S3Transport::kOther;
   }
 }
 
 const char* transport_key(S3Transport t) {
   switch (t) {
-    case S3Transport::kConnectRefused: return "connect_refused";
-    case S3Transport::kResolve: return "resolve";
-    case S3Transport::kTimeout: return "timeout";
-    case S3Transport::kDropped: return "dropped";
-    default: return "other";
+    case S3Transport::kConnectRefused:
+      return "connect_refused";
+    case S3Transport::kResolve:
+      return "resolve";
+    case S3Transport::kTimeout:
+      return "timeout";
+    case S3Transport::kDropped:
+      return "dropped";
+    default:
+      return "other";
   }
 }
 
@@ -106,7 +118,8 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   // to go out: here it is the server's first answer byte, after the whole body for a PUT.
   if (t->first_byte_ns == 0) t->first_byte_ns = now_ns();
   const std::string_view line(data, size * n);
-  if (line.size() > 5 && (line.starts_with("ETag:") || line.starts_with("etag:") || line.starts_with("Etag:"))) {
+  if (line.size() > 5 &&
+      (line.starts_with("ETag:") || line.starts_with("etag:") || line.starts_with("Etag:"))) {
     std::string_view v = line.substr(5);
     while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
     while (!v.empty() && (v.back() == '\r' || v.back() == '\n' || v.back() == ' ')) v.remove_suffix(1);
@@ -180,13 +193,15 @@ class CurlS3Client final : public S3Client {
       if (Status s = start_due(); !s.ok()) return s;
       int still = 0;
       const CURLMcode mc = curl_multi_perform(multi_, &still);
-      if (mc != CURLM_OK) return Status::Internal(std::string("s3: curl_multi_perform: ") + curl_multi_strerror(mc));
+      if (mc != CURLM_OK)
+        return Status::Internal(std::string("s3: curl_multi_perform: ") + curl_multi_strerror(mc));
       got += collect(out);
       if (got >= min_complete || pending() == 0) return Status::Ok();
       // Sleep in poll until a socket is ready, the next retry is due, or 100 ms pass (to see the stop flag).
       int timeout_ms = 100;
       for (const auto& t : backoff_) {
-        timeout_ms = std::min(timeout_ms, static_cast<int>(std::max<int64_t>(0, (t->retry_at_ns - now_ns()) / 1'000'000)));
+        timeout_ms = std::min(
+            timeout_ms, static_cast<int>(std::max<int64_t>(0, (t->retry_at_ns - now_ns()) / 1'000'000)));
       }
       if (timeout_ms > 0) curl_multi_poll(multi_, nullptr, 0, timeout_ms, nullptr);
     }
@@ -212,17 +227,17 @@ class CurlS3Client final : public S3Client {
     return Status::Ok();
   }
 
-  Status start(std::unique_ptr<Transfer> t) {
-    CURL* e = nullptr;
-    if (!idle_.empty()) {
-      e = idle_.back();
-      idle_.pop_back();
-      curl_easy_reset(e);
-    } else {
-      e = curl_easy_init();
-      if (e == nullptr) return Status::Internal("s3: curl_easy_init failed");
-    }
-    t->easy = e;
+  // An idle easy handle (its connection kept), else a new one; nullptr when curl cannot make one.
+  CURL* take_easy() {
+    if (idle_.empty()) return curl_easy_init();
+    CURL* e = idle_.back();
+    idle_.pop_back();
+    curl_easy_reset(e);
+    return e;
+  }
+
+  // A new try of t starts from nothing: no bytes, no answer, no timings.
+  void reset_try(Transfer* t) const {
     t->sent = 0;
     t->received = 0;
     t->overflow = false;
@@ -233,11 +248,14 @@ class CurlS3Client final : public S3Client {
     t->sent_whole_ns = 0;
     t->first_byte_timeout_ns = cfg_.first_byte_timeout_ns;
     t->stalled.clear();
-    ++t->attempt;
+  }
+
+  // The URL, the timeouts, the signing and the callbacks: the same for every method.
+  void set_common_options(CURL* e, Transfer* t) {
     const S3Request& r = t->req;
     url_ = s3_url(cfg_, r.key, r.query);
     curl_easy_setopt(e, CURLOPT_URL, url_.c_str());
-    curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
+    curl_easy_setopt(e, CURLOPT_PRIVATE, t);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->errbuf);
     curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(cfg_.connect_timeout_ns / 1'000'000));
@@ -248,20 +266,19 @@ class CurlS3Client final : public S3Client {
                      std::max(1L, static_cast<long>(cfg_.low_speed_time_ns / 1'000'000'000)));
     curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(e, CURLOPT_XFERINFODATA, t.get());
+    curl_easy_setopt(e, CURLOPT_XFERINFODATA, t);
     curl_easy_setopt(e, CURLOPT_AWS_SIGV4, sigv4_.c_str());
     curl_easy_setopt(e, CURLOPT_USERNAME, creds_.key_id.c_str());
     curl_easy_setopt(e, CURLOPT_PASSWORD, creds_.secret.c_str());
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
-    curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+    curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(e, CURLOPT_HEADERDATA, t.get());
-    // S3 wants the payload's hash signed; UNSIGNED-PAYLOAD spares hashing every byte twice (TLS
-    // protects it on https), as the AWS CLI does for streamed uploads.
-    curl_slist* h = curl_slist_append(nullptr, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
-    // No "Expect: 100-continue" round trip before every part.
-    h = curl_slist_append(h, "Expect:");
-    if (!creds_.session_token.empty()) h = curl_slist_append(h, ("x-amz-security-token: " + creds_.session_token).c_str());
+    curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
+  }
+
+  // The method's own options; h: the headers so far, returned with any the method adds.
+  curl_slist* set_method_options(CURL* e, Transfer* t, curl_slist* h) {
+    const S3Request& r = t->req;
     switch (r.method) {
       case S3Method::kGet:
         curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
@@ -279,17 +296,35 @@ class CurlS3Client final : public S3Client {
       case S3Method::kPut:
         curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
         curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
-        curl_easy_setopt(e, CURLOPT_READDATA, t.get());
+        curl_easy_setopt(e, CURLOPT_READDATA, t);
         curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
         break;
       case S3Method::kPost:
         curl_easy_setopt(e, CURLOPT_POST, 1L);
         curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
-        curl_easy_setopt(e, CURLOPT_READDATA, t.get());
+        curl_easy_setopt(e, CURLOPT_READDATA, t);
         curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size()));
         h = curl_slist_append(h, "Content-Type: application/xml");
         break;
     }
+    return h;
+  }
+
+  Status start(std::unique_ptr<Transfer> t) {
+    CURL* e = take_easy();
+    if (e == nullptr) return Status::Internal("s3: curl_easy_init failed");
+    t->easy = e;
+    reset_try(t.get());
+    ++t->attempt;
+    set_common_options(e, t.get());
+    // S3 wants the payload's hash signed; UNSIGNED-PAYLOAD spares hashing every byte twice (TLS
+    // protects it on https), as the AWS CLI does for streamed uploads.
+    curl_slist* h = curl_slist_append(nullptr, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+    // No "Expect: 100-continue" round trip before every part.
+    h = curl_slist_append(h, "Expect:");
+    if (!creds_.session_token.empty())
+      h = curl_slist_append(h, ("x-amz-security-token: " + creds_.session_token).c_str());
+    h = set_method_options(e, t.get(), h);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
     t->headers = h;
     const CURLMcode mc = curl_multi_add_handle(multi_, e);
@@ -336,30 +371,12 @@ class CurlS3Client final : public S3Client {
       curl_off_t length = -1;
       curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
       drop(t.get());
-      const int64_t end = now_ns();
-      ++stats_.requests;
-      stats_.ttfb_ns.record(static_cast<uint64_t>((t->first_byte_ns > 0 ? t->first_byte_ns : end) - t->start_ns));
-      stats_.latency_ns.record(static_cast<uint64_t>(end - t->start_ns));
-      stats_.bytes_sent += t->sent;
-      if (http >= 200 && http < 300) stats_.bytes_received += t->received;
-
-      S3Transport tr = transport_of(cc);
-      if (t->overflow) tr = S3Transport::kOther;
-      // curl's own timeout is its connect timeout or the low-speed limit; only the latter says "too slow".
-      if (cc == CURLE_OPERATION_TIMEDOUT && std::string_view(t->errbuf).starts_with("Operation too slow")) {
-        t->stalled = std::string(t->errbuf) + " (s3.low_speed_limit, s3.low_speed_time)";
-      }
-      if (!t->stalled.empty()) tr = S3Transport::kTimeout;
+      count_try(*t, http);
+      const S3Transport tr = transport_of_try(t.get(), cc);
       const bool retry = s3_retryable(http, tr) && t->attempt <= cfg_.max_retries &&
                          !(stop_ != nullptr && stop_->load(std::memory_order_relaxed));
       const std::string key = tr == S3Transport::kOk ? std::to_string(http) : transport_key(tr);
-      if (!t->stalled.empty() && cfg_.on_stall) {
-        cfg_.on_stall(
-            "s3: " + std::string(s3_method_name(t->req.method)) + " s3://" + cfg_.bucket + "/" + t->req.key +
-            " at " + cfg_.endpoint + ": " + t->stalled +
-            (retry ? "; retry " + std::to_string(t->attempt) + " of " + std::to_string(cfg_.max_retries)
-                   : "; no retries left"));
-      }
+      if (!t->stalled.empty() && cfg_.on_stall) report_stall(*t, retry);
       if (retry) {
         ++stats_.retries;
         ++stats_.retried_by_status[key];
@@ -367,39 +384,76 @@ class CurlS3Client final : public S3Client {
         backoff_.push_back(std::move(t));
         continue;
       }
-      S3Result r;
-      r.tag = t->req.tag;
-      r.http_status = http;
-      r.etag = std::move(t->etag);
-      r.content_length = length;
-      const unsigned retries = t->attempt - 1;
-      S3ErrorContext ctx{s3_method_name(t->req.method), s3_endpoint_used(cfg_), cfg_.bucket, t->req.key,
-                         creds_.key_id};
-      if (t->overflow) {
-        r.status = Status::IoError(ctx.method + " s3://" + cfg_.bucket + "/" + t->req.key + ": the answer is longer than the " +
-                                   std::to_string(t->req.dest_len) + " bytes asked for");
-      } else if (tr != S3Transport::kOk) {
-        r.status = s3_transport_error(ctx, tr,
-                                      !t->stalled.empty()    ? t->stalled.c_str()
-                                      : t->errbuf[0] != '\0' ? t->errbuf
-                                                             : curl_easy_strerror(cc),
-                                      retries);
-      } else if (http < 200 || http >= 300) {
-        r.status = s3_http_error(ctx, http, t->text, retries);
-      }
+      S3Result r = result_of(t.get(), cc, tr, http, length);
       if (!r.status.ok()) ++stats_.errors_by_status[key];
-      r.bytes = t->req.method == S3Method::kPut || t->req.method == S3Method::kPost ? t->sent : t->received;
-      r.text = std::move(t->text);
       out->push_back(std::move(r));
       ++got;
     }
     return got;
   }
 
+  // A finished try's figures: the request, its time to first byte and latency, its bytes.
+  void count_try(const Transfer& t, long http) {
+    const int64_t end = now_ns();
+    ++stats_.requests;
+    stats_.ttfb_ns.record(static_cast<uint64_t>((t.first_byte_ns > 0 ? t.first_byte_ns : end) - t.start_ns));
+    stats_.latency_ns.record(static_cast<uint64_t>(end - t.start_ns));
+    stats_.bytes_sent += t.sent;
+    if (http >= 200 && http < 300) stats_.bytes_received += t.received;
+  }
+
+  // How the try's transport went: curl's code, an answer longer than asked (kOther), a stall (kTimeout:
+  // t->stalled says which).
+  S3Transport transport_of_try(Transfer* t, CURLcode cc) const {
+    S3Transport tr = transport_of(cc);
+    if (t->overflow) tr = S3Transport::kOther;
+    // curl's own timeout is its connect timeout or the low-speed limit; only the latter says "too slow".
+    if (cc == CURLE_OPERATION_TIMEDOUT && std::string_view(t->errbuf).starts_with("Operation too slow")) {
+      t->stalled = std::string(t->errbuf) + " (s3.low_speed_limit, s3.low_speed_time)";
+    }
+    if (!t->stalled.empty()) tr = S3Transport::kTimeout;
+    return tr;
+  }
+
+  void report_stall(const Transfer& t, bool retry) const {
+    cfg_.on_stall("s3: " + std::string(s3_method_name(t.req.method)) + " s3://" + cfg_.bucket + "/" +
+                  t.req.key + " at " + cfg_.endpoint + ": " + t.stalled +
+                  (retry ? "; retry " + std::to_string(t.attempt) + " of " + std::to_string(cfg_.max_retries)
+                         : "; no retries left"));
+  }
+
+  // The request's result once no retry is left: its answer, or the error that names the request.
+  S3Result result_of(Transfer* t, CURLcode cc, S3Transport tr, long http, curl_off_t length) const {
+    S3Result r;
+    r.tag = t->req.tag;
+    r.http_status = http;
+    r.etag = std::move(t->etag);
+    r.content_length = length;
+    const unsigned retries = t->attempt - 1;
+    S3ErrorContext ctx{s3_method_name(t->req.method), s3_endpoint_used(cfg_), cfg_.bucket, t->req.key,
+                       creds_.key_id};
+    if (t->overflow) {
+      r.status = Status::IoError(ctx.method + " s3://" + cfg_.bucket + "/" + t->req.key +
+                                 ": the answer is longer than the " + std::to_string(t->req.dest_len) +
+                                 " bytes asked for");
+    } else if (tr != S3Transport::kOk) {
+      r.status = s3_transport_error(ctx, tr,
+                                    !t->stalled.empty()    ? t->stalled.c_str()
+                                    : t->errbuf[0] != '\0' ? t->errbuf
+                                                           : curl_easy_strerror(cc),
+                                    retries);
+    } else if (http < 200 || http >= 300) {
+      r.status = s3_http_error(ctx, http, t->text, retries);
+    }
+    r.bytes = t->req.method == S3Method::kPut || t->req.method == S3Method::kPost ? t->sent : t->received;
+    r.text = std::move(t->text);
+    return r;
+  }
+
   S3Config cfg_;
   S3Credentials creds_;
   std::string sigv4_;
-  std::string url_;    // curl copies string options, so one buffer serves every start()
+  std::string url_;  // curl copies string options, so one buffer serves every start()
   std::string range_;
   CURLM* multi_ = nullptr;
   std::deque<std::unique_ptr<Transfer>> waiting_;

@@ -1,5 +1,6 @@
 #include "harness/s3/s3_endpoint_source.h"
 
+#include <cctype>
 #include <optional>
 #include <vector>
 
@@ -48,7 +49,17 @@ std::string key_of(const ProfileKeys& p, const std::string& key) {
   return it == p.keys.end() ? std::string() : it->second;
 }
 
-bool is_true(const std::string& v) { return v == "true" || v == "TRUE" || v == "True" || v == "1"; }
+// As botocore's utils.ensure_boolean reads a setting's text: "true" in any case, nothing else ("1" is
+// false). The variable, when set (even empty), wins over the profile's key, as in its config chain.
+bool ignore_configured_endpoints(const EnvLookup& env, const ProfileKeys& profile) {
+  const char* var = env("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
+  const std::string v =
+      var != nullptr ? std::string(var) : key_of(profile, "ignore_configured_endpoint_urls");
+  if (v.size() != 4) return false;
+  std::string lower;
+  for (char c : v) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "true";
+}
 
 }  // namespace
 
@@ -67,7 +78,7 @@ Status resolve_s3_endpoint(const std::string& suite_endpoint, const std::string&
 
   std::vector<Found> places = {{suite_endpoint, "suite s3.endpoint"}};
   // As the SDKs: this setting turns off the endpoints configured outside the code (here: the suite).
-  const bool ignore_configured = is_true(env_value(env, "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"));
+  const bool ignore_configured = ignore_configured_endpoints(env, profile);
   if (!ignore_configured) {
     places.push_back({env_value(env, "AWS_ENDPOINT_URL_S3"), "AWS_ENDPOINT_URL_S3"});
     places.push_back({env_value(env, "AWS_ENDPOINT_URL"), "AWS_ENDPOINT_URL"});

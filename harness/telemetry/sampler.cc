@@ -68,14 +68,21 @@ void TelemetrySampler::loop() {
     HostSnapshot cur = take_snapshot(opts_);
     TelemetrySample s = make_sample(prev, cur, wall0);
     if (nvml != nullptr && nvml->available()) s.gpus = nvml->read();
-    if (s.seconds > 0) samples_.push_back(std::move(s));
     prev = std::move(cur);
     next += interval;
     lock.lock();
+    // Under the lock: a live stream reads the latest sample while the phase runs (latest()).
+    if (s.seconds > 0) samples_.push_back(std::move(s));
     if (stopping) break;
   }
   cpu_ns_ = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
   wall_ns_ = clock_ns(CLOCK_MONOTONIC) - wall0;
+}
+
+std::optional<TelemetrySample> TelemetrySampler::latest() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (samples_.empty()) return std::nullopt;
+  return samples_.back();
 }
 
 nlohmann::json telemetry_json(const TelemetrySampler& s, double interval_s) {

@@ -2,7 +2,7 @@
 // interval and keeps one sample (sample.h) per interval, plus a last one, shorter, at stop(). It
 // measures its own cost (its thread's CPU time over the wall time it ran), which the report states.
 //
-// Thread-safety: start() and stop() from one thread; samples() after stop().
+// Thread-safety: start() and stop() from one thread; samples() after stop(); latest() from any thread.
 #pragma once
 
 #include <atomic>
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,6 +42,8 @@ class TelemetrySampler {
   void stop();
 
   const std::vector<TelemetrySample>& samples() const { return samples_; }
+  // The last whole interval's sample while it runs (a live stream's telemetry), if one was taken.
+  std::optional<TelemetrySample> latest() const;
   double cpu_seconds() const { return cpu_ns_ * 1e-9; }  // the sampler thread's own
   double wall_seconds() const { return wall_ns_ * 1e-9; }
   const std::string& gpu_skip_reason() const { return gpu_reason_; }
@@ -50,7 +53,7 @@ class TelemetrySampler {
 
   TelemetryOptions opts_;
   std::thread thread_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
   std::vector<TelemetrySample> samples_;

@@ -5,6 +5,7 @@ Runs are started by mpirun on the login node `head` through ci/hosts' rsh agent;
 under test (the build folder is on this machine's filesystem, which every simulated host sees)."""
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -12,6 +13,10 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from run_fixture import SKIP, Skip, collect as collect_as, read_report, wait_for  # noqa: E402,F401
+
+
+# A run folder's name (harness/fs/run_dir.cc, is_run_dir_name): iofab-20261121T211400Z-3f9a2c.
+RUN_DIR = re.compile(r"^iofab-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$")
 
 
 class Hosts:
@@ -89,7 +94,11 @@ class Hosts:
         self._hosts("kill", host)
 
     def run_dir_count(self, folder):
-        return len([e for e in os.listdir(folder) if e.startswith("iofab-")]) if os.path.isdir(folder) else 0
+        """Run folders (iofab-<run id>) in folder; a clone under /tmp (/tmp/iofab-clone-x, which ci/hosts binds
+        into each host's /tmp at its own path) is not one."""
+        if not os.path.isdir(folder):
+            return 0
+        return len([e for e in os.listdir(folder) if RUN_DIR.match(e)])
 
 
 def wait(proc, seconds):

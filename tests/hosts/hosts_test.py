@@ -11,7 +11,7 @@ from hosts_fixture import SKIP, Hosts, Skip, collect, iofab_running, read_report
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SMALL = os.path.join(REPO, "tests", "hosts", "small.json")
-# Where each test's hosts keep their state: not under /tmp (each host has its own /tmp).
+# Where each test's hosts keep their state; under a clone in /tmp ci/hosts binds the clone into each host's own /tmp.
 ROOT = os.environ.get("IOFAB_HOSTS_ROOT", os.path.join(REPO, "build", "hosts-tests"))
 # A run that hangs is a failure, not a wait for ctest's timeout.
 RUN_S = 90
@@ -218,6 +218,40 @@ def test_srun_pmix_names_the_slurm_job(iofab):
         launch = j["cluster"]["launch"]
         expect(job is not None and launch.get("job_id") == job, f"{launch} vs {log}")
         expect(launch.get("nodes") == ["h1", "h2"], launch)
+
+
+def sbatch_example():
+    """The batch script docs/clusters.md shows, as written there."""
+    text = open(os.path.join(REPO, "docs", "clusters.md")).read()
+    block = text.split("<!-- sbatch example:")[1].split("```sh\n")[1].split("```")[0]
+    expect(block.startswith("#!/bin/sh") and "srun --mpi=pmix iofab run" in block, block)
+    return block
+
+
+def test_sbatch_log_shows_progress(iofab):
+    """Issue 46: the sbatch script of docs/clusters.md, run as written (its paths and interval replaced):
+    the job's log (stderr in a file) shows plain progress lines while the run goes, no terminal codes."""
+    with Hosts(REPO, ROOT, "sbatch", 2) as h:
+        h.slurm_up()
+        target = os.path.join(h.shared, "t")
+        os.makedirs(target)
+        job_log = os.path.join(h.shared, "job-%j.log")
+        script = os.path.join(h.shared, "job.sh")
+        text = (sbatch_example().replace("iofab run", iofab + " run").replace("suite.json", SMALL)
+                .replace("/lustre/bench", target).replace("iofab-%j.log", job_log)
+                .replace("iofab-$SLURM_JOB_ID.json", "REPORT").replace("--progress-every 1min",
+                                                                      "--progress-every 30ms --no-preflight"))
+        with open(script, "w") as f:
+            f.write(text.replace("REPORT", os.path.join(h.shared, "sbatch.json")))
+        rc, j, log = slurm_run(h, ["sbatch", "--wait", script], "sbatch")
+        expect(rc == 0 and j is not None, f"exit {rc}: {log}")
+        job = log.split("Submitted batch job")[-1].split()[0]
+        out = open(job_log.replace("%j", job)).read()
+        lines = [x for x in out.splitlines() if " so far, " in x]
+        expect(lines, "no progress line in the job's log: " + out)
+        expect(all(x.split()[1] in ("ingest", "checkpoint", "restore") and " of " in x for x in lines), lines)
+        expect("\x1b" not in out and "\r" not in out, "terminal control codes in the log: " + repr(out))
+        print("\n".join(lines[:3]))
 
 
 def test_srun_without_pmix_is_refused(iofab):

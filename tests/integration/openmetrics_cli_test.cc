@@ -10,13 +10,7 @@
 namespace iofab::testing {
 namespace {
 
-std::string tiny_suite(const std::string& dir) {
-  const std::string path = dir + "/suite.json";
-  write_file(path, R"({"name": "om-suite", "phases": [{"kind": "ingest", "name": "ingest", "workers": 1,
-    "files_per_worker": 1, "file_size": "1MiB", "block_size": "256KiB", "direct": false,
-    "checks": [{"metric": "write_bytes", "op": ">=", "value": 1}]}]})");
-  return path;
-}
+std::string tiny_suite(const std::string& dir) { return write_one_ingest_suite(dir, "om-suite"); }
 
 TEST(OpenMetricsCli, ARunWritesTheFileAndReportReadsItBack) {
   TempDir d;

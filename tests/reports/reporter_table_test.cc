@@ -13,6 +13,7 @@
 #include "driver/cli/report_commands.h"
 #include "reports/html_fixture.h"
 #include "reports/json_report.h"
+#include "reports/junit_report.h"
 #include "reports/report_fixtures.h"
 #include "reports/reporter.h"
 #include "test_util.h"
@@ -100,6 +101,26 @@ TEST(ReporterTable, TheCliOffersTheTablesPageFormats) {
   args.format = "json";
   EXPECT_EQ(cmd_report(args, out, err), 2);
   EXPECT_EQ(err.str(), "iofab report: --format: expected html, md or openmetrics, got \"json\"\n");
+}
+
+TEST(ReporterTable, CompareJunitIsTheJunitRow) {
+  const std::vector<SystemReport> systems = {system_of(full_report("node-a", 1.0), "a"),
+                                             system_of(full_report("node-b", 0.7), "b")};
+  Comparison cmp;
+  ASSERT_TRUE(compare_reports(systems[0].loaded, systems[1].loaded, CompareOptions{}, &cmp).ok());
+  std::vector<std::string_view> options;
+  for (const Reporter& r : reporter_table()) {
+    if (r.compare_option.empty()) continue;
+    options.push_back(r.compare_option);
+    EXPECT_NE(r.render_for_compare_option, nullptr) << r.name;
+  }
+  EXPECT_EQ(options, std::vector<std::string_view>{"--junit"});
+  const Reporter* junit = find_reporter("junit");
+  ASSERT_NE(junit, nullptr);
+  EXPECT_EQ(junit->compare_option, "--junit");
+  // The row writes what junit_for_compare writes with the current report at hand: its time and host.
+  EXPECT_EQ(junit->render_for_compare_option(cmp), junit_for_compare(cmp, systems[1].loaded.report));
+  EXPECT_NE(junit->render_for_compare_option(cmp).find("hostname=\"node-b\""), std::string::npos);
 }
 
 std::string docs_table() {

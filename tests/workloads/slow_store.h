@@ -33,7 +33,7 @@ class SlowStore final : public ForwardingStore {
   Status create(std::string_view path, const OpenOptions& opts, StoreFile* out) override {
     const std::string p(path);
     const bool in_tmp_step = p.find(".tmp/") != std::string::npos;
-    const bool commit_file = p.ends_with("/" + std::string(kManifestName));
+    const bool commit_file = p.ends_with("/" + std::string(kCheckpointManifestName));
     if (in_tmp_step && !commit_file) {
       uint64_t none = 0;
       log_->first_create_ns.compare_exchange_strong(none, now_ns());

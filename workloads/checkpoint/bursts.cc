@@ -64,6 +64,9 @@ uint64_t CheckpointBursts::burst(uint64_t step, LocalCheckpoint* cp, Status* min
     if (!wk.active || wk.end_ns < t0) continue;
     cp->write_start_ns = std::min(cp->write_start_ns, wk.start_ns - t0);
     cp->write_end_ns = std::max(cp->write_end_ns, wk.end_ns - t0);
+    if (p_.async) continue;  // a snapshot has no fsync; its drain's sync_ns is the drain thread's
+    const uint64_t span = wk.end_ns - t0;
+    cp->unsynced_end_ns = std::max(cp->unsynced_end_ns, span - std::min(wk.sync_ns, span));
   }
   return t0;
 }

@@ -33,6 +33,8 @@ struct LocalCheckpoint {
   uint64_t stall_ns = 0;
   uint64_t write_start_ns = UINT64_MAX;  // first write's start
   uint64_t write_end_ns = 0;             // last fsync's end
+  // Sync: the last writer's end without its fsyncs, as DLIO's save (checkpoint_fsync false) ends.
+  uint64_t unsynced_end_ns = 0;
   uint64_t drain_ns = 0;                 // async: the longest writer's drain; two tiers: this rank's drain
   // From the burst's start until every file this rank wrote is durable: the stall itself, or, after a
   // save that leaves them unsynced (commit megatron), the stall and the sync after it.

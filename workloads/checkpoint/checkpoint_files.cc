@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "workloads/checkpoint/shard_layout.h"
+#include "workloads/checkpoint/torch_framing.h"
 
 namespace iofab {
 namespace {
@@ -25,23 +26,68 @@ FileRecord record_of(const RankTensor& t, uint64_t rank, double scale) {
   r.tensor_offset = s.offset;
   r.tensor_bytes = t.whole == 0 ? 0 : scaled(t.whole * t.dtype_bytes, scale);
   r.weights = t.state == TensorState::kWeights;
+  r.dtype_bytes = t.dtype_bytes;
   return r;
+}
+
+// How the records sit in their file: back to back (kNone); each its own torch.save archive, as DCP's
+// _write_item writes a tensor (kTorchRecords); or all in one torch.save of the state dict, the file a
+// zip whose data.pkl comes first and whose storages follow in torch's key order (kTorchSave).
+enum class Framing { kNone, kTorchRecords, kTorchSave };
+
+// Places f's records (in the order written) as framing puts them; sets f's bytes.
+void place_records(Framing framing, const std::vector<uint32_t>& dtype_bytes, PlannedFile* f) {
+  if (framing == Framing::kTorchSave) {
+    std::vector<TorchTensor> tensors;
+    for (size_t i = 0; i < f->records.size(); ++i) {
+      tensors.push_back(torch_tensor_of(f->records[i].tensor, f->records[i].bytes, dtype_bytes[i]));
+    }
+    const TorchArchive a = torch_archive(torch_archive_name_of(f->path), tensors, true);
+    for (size_t i = 0; i < f->records.size(); ++i) {
+      f->records[i].file_offset = a.data_offsets[i];
+      f->records[i].frame_offset = a.data_offsets[i];
+      f->records[i].frame_bytes = f->records[i].bytes;
+    }
+    // A reader finds a record by its offset: the file's records in the order they lie in it.
+    std::stable_sort(f->records.begin(), f->records.end(),
+                     [](const FileRecord& x, const FileRecord& y) { return x.file_offset < y.file_offset; });
+    f->bytes = f->records.empty() ? 0 : a.bytes;
+    return;
+  }
+  f->bytes = 0;
+  for (size_t i = 0; i < f->records.size(); ++i) {
+    FileRecord& r = f->records[i];
+    r.frame_offset = f->bytes;
+    if (framing == Framing::kNone) {
+      r.file_offset = f->bytes;
+      r.frame_bytes = r.bytes;
+      f->bytes += r.bytes;
+      continue;
+    }
+    const TorchArchive a =
+        torch_archive("archive", {torch_tensor_of(r.tensor, r.bytes, dtype_bytes[i])}, false);
+    r.file_offset = f->bytes + a.data_offsets[0];
+    r.frame_bytes = a.bytes;
+    f->bytes += a.bytes;
+  }
 }
 
 // keep_empty: the file is written even with no record (dcp creates and fsyncs every file it plans).
 void add_file(std::string path, uint64_t rank, const std::vector<const RankTensor*>& tensors, double scale,
-              bool align, std::vector<PlannedFile>* out, bool keep_empty = false) {
+              bool align, std::vector<PlannedFile>* out, bool keep_empty = false,
+              Framing framing = Framing::kNone) {
   PlannedFile f;
   f.path = std::move(path);
   f.plan_rank = rank;
+  std::vector<uint32_t> dtype_bytes;
   for (const RankTensor* t : tensors) {
     FileRecord r = record_of(*t, rank, scale);
     if (r.bytes == 0) continue;
-    r.file_offset = f.bytes;
-    f.bytes += r.bytes;
     f.records.push_back(std::move(r));
+    dtype_bytes.push_back(t->dtype_bytes);
   }
   if (f.records.empty() && !keep_empty) return;
+  place_records(framing, dtype_bytes, &f);
   if (align) f.bytes = (f.bytes + kShardAlign - 1) / kShardAlign * kShardAlign;
   out->push_back(std::move(f));
 }
@@ -52,7 +98,7 @@ void add_file(std::string path, uint64_t rank, const std::vector<const RankTenso
 // tensors by size, ascending (a stable sort: equal sizes keep the plan's order), before writing them; an
 // async save stages first (per_thread_copy_ahead 0) and its _SerialCpuLoader keeps the plan's order.
 void dcp_files(const TransformerSpec& spec, ReplicaWriter writer, unsigned threads, double scale, bool align,
-               bool staged, std::vector<PlannedFile>* out) {
+               bool staged, Framing framing, std::vector<PlannedFile>* out) {
   const auto all = all_rank_tensors(spec, writer);
   for (uint64_t r = 0; r < all.size(); ++r) {
     std::vector<std::vector<const RankTensor*>> bins(threads);
@@ -76,8 +122,20 @@ void dcp_files(const TransformerSpec& spec, ReplicaWriter writer, unsigned threa
     }
     for (unsigned i = 0; i < threads; ++i) {
       add_file("__" + std::to_string(r) + "_" + std::to_string(i) + ".distcp", r, bins[i], scale, align, out,
-               true);
+               true, framing);
     }
+  }
+}
+
+// torch.save(state_dict, "rank_R.pt") on every rank with something to write: its tensors in the state
+// dict's order (weights, then each tensor's master and moments), one archive.
+void torch_save_files(const TransformerSpec& spec, ReplicaWriter writer, double scale, bool align,
+                      std::vector<PlannedFile>* out) {
+  const auto all = all_rank_tensors(spec, writer);
+  for (uint64_t r = 0; r < all.size(); ++r) {
+    std::vector<const RankTensor*> tensors;
+    for (const RankTensor& t : all[r]) tensors.push_back(&t);
+    add_file(torch_save_file_name(r), r, tensors, scale, align, out, false, Framing::kTorchSave);
   }
 }
 
@@ -130,13 +188,17 @@ ScaledSpan scaled_span(const RankTensor& t, double scale) {
   return {b, scaled(end, scale) - b};
 }
 
+std::string torch_save_file_name(uint64_t rank) { return "rank_" + std::to_string(rank) + ".pt"; }
+
 std::vector<PlannedFile> plan_checkpoint_files(const TransformerSpec& spec, ReplicaWriter writer,
                                                CheckpointLayoutKind layout, unsigned threads, double scale,
-                                               bool align, bool staged) {
+                                               bool align, bool staged, bool raw) {
   std::vector<PlannedFile> out;
   if (layout == CheckpointLayoutKind::kDcp) {
-    dcp_files(spec, writer, std::max(threads, 1u), scale, align, staged, &out);
+    dcp_files(spec, writer, std::max(threads, 1u), scale, align, staged,
+              raw ? Framing::kNone : Framing::kTorchRecords, &out);
   }
+  if (layout == CheckpointLayoutKind::kTorchSave) torch_save_files(spec, writer, scale, align, &out);
   if (layout == CheckpointLayoutKind::kMegatron) megatron_files(spec, scale, align, &out);
   return out;
 }

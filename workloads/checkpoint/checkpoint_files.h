@@ -16,7 +16,13 @@
 //             weights and both moments gathered from every data-parallel rank, each state's tensors
 //             in reverse order as Megatron's grad buffers keep them.
 //
-// Each tensor is one record inside its file, one after the other. With a scale, every tensor's
+//   torch_save torch.save(state_dict, "rank_R.pt") on every rank that holds something: one zip archive
+//             (torch_framing.h) of the rank's tensors in the state dict's order; the records lie in it in
+//             torch's storage-key order ("0", "1", "10", "100", ..., "2", ...).
+//
+// Each tensor is one record inside its file. dcp frames every record as torch.save frames a bare tensor
+// (DCP's _write_item), so each record's bytes follow its own archive's header and data.pkl; raw: the
+// records back to back instead (iofab before torch's framing). With a scale, every tensor's
 // bytes are divided by it the same way whatever the parallelism (a piece keeps the bytes
 // [offset / scale, (offset + bytes) / scale) of its whole tensor, rounded down), so a restore
 // with another parallelism finds the same bytes at the same places. Pure: no I/O.
@@ -42,6 +48,11 @@ struct FileRecord {
   uint64_t tensor_offset = 0;  // where the piece starts in the whole tensor, bytes
   uint64_t tensor_bytes = 0;   // the whole tensor's bytes; 0 unknown (DLIO's rules)
   bool weights = false;        // model weights (not optimizer state)
+  // As planned (not kept in a manifest): the element's bytes, and where the record's framing starts and
+  // its framed bytes (dcp: its torch.save archive; else the record itself).
+  uint32_t dtype_bytes = 0;
+  uint64_t frame_offset = 0;
+  uint64_t frame_bytes = 0;
 };
 
 struct PlannedFile {
@@ -56,7 +67,9 @@ struct PlannedFile {
 // without a record is left out; every dcp file is there, empty or not.
 std::vector<PlannedFile> plan_checkpoint_files(const TransformerSpec& spec, ReplicaWriter writer,
                                                CheckpointLayoutKind layout, unsigned threads, double scale,
-                                               bool align, bool staged = false);
+                                               bool align, bool staged = false, bool raw = false);
+// torch_save's file of planned rank r: "rank_<r>.pt" (its archive's name is "rank_<r>").
+std::string torch_save_file_name(uint64_t rank);
 
 // A piece of a tensor with [offset, offset + bytes) of it, scaled as the files scale it.
 struct ScaledSpan {

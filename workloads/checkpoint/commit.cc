@@ -98,6 +98,7 @@ Manifest make_manifest(const CheckpointParams& p, const ShardLayout& l, uint64_t
   m.scale = p.scale;
   m.shards = std::move(shards);
   m.layout = p.layout;
+  m.pad_to = p.dcp_metadata_bytes;
   if (!l.files.empty()) {
     m.model = p.model;
     m.replica_writer = replica_writer_name(p.replica_writer);

@@ -56,7 +56,7 @@ bool is_safe_part(std::string_view part) {
 }  // namespace
 
 bool is_safe_shard_name(std::string_view name) {
-  if (name == kManifestName || name == kDcpMetadataName) return false;
+  if (name == kCheckpointManifestName || name == kDcpMetadataName) return false;
   const size_t slash = name.find('/');
   if (slash == std::string_view::npos) return is_safe_part(name);
   return is_safe_part(name.substr(0, slash)) && is_safe_part(name.substr(slash + 1));
@@ -70,12 +70,14 @@ std::string_view layout_kind_name(CheckpointLayoutKind k) {
       return "dcp";
     case CheckpointLayoutKind::kMegatron:
       return "megatron";
+    case CheckpointLayoutKind::kTorchSave:
+      return "torch_save";
   }
   return "shards";
 }
 
 std::string_view commit_file_name(CheckpointLayoutKind k) {
-  return k == CheckpointLayoutKind::kDcp ? kDcpMetadataName : kManifestName;
+  return k == CheckpointLayoutKind::kDcp ? kDcpMetadataName : kCheckpointManifestName;
 }
 
 }  // namespace iofab

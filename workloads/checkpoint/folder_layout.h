@@ -25,14 +25,15 @@
 
 namespace iofab {
 
-inline constexpr std::string_view kManifestName = "manifest.json";
+inline constexpr std::string_view kCheckpointManifestName = "manifest.json";
 inline constexpr std::string_view kDcpMetadataName = ".metadata";
 // Layout megatron: in the phase folder, the newest committed step's number, as Megatron-LM's
 // latest_checkpointed_iteration.txt holds its newest iteration.
 inline constexpr std::string_view kMegatronTrackerName = "latest_checkpointed_iteration.txt";
 
 // How a checkpoint's files are named and committed (checkpoint_files.h).
-enum class CheckpointLayoutKind { kShards, kDcp, kMegatron };
+// kTorchSave: torch.save(state_dict, "rank_R.pt"), one file a rank (torch_framing.h); committed as shards.
+enum class CheckpointLayoutKind { kShards, kDcp, kMegatron, kTorchSave };
 // How a step is made a checkpoint: kDurable, iofab's protocol (every file fsynced, the folder renamed or,
 // dcp, .metadata renamed, every folder synced); kMegatron, Megatron-LM's torch.save (iter_NNNNNNN/
 // written in place, no fsync, the tracker rewritten in place), whose durability comes later, apart.

@@ -22,7 +22,7 @@
 
 namespace iofab {
 
-inline constexpr std::string_view kManifestFormat = "iofab-checkpoint";
+inline constexpr std::string_view kCheckpointManifestFormat = "iofab-checkpoint";
 inline constexpr int kManifestVersion = 1;
 
 struct ShardEntry {
@@ -52,6 +52,9 @@ struct Manifest {
   std::string replica_writer;
   uint64_t seed = 0;
   Reducibility reduce;  // the content's compressibility and dedup (absent from the file: none)
+  // Not in the text: the bytes the file is padded to with spaces (dcp: DCP's pickled .metadata's size,
+  // dcp_metadata.h), so the commit writes what DCP's would; 0: none.
+  uint64_t pad_to = 0;
 
   uint64_t total_bytes() const;
   // full_checkpoint_bytes, or the shards' total when it was not recorded.

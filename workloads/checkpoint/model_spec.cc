@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "harness/core/text.h"
 #include "harness/core/units.h"
 #include "harness/phase/params.h"
 
@@ -71,10 +72,104 @@ std::optional<uint64_t> whole(const json& v) {
   return static_cast<uint64_t>(*d);
 }
 
-std::string join(const std::vector<std::string>& errors) {
-  std::string out;
-  for (const auto& e : errors) out += (out.empty() ? "" : "\n") + e;
-  return out;
+// Says that key's value got is not the expected form (the caller adds the path).
+using Bad = std::function<void(const std::string& key, const std::string& expected, const json& got)>;
+// Reads one field's value into the spec, or says through Bad why not.
+using Reader = std::function<void(const std::string& key, const json& v)>;
+
+Reader count_field(uint64_t* out, uint64_t min, uint64_t max, const char* example, const Bad& bad) {
+  return [=](const std::string& key, const json& v) {
+    const auto n = whole(v);
+    if (n && *n >= min && *n <= max) {
+      *out = *n;
+    } else {
+      bad(key,
+          "a whole number from " + std::to_string(min) + " to " + std::to_string(max) + " like " + example,
+          v);
+    }
+  };
+}
+
+Reader dtype_field(Dtype* out, bool none_ok, const Bad& bad) {
+  return [=](const std::string& key, const json& v) {
+    const auto d = v.is_string() ? dtype_from(v.get<std::string>(), none_ok) : std::nullopt;
+    if (d) {
+      *out = *d;
+    } else {
+      bad(key,
+          none_ok ? "one of \"fp32\", \"bf16\", \"fp16\", \"fp8\", \"none\""
+                  : "one of \"fp32\", \"bf16\", \"fp16\", \"fp8\"",
+          v);
+    }
+  };
+}
+
+Reader name_field(std::string* out, const Bad& bad) {
+  return [=](const std::string& key, const json& v) {
+    if (v.is_string() && v.get<std::string>().size() <= 100) {
+      *out = v.get<std::string>();
+    } else {
+      bad(key, "a string of at most 100 characters", v);
+    }
+  };
+}
+
+Reader bool_field(bool* out, const Bad& bad) {
+  return [=](const std::string& key, const json& v) {
+    if (v.is_boolean()) {
+      *out = v.get<bool>();
+    } else {
+      bad(key, "true or false", v);
+    }
+  };
+}
+
+Reader zero_field(int* out, const Bad& bad) {
+  return [=](const std::string& key, const json& v) {
+    const auto n = whole(v);
+    if (n && *n <= 3) {
+      *out = static_cast<int>(*n);
+    } else if (v.is_string() && v.get<std::string>() == "fsdp") {
+      *out = 3;  // FSDP's full sharding holds what ZeRO-3 holds
+    } else {
+      bad(key, "a ZeRO stage 0, 1, 2 or 3, or \"fsdp\" (full sharding, as stage 3)", v);
+    }
+  };
+}
+
+Reader formula_field(ModelFormula* out, const Bad& bad) {
+  return [=](const std::string& key, const json& v) {
+    if (v == "exact") {
+      *out = ModelFormula::kExact;
+    } else if (v == "dlio") {
+      *out = ModelFormula::kDlio;
+    } else {
+      bad(key, "\"exact\" (every tensor of the architecture) or \"dlio\" (DLIO's rules, as MLPerf Storage)",
+          v);
+    }
+  };
+}
+
+// A model object's fields, each with the reader that fills spec's member.
+std::map<std::string, Reader, std::less<>> model_fields(TransformerSpec* spec, const Bad& bad) {
+  return {
+      {"name", name_field(&spec->name, bad)},
+      {"layers", count_field(&spec->layers, 1, kMaxModelLayers, "80", bad)},
+      {"hidden", count_field(&spec->hidden, 1, kMaxModelHidden, "8192", bad)},
+      {"ffn", count_field(&spec->ffn, 1, kMaxModelFfn, "28672", bad)},
+      {"vocab", count_field(&spec->vocab, 1, kMaxModelVocab, "128256", bad)},
+      {"heads", count_field(&spec->heads, 1, kMaxModelHidden, "64", bad)},
+      {"kv_heads", count_field(&spec->kv_heads, 1, kMaxModelHidden, "8", bad)},
+      {"tied_embeddings", bool_field(&spec->tied_embeddings, bad)},
+      {"dtype", dtype_field(&spec->weights, false, bad)},
+      {"master_dtype", dtype_field(&spec->master, true, bad)},
+      {"optimizer_dtype", dtype_field(&spec->moments, true, bad)},
+      {"tensor", count_field(&spec->tensor, 1, kMaxModelRanks, "8", bad)},
+      {"pipeline", count_field(&spec->pipeline, 1, kMaxModelRanks, "4", bad)},
+      {"data", count_field(&spec->data, 1, kMaxModelRanks, "16", bad)},
+      {"zero", zero_field(&spec->zero, bad)},
+      {"formula", formula_field(&spec->formula, bad)},
+  };
 }
 
 }  // namespace
@@ -85,88 +180,10 @@ Status parse_model_spec(const json& j, const std::string& path, TransformerSpec*
                            describe_json_value(j));
   }
   std::vector<std::string> errors;
-  auto bad = [&](const std::string& key, const std::string& expected, const json& got) {
+  const Bad bad = [&](const std::string& key, const std::string& expected, const json& got) {
     errors.push_back(path + "." + key + ": expected " + expected + ", got " + describe_json_value(got));
   };
-  auto count_field = [&](uint64_t* out, uint64_t min, uint64_t max, const char* example) {
-    return [=, &bad](const std::string& key, const json& v) {
-      const auto n = whole(v);
-      if (n && *n >= min && *n <= max) {
-        *out = *n;
-      } else {
-        bad(key,
-            "a whole number from " + std::to_string(min) + " to " + std::to_string(max) + " like " + example,
-            v);
-      }
-    };
-  };
-  auto dtype_field = [&](Dtype* out, bool none_ok) {
-    return [=, &bad](const std::string& key, const json& v) {
-      const auto d = v.is_string() ? dtype_from(v.get<std::string>(), none_ok) : std::nullopt;
-      if (d) {
-        *out = *d;
-      } else {
-        bad(key,
-            none_ok ? "one of \"fp32\", \"bf16\", \"fp16\", \"fp8\", \"none\""
-                    : "one of \"fp32\", \"bf16\", \"fp16\", \"fp8\"",
-            v);
-      }
-    };
-  };
-  using Reader = std::function<void(const std::string&, const json&)>;
-  const std::map<std::string, Reader, std::less<>> fields = {
-      {"name",
-       [&](const std::string& key, const json& v) {
-         if (v.is_string() && v.get<std::string>().size() <= 100) {
-           spec->name = v.get<std::string>();
-         } else {
-           bad(key, "a string of at most 100 characters", v);
-         }
-       }},
-      {"layers", count_field(&spec->layers, 1, kMaxModelLayers, "80")},
-      {"hidden", count_field(&spec->hidden, 1, kMaxModelHidden, "8192")},
-      {"ffn", count_field(&spec->ffn, 1, kMaxModelFfn, "28672")},
-      {"vocab", count_field(&spec->vocab, 1, kMaxModelVocab, "128256")},
-      {"heads", count_field(&spec->heads, 1, kMaxModelHidden, "64")},
-      {"kv_heads", count_field(&spec->kv_heads, 1, kMaxModelHidden, "8")},
-      {"tied_embeddings",
-       [&](const std::string& key, const json& v) {
-         if (v.is_boolean()) {
-           spec->tied_embeddings = v.get<bool>();
-         } else {
-           bad(key, "true or false", v);
-         }
-       }},
-      {"dtype", dtype_field(&spec->weights, false)},
-      {"master_dtype", dtype_field(&spec->master, true)},
-      {"optimizer_dtype", dtype_field(&spec->moments, true)},
-      {"tensor", count_field(&spec->tensor, 1, kMaxModelRanks, "8")},
-      {"pipeline", count_field(&spec->pipeline, 1, kMaxModelRanks, "4")},
-      {"data", count_field(&spec->data, 1, kMaxModelRanks, "16")},
-      {"zero",
-       [&](const std::string& key, const json& v) {
-         const auto n = whole(v);
-         if (n && *n <= 3) {
-           spec->zero = static_cast<int>(*n);
-         } else if (v.is_string() && v.get<std::string>() == "fsdp") {
-           spec->zero = 3;  // FSDP's full sharding holds what ZeRO-3 holds
-         } else {
-           bad(key, "a ZeRO stage 0, 1, 2 or 3, or \"fsdp\" (full sharding, as stage 3)", v);
-         }
-       }},
-      {"formula",
-       [&](const std::string& key, const json& v) {
-         if (v == "exact") {
-           spec->formula = ModelFormula::kExact;
-         } else if (v == "dlio") {
-           spec->formula = ModelFormula::kDlio;
-         } else {
-           bad(key,
-               "\"exact\" (every tensor of the architecture) or \"dlio\" (DLIO's rules, as MLPerf Storage)",
-               v);
-         }
-       }},
-  };
+  const auto fields = model_fields(spec, bad);
   for (const auto& [key, value] : j.items()) {
     auto it = fields.find(key);
     if (it == fields.end()) {
@@ -177,7 +194,7 @@ Status parse_model_spec(const json& j, const std::string& path, TransformerSpec*
     }
     it->second(key, value);
   }
-  if (!errors.empty()) return Status::Invalid(join(errors));
+  if (!errors.empty()) return Status::Invalid(join(errors, "\n"));
   return check_model_spec(*spec, path);
 }
 
@@ -192,7 +209,7 @@ Status check_model_spec(const TransformerSpec& s, const std::string& path) {
   need(s.vocab > 0, "vocab", "required: the vocabulary size, like 128256");
   need(s.heads > 0, "heads", "required: the attention heads, like 64");
   need(s.kv_heads > 0, "kv_heads", "required: the key/value heads (grouped-query attention), like 8");
-  if (!errors.empty()) return Status::Invalid(join(errors));
+  if (!errors.empty()) return Status::Invalid(join(errors, "\n"));
   need(s.heads <= s.hidden, "heads", "must be at most hidden (" + std::to_string(s.hidden) + ")");
   need(s.kv_heads <= s.heads, "kv_heads", "must be at most heads (" + std::to_string(s.heads) + ")");
   if (s.formula == ModelFormula::kExact) {
@@ -221,7 +238,7 @@ Status check_model_spec(const TransformerSpec& s, const std::string& path) {
        "must be at most layers (" + std::to_string(s.layers) + "): a stage holds at least one layer");
   need(s.tensor * s.pipeline <= kMaxModelRanks && s.ranks() <= kMaxModelRanks, "data",
        "tensor x pipeline x data must be at most " + std::to_string(kMaxModelRanks) + " ranks");
-  return errors.empty() ? Status::Ok() : Status::Invalid(join(errors));
+  return errors.empty() ? Status::Ok() : Status::Invalid(join(errors, "\n"));
 }
 
 json to_json(const TransformerSpec& s) {

@@ -11,6 +11,8 @@
 #include "harness/engines/data_fill.h"
 #include "harness/phase/io_params.h"
 #include "harness/store/store.h"
+#include "workloads/calibration/calibration.h"
+#include "workloads/calibration/torch_costs.h"
 #include "workloads/checkpoint/budget.h"
 #include "workloads/checkpoint/checkpoint_files.h"
 #include "workloads/checkpoint/model_spec.h"
@@ -38,6 +40,18 @@ struct CheckpointParams : IoParams {
   CommitMode commit = CommitMode::kDurable;
   ReplicaWriter replica_writer = ReplicaWriter::kFirst;
   unsigned threads = 1;
+  // dcp: record_order "state_dict" (DCP without CUDA, PyTorch 1.13's writer, async_save): the plan's
+  // order; else smallest first (_OverlappingCpuLoader with CUDA). framing "none": records back to back,
+  // without torch.save's framing.
+  bool state_dict_order = false;
+  bool raw_records = false;
+  uint64_t dcp_metadata_bytes = 0;  // dcp with torch's framing: DCP's pickled .metadata (dcp_metadata.h)
+  // dcp with torch's framing, torch_save: torch.save's CPU beyond iofab's own (the calibration's
+  // torch_save section, spun by each writer before each file's bytes); serialize false: none.
+  bool serialize = false;
+  TorchCosts serialize_costs;
+  Calibration calibration;
+  bool costs_from_file = false;
   std::shared_ptr<const std::vector<PlannedFile>> files;  // dcp, megatron: planned once, at parse
   double scale = 1;
   unsigned count = 3;

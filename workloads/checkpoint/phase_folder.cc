@@ -12,7 +12,7 @@
 namespace iofab {
 
 bool holds_commit_file(Store& store, std::string_view step_path) {
-  for (std::string_view name : {kManifestName, kDcpMetadataName}) {
+  for (std::string_view name : {kCheckpointManifestName, kDcpMetadataName}) {
     EntryInfo info;
     // Whatever it is: a manifest that is not a file still marks a step, whose restore then names it.
     if (store.stat(join_store_path(step_path, name), &info).ok() && info.kind != EntryKind::kMissing) return true;
@@ -24,7 +24,7 @@ std::string_view step_commit_file(Store& store, std::string_view step_path) {
   EntryInfo info;
   if (store.stat(join_store_path(step_path, kDcpMetadataName), &info).ok() && info.kind != EntryKind::kMissing)
     return kDcpMetadataName;
-  return kManifestName;
+  return kCheckpointManifestName;
 }
 
 Status list_steps(Store& store, std::string_view folder, StepListing* out) {
@@ -180,7 +180,7 @@ Status make_step_durable(Store& store, std::string_view folder, std::string_view
     if (s.ok()) s = sync_existing(store, join_store_path(dir, n));
   }
   if (!commit_files) return s;
-  if (s.ok()) s = sync_existing(store, join_store_path(dir, kManifestName));
+  if (s.ok()) s = sync_existing(store, join_store_path(dir, kCheckpointManifestName));
   if (s.ok()) s = sync_existing(store, join_store_path(folder, kMegatronTrackerName));
   for (const std::string& sub : subfolders_of(names)) {
     if (s.ok()) s = store.sync_folder(join_store_path(dir, sub));
@@ -191,7 +191,9 @@ Status make_step_durable(Store& store, std::string_view folder, std::string_view
 }
 
 Status write_manifest(Store& store, std::string_view folder, const Manifest& m, std::string_view name) {
-  return write_text(store, folder, name, manifest_to_json_text(m));
+  std::string text = manifest_to_json_text(m);
+  if (text.size() < m.pad_to) text.append(m.pad_to - text.size(), ' ');  // JSON ends in any whitespace
+  return write_text(store, folder, name, text);
 }
 
 Status commit_step_folder(Store& store, std::string_view folder, const Manifest& m, CommitMode commit) {
@@ -199,14 +201,14 @@ Status commit_step_folder(Store& store, std::string_view folder, const Manifest&
   if (commit == CommitMode::kMegatron && !store.caps().commit_per_file) {
     // Megatron-LM: the files are in iter_N/ already, unsynced; the step is a checkpoint once the tracker
     // names it. iofab's manifest (for restore) goes in first, unsynced as the rest.
-    Status s = write_text(store, dst, kManifestName, manifest_to_json_text(m), /*durable=*/false);
+    Status s = write_text(store, dst, kCheckpointManifestName, manifest_to_json_text(m), /*durable=*/false);
     if (s.ok()) s = rewrite_tracker_in_place(store, folder, m.step);
     return s;
   }
   if (store.caps().commit_per_file) {
     // An object store: every shard's upload completed before this (each writer's fsync); the manifest
     // object, written last, is the commit. A step-N/ without it is no checkpoint (list_steps).
-    Status s = write_manifest(store, dst, m, writes_in_place(m.layout) ? kDcpMetadataName : kManifestName);
+    Status s = write_manifest(store, dst, m, writes_in_place(m.layout) ? kDcpMetadataName : kCheckpointManifestName);
     if (s.ok() && m.layout == CheckpointLayoutKind::kMegatron) s = write_megatron_tracker(store, folder, m.step);
     return s;
   }
@@ -228,7 +230,7 @@ Status commit_step_folder(Store& store, std::string_view folder, const Manifest&
   for (const std::string& sub : subfolders_of(names)) {
     if (s.ok()) s = store.sync_folder(join_store_path(tmp, sub));
   }
-  if (s.ok()) s = write_manifest(store, tmp, m, kManifestName);
+  if (s.ok()) s = write_manifest(store, tmp, m, kCheckpointManifestName);
   // The shards' and the manifest's names are durable before the commit publishes them.
   if (s.ok()) s = store.sync_folder(tmp);
   if (s.ok()) s = store.commit(tmp, dst);

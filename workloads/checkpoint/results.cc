@@ -1,9 +1,9 @@
 #include "workloads/checkpoint/results.h"
 
 #include <algorithm>
-#include <numeric>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <string>
 
 #include "harness/comm/rank_gather.h"
@@ -12,7 +12,9 @@
 #include "harness/phase/reducibility_params.h"
 #include "harness/phase/request_metrics.h"
 #include "workloads/checkpoint/budget.h"
+#include "workloads/checkpoint/mlperf_figures.h"
 #include "workloads/checkpoint/tensor_content.h"
+#include "workloads/checkpoint/torch_details.h"
 
 namespace iofab {
 
@@ -26,6 +28,7 @@ json to_wire(const LocalCheckpoint& c) {
           {"write_end_ns", c.write_end_ns},
           {"drain_ns", c.drain_ns},
           {"durable_ns", c.durable_ns},
+          {"unsynced_end_ns", c.unsynced_end_ns},
           {"bytes", c.bytes},
           {"wrote", c.write_start_ns != UINT64_MAX}};
 }
@@ -38,6 +41,7 @@ Status from_wire(const json& j, LocalCheckpoint* out) {
       .field("write_end_ns", &out->write_end_ns)
       .field("drain_ns", &out->drain_ns)
       .field("durable_ns", &out->durable_ns)
+      .field("unsynced_end_ns", &out->unsynced_end_ns)
       .field("bytes", &out->bytes)
       .field("wrote", &wrote);
   if (!wrote) out->write_start_ns = UINT64_MAX;
@@ -72,7 +76,7 @@ struct AllRanks {
   IoTally total;
   json per_rank = json::array();
   std::vector<std::vector<LocalCheckpoint>> checkpoints;  // per rank, as it sent them
-  std::vector<json> requests;                              // per rank (null on files)
+  std::vector<json> requests;                             // per rank (null on files)
 };
 
 // Rank r's results into all, as rank 0 reads them (one at a time: gather_fold_to_root); ranks: how
@@ -94,11 +98,22 @@ struct Judged {
   double stall_max = 0, stall_sum = 0, drain_max = 0, drain_sum = 0, commit_max = 0, delete_max = 0;
   double durable_max = 0;
   double write_bytes_sum = 0, write_seconds_sum = 0, bytes_per_cp = 0;
-  double mlperf_seconds_sum =
-      0;  // per checkpoint: the slowest rank's save (write + fsync), from the common start
+  // Per checkpoint, from the common start: the slowest rank's save (write + fsync), rank 0's own (DLIO
+  // times rank 0 only, checkpoint.rank_sync false), and rank 0's without its fsyncs (DLIO's
+  // checkpoint_fsync false). Sync: the writes; async: the drains.
+  std::vector<double> slowest_s, rank0_s, rank0_unsynced_s;
   double worst_projected = 0;
   uint64_t committed = 0;
 };
+
+// Rank 0's own save of checkpoint i, as DLIO times it: with and without its fsyncs (0: it wrote none).
+void add_rank0(const CheckpointParams& p, const AllRanks& all, size_t i, Judged* jd) {
+  const bool have = !all.checkpoints.empty() && i < all.checkpoints[0].size();
+  const LocalCheckpoint* c = have ? &all.checkpoints[0][i] : nullptr;
+  const bool wrote = c != nullptr && c->write_start_ns != UINT64_MAX;
+  jd->rank0_s.push_back(!wrote ? 0.0 : (p.async ? c->drain_ns : c->write_end_ns) * 1e-9);
+  jd->rank0_unsynced_s.push_back(!wrote || p.async ? 0.0 : c->unsynced_end_ns * 1e-9);
+}
 
 // Per checkpoint: the slowest rank's stall, the span of all ranks' writes.
 Judged judge_checkpoints(const CheckpointParams& p, const CheckpointRun& mine, const AllRanks& all,
@@ -135,7 +150,8 @@ Judged judge_checkpoints(const CheckpointParams& p, const CheckpointRun& mine, c
     jd.delete_max = std::max(jd.delete_max, rec.delete_ns * 1e-9);
     jd.write_bytes_sum += bytes;
     jd.write_seconds_sum += write_s;
-    jd.mlperf_seconds_sum += p.async ? drain : (ws == UINT64_MAX ? 0.0 : we * 1e-9);
+    jd.slowest_s.push_back(p.async ? drain : (ws == UINT64_MAX ? 0.0 : we * 1e-9));
+    add_rank0(p, all, i, &jd);
     jd.worst_projected = std::max(jd.worst_projected, v.projected_seconds);
     json cpj = {{"step", rec.step},
                 {"bytes", bytes},
@@ -152,9 +168,27 @@ Judged judge_checkpoints(const CheckpointParams& p, const CheckpointRun& mine, c
       cpj["drained_before_next"] = !rec.overran;
       if (rec.overran) cpj["budget"]["passed"] = false;
     }
+    cpj["rank0_seconds"] = jd.rank0_s.back();
+    if (!p.async && !p.two_tier) cpj["dlio_seconds"] = jd.rank0_unsynced_s.back();
     jd.per_cp.push_back(cpj);
   }
   return jd;
+}
+
+// MLPerf Storage's figures ("GB" meaning GiB): a checkpoint's duration is the slowest rank's (iofab's
+// durable save), its throughput the checkpoint's GiB over the mean duration; beside them DLIO's own
+// formula, the mean of the checkpoints' rates, on the same durations, rank 0's own durations, and the
+// figure DLIO publishes: rank 0's saves without fsync, the mean of their rates (mlperf_figures.h).
+void put_mlperf_save(const CheckpointParams& p, const Judged& jd, PhaseResult* result) {
+  auto& m = result->metrics;
+  const double bytes = jd.bytes_per_cp;
+  m["mlperf_save_seconds"] = mean_seconds(jd.slowest_s);
+  m["mlperf_save_gib_per_s"] = rate_of_mean_gib_per_s(bytes, jd.slowest_s);
+  m["mlperf_save_rate_mean_gib_per_s"] = mean_of_rates_gib_per_s(bytes, jd.slowest_s);
+  m["mlperf_save_seconds_rank0"] = mean_seconds(jd.rank0_s);
+  if (p.async || p.two_tier) return;  // DLIO's save is synchronous, to one tier
+  m["dlio_save_seconds"] = mean_seconds(jd.rank0_unsynced_s);
+  m["dlio_save_gib_per_s"] = mean_of_rates_gib_per_s(bytes, jd.rank0_unsynced_s);
 }
 
 void fill_metrics(const CheckpointParams& p, const ShardLayout& l, const CheckpointRun& mine,
@@ -167,14 +201,14 @@ void fill_metrics(const CheckpointParams& p, const ShardLayout& l, const Checkpo
   m["checkpoint_bytes"] = static_cast<double>(l.checkpoint_bytes());
   m["full_checkpoint_bytes"] = full;
   m["shards"] = static_cast<double>(l.shards);
-  if (!p.plan_rank_bytes.empty()) m["rank_bytes_skew"] = rank_skew(p.plan_rank_bytes);
-  // MLPerf Storage's figures, as it defines them: a checkpoint's duration is the slowest rank's, its
-  // throughput the checkpoint's GiB over that (the lowest any rank reached), "GB" meaning GiB.
-  if (jd.committed > 0) {
-    const double mean = jd.mlperf_seconds_sum / static_cast<double>(jd.committed);
-    m["mlperf_save_seconds"] = mean;
-    m["mlperf_save_gib_per_s"] = mean > 0 ? jd.bytes_per_cp / 0x1p30 / mean : 0.0;
+  if (!p.plan_rank_bytes.empty()) {
+    m["rank_bytes_skew"] = rank_skew(p.plan_rank_bytes);
+    // MLPerf's rule 4.3.4 (Rules.md): accelerator memory x accelerators >= the checkpoint, i.e. the
+    // full checkpoint's GiB per planned rank at most one accelerator's memory (b200 180, mi355 288).
+    const auto accelerators = static_cast<double>(p.plan_rank_bytes.size());
+    m["mlperf_checkpoint_gib_per_accelerator"] = full / 0x1p30 / accelerators;
   }
+  if (jd.committed > 0) put_mlperf_save(p, jd, result);
   m["write_bytes"] = static_cast<double>(total.bytes);
   m["write_bytes_per_s"] = jd.write_seconds_sum > 0 ? jd.write_bytes_sum / jd.write_seconds_sum : 0.0;
   m["stall_seconds_max"] = jd.stall_max;
@@ -189,9 +223,7 @@ void fill_metrics(const CheckpointParams& p, const ShardLayout& l, const Checkpo
   m["stall_bytes_per_s"] = overall.measured_bytes_per_s;
   m["projected_stall_seconds"] = finite_or_zero(overall.projected_seconds);
   m["budget_margin"] = finite_or_zero(overall.margin);
-  m["latency_p50_s"] = total.latency.percentile(0.50) * 1e-9;
-  m["latency_p99_s"] = total.latency.percentile(0.99) * 1e-9;
-  m["latency_max_s"] = total.latency.max() * 1e-9;
+  put_latency_metrics(total.latency, "latency_", LatencyMetrics::kShort, &m);
   if (p.two_tier) fill_tier_metrics(mine.tier, jd.write_bytes_sum, jd.drain_sum, result);
   if (p.async || p.two_tier) {
     m["drain_overruns"] = static_cast<double>(mine.overruns);
@@ -203,10 +235,9 @@ void fill_metrics(const CheckpointParams& p, const ShardLayout& l, const Checkpo
   }
 }
 
-void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const ShardLayout& l,
-                  const CheckpointRun& mine, const AllRanks& all, const Judged& jd,
-                  const BudgetVerdict& overall, PhaseResult* result) {
-  const IoTally& total = all.total;
+// details.budget: the verdict and the figures it took.
+json budget_details(const CheckpointParams& p, const ShardLayout& l, const Judged& jd,
+                    const BudgetVerdict& overall) {
   json budget = to_json(overall);
   // Figures and codes only: the reporters say in words what they mean (reports/phase_definitions.cc).
   budget["budget_fraction"] = p.budget_fraction;
@@ -215,18 +246,58 @@ void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const Shar
   budget["projection_basis"] = "slowest_checkpoint_aggregate";
   budget["projection_writers"] = l.shards;
   budget["worst_checkpoint_projected_seconds"] = finite_or_zero(jd.worst_projected);
-  result->details["budget"] = budget;
+  return budget;
+}
+
+// details.stall_includes: what a checkpoint's stall times.
+json stall_includes(const PhaseContext& ctx, const CheckpointParams& p) {
+  if (p.async) return json::array({"staging_copy"});
+  // Megatron's save: torch.save's writes and closes, then rank 0's tracker, nothing synced (durable_seconds).
+  if (p.commit == CommitMode::kMegatron && !ctx.store->caps().commit_per_file) {
+    return json::array({"write", "close", "tracker"});
+  }
+  return json::array({"write", "fsync", "commit"});
+}
+
+// With a model: the plan the shards follow (details.model) and the layout's tensor files (details.layout).
+void fill_model_details(const CheckpointParams& p, const ShardLayout& l, PhaseResult* result) {
+  // The plan the shards follow: shard i holds plan_ranks_per_shard[i] planned ranks' bytes / scale.
+  json& model = result->details["model"];
+  model["spec"] = to_json(*p.model);
+  model["plan_ranks"] = p.plan_rank_bytes.size();
+  const uint64_t most = *std::max_element(p.plan_rank_bytes.begin(), p.plan_rank_bytes.end());
+  model["plan_rank_bytes_max"] = most;
+  // Every planned rank's bytes at full size, and how far the largest is above the mean: the skew
+  // a replica writer produces (first: the data-parallel degree when one replica writes it all).
+  model["plan_rank_bytes"] = p.plan_rank_bytes;
+  model["replica_writer"] = replica_writer_name(p.replica_writer);
+  model["rank_bytes_skew"] = rank_skew(p.plan_rank_bytes);
+  if (!l.plan_ranks_per_shard.empty()) {
+    model["plan_ranks_per_shard_max"] =
+        *std::max_element(l.plan_ranks_per_shard.begin(), l.plan_ranks_per_shard.end());
+  }
+  result->details["layout"]["shard_bytes_min"] = *std::min_element(l.sizes.begin(), l.sizes.end());
+  result->details["layout"]["kind"] = layout_kind_name(p.layout);
+  if (p.layout == CheckpointLayoutKind::kDcp) result->details["layout"]["files_per_rank"] = p.threads;
+  if (!l.files.empty()) {
+    uint64_t records = 0;
+    for (const PlannedFile& f : l.files) records += f.records.size();
+    result->details["layout"]["tensor_records"] = records;
+    result->details["layout"]["commit_file"] = commit_file_name(p.layout);
+    describe_torch_layout(p, l, result);
+  }
+}
+
+void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const ShardLayout& l,
+                  const CheckpointRun& mine, const AllRanks& all, const Judged& jd,
+                  const BudgetVerdict& overall, PhaseResult* result) {
+  result->details["budget"] = budget_details(p, l, jd, overall);
   result->details["checkpoints"] = jd.per_cp;
   result->details["mode"] = p.async ? "async" : "sync";
   // Tensor layouts make their content in chunks of each tensor; the others in blocks of each shard.
   result->details["data_reducibility"] =
       reducibility_details(p.reduce, p.files ? kTensorChunk : p.block_size);
-  result->details["stall_includes"] = json::array({"write", "fsync", "commit"});
-  // Megatron's save: torch.save's writes and closes, then rank 0's tracker, nothing synced (durable_seconds).
-  if (p.commit == CommitMode::kMegatron && !ctx.store->caps().commit_per_file) {
-    result->details["stall_includes"] = json::array({"write", "close", "tracker"});
-  }
-  if (p.async) result->details["stall_includes"] = json::array({"staging_copy"});
+  result->details["stall_includes"] = stall_includes(ctx, p);
   result->details["commit"] = p.commit == CommitMode::kMegatron ? "megatron" : "durable";
   if (p.two_tier) fill_tier_details(p, mine.tier, result);
   result->details["layout"] = {{"ranks", ctx.comm.size()},
@@ -242,35 +313,14 @@ void fill_details(const PhaseContext& ctx, const CheckpointParams& p, const Shar
   if (p.params > 0) {
     result->details["model"] = {{"params", p.params}, {"bytes_per_param", p.bytes_per_param}};
   }
-  if (p.model) {
-    // The plan the shards follow: shard i holds plan_ranks_per_shard[i] planned ranks' bytes / scale.
-    json& model = result->details["model"];
-    model["spec"] = to_json(*p.model);
-    model["plan_ranks"] = p.plan_rank_bytes.size();
-    const uint64_t most = *std::max_element(p.plan_rank_bytes.begin(), p.plan_rank_bytes.end());
-    model["plan_rank_bytes_max"] = most;
-    // Every planned rank's bytes at full size, and how far the largest is above the mean: the skew
-    // a replica writer produces (first: the data-parallel degree when one replica writes it all).
-    model["plan_rank_bytes"] = p.plan_rank_bytes;
-    model["replica_writer"] = replica_writer_name(p.replica_writer);
-    model["rank_bytes_skew"] = rank_skew(p.plan_rank_bytes);
-    if (!l.plan_ranks_per_shard.empty()) {
-      model["plan_ranks_per_shard_max"] =
-          *std::max_element(l.plan_ranks_per_shard.begin(), l.plan_ranks_per_shard.end());
-    }
-    result->details["layout"]["shard_bytes_min"] = *std::min_element(l.sizes.begin(), l.sizes.end());
-    result->details["layout"]["kind"] = layout_kind_name(p.layout);
-    if (p.layout == CheckpointLayoutKind::kDcp) result->details["layout"]["files_per_rank"] = p.threads;
-    if (!l.files.empty()) {
-      uint64_t records = 0;
-      for (const PlannedFile& f : l.files) records += f.records.size();
-      result->details["layout"]["tensor_records"] = records;
-      result->details["layout"]["commit_file"] = commit_file_name(p.layout);
-    }
-  }
+  if (p.model) fill_model_details(p, l, result);
   result->details["timing"] = {{"interval_seconds", p.interval_s}, {"gap_seconds", p.gap_s}};
+  // How dlio_save_* are made, as DLIO makes its published figure (docs/mlperf.md).
+  if (!p.async && !p.two_tier) {
+    result->details["dlio_save"] = {{"timed_rank", 0}, {"fsync", false}, {"throughput", "mean_of_rates"}};
+  }
   result->details["stale_tmp_removed"] = mine.stale_removed;
-  put_io_details(total, all.per_rank, p.engine, result);
+  put_io_details(all.total, all.per_rank, p.engine, result);
 }
 
 }  // namespace

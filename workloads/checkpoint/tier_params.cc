@@ -1,10 +1,9 @@
 #include "workloads/checkpoint/tier_params.h"
 
-#include <sys/stat.h>
-
 #include <string>
 
 #include "harness/phase/params.h"
+#include "workloads/local_folder.h"
 
 namespace iofab {
 
@@ -29,14 +28,7 @@ void read_tier_params(ParamReader& r, CheckpointParams* p) {
     return;
   }
   // Refused here, before anything is written, where this host can tell; the phase checks again on every node.
-  struct stat st {};
-  if (stat(p->local_dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
-    r.fail("local_dir",
-           S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)
-               ? "is a device; expected a folder on a mounted filesystem (iofab never writes to a raw "
-                 "device through local_dir)"
-               : "exists and is not a folder; expected a folder like \"/local/nvme\"");
-  }
+  check_local_folder_param(r, "local_dir", p->local_dir, false);
 }
 
 }  // namespace iofab

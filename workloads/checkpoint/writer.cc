@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "harness/core/mem_available.h"
+#include "harness/core/mix.h"
 #include "harness/core/units.h"
 #include "harness/engines/data_fill.h"
 #include "harness/engines/engine_choice.h"
@@ -21,7 +22,7 @@ namespace iofab {
 namespace {
 
 uint64_t writer_seed(const CheckpointParams& p, const Writer& wk) {
-  return p.seed * 1000003 + static_cast<uint64_t>(wk.rank) * 4099 + wk.worker;
+  return worker_data_seed(p.seed, static_cast<uint64_t>(wk.rank), wk.worker);
 }
 
 uint64_t blocks_of(uint64_t bytes, uint64_t block_size) { return (bytes + block_size - 1) / block_size; }
@@ -55,9 +56,9 @@ void fill_shard_block(const CheckpointParams& p, const ShardLayout& l, const Wri
   if (!l.files.empty()) {
     fill_from_records(l.files[shard], p.seed, step, offset, buf, len, p.reduce);
   } else if (p.reduce.any()) {
-    ReducibleFiller(writer_seed(p, wk) + 17 + shard, p.reduce).fill(buf, len, step, offset / p.block_size);
+    ReducibleFiller(writer_seed(p, wk) + shard, p.reduce).fill(buf, len, step, offset / p.block_size);
   } else {
-    DataStream(data_key(writer_seed(p, wk) + 17, shard, step)).fill(buf, len, offset);
+    DataStream(data_key(writer_seed(p, wk), shard, step)).fill(buf, len, offset);
   }
 }
 
@@ -140,9 +141,21 @@ Status write_shard_file(const WriteContext& wc, uint64_t step, Writer* wk, size_
   if (!s.ok()) return s;
   StreamingXxh3 hash;
   uint64_t written = 0;
+  if (p.serialize && !l.files.empty()) {
+    // torch.save's pickling and framing per record and its crc32 per byte, beyond making the bytes.
+    const PlannedFile& f = l.files[shard];
+    uint64_t record_bytes = 0;
+    for (const FileRecord& r : f.records) record_bytes += r.bytes;
+    spin_cpu(p.serialize_costs.spin().seconds(static_cast<double>(f.records.size()),
+                                              static_cast<double>(record_bytes)));
+  }
   s = write_shard_blocks(wc, step, wk, shard, handle, first_block, &hash, &written);
   // Megatron's torch.save closes its file unsynced: make_step_durable syncs it after the stall.
-  if (s.ok() && !defers_sync(p, *wc.ctx.store)) s = wk->engine->fsync(handle);
+  if (s.ok() && !defers_sync(p, *wc.ctx.store)) {
+    const uint64_t f0 = now_ns();
+    s = wk->engine->fsync(handle);
+    wk->sync_ns += now_ns() - f0;
+  }
   Status rm = wk->engine->remove_file(handle);
   // A close that fails can lose what the fsync reported done (NFS): it fails the shard. (An object has
   // no descriptor: its fsync was the commit.)
@@ -220,6 +233,7 @@ void snapshot_shard(const CheckpointParams& p, const ShardLayout& l, uint64_t st
 Status write_shard(const WriteContext& wc, uint64_t step, Writer* wk) {
   wk->bytes = 0;
   wk->written.clear();
+  wk->sync_ns = 0;
   wk->start_ns = now_ns();
   Status s;
   uint64_t first_block = 0;

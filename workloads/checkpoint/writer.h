@@ -53,6 +53,7 @@ struct Writer {
   uint64_t bytes = 0;
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
+  uint64_t sync_ns = 0;  // sync: time in the files' fsyncs, which DLIO's save leaves out (mlperf_figures.h)
   std::thread drain;
   std::atomic<bool> drained{true};
 };

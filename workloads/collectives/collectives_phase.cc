@@ -11,6 +11,7 @@
 #include "harness/core/mem_available.h"
 #include "harness/core/units.h"
 #include "harness/engines/io_driver.h"
+#include "harness/phase/metric_rows.h"
 #include "harness/phase/params.h"
 #include "workloads/collectives/agreement.h"
 #include "workloads/collectives/coll_ops.h"
@@ -78,8 +79,11 @@ Status CollectivesPhase::pick_backend(Comm& comm, BackendChoice* choice, int* de
                                       LocalRank* local) const {
   Status s = find_local_rank(comm, local);
   if (!s.ok()) return s;
-  // Only look for GPUs when NCCL may be used: `backend: mpi` never touches the CUDA runtime.
-  const std::string gpu = p_.backend == "mpi" ? "" : gpu_for_rank(local->rank, local->size, device);
+  // Only look for GPUs when a backend that needs one may be used: `backend: mpi` never touches the CUDA
+  // runtime.
+  const CollectiveBackend* asked = find_collective_backend(p_.backend);
+  const std::string gpu =
+      asked != nullptr && !asked->needs_own_gpu ? "" : gpu_for_rank(local->rank, local->size, device);
   // Every rank sees every rank's GPU and makes the same choice from them.
   std::vector<std::string> all;
   s = all_gather(comm, gpu, &all);
@@ -117,10 +121,16 @@ Status CollectivesPhase::check_host_memory(const Collectives& coll, const LocalR
 // so per op); host memory over MPI needs two ranks.
 std::string CollectivesPhase::skip_reason(const BackendChoice& choice, int ranks) const {
   if (!choice.skip.empty()) return choice.skip;
-  if (ranks < 2 && choice.backend != "nccl") return "needs >= 2 ranks";
-  if (p_.runs_sweep() && choice.backend == "mpi" && dtype_is_float8(p_.sweep.dtype)) {
-    return std::string(dtype_name(p_.sweep.dtype)) +
-           " needs the nccl backend: MPI has no 8-bit float type (" + choice.reason + ")";
+  const CollectiveBackend* b = find_collective_backend(choice.backend);
+  if (b == nullptr) return "no collectives backend \"" + choice.backend + "\"";
+  if (ranks < 2 && !b->one_rank) return "needs >= 2 ranks";
+  if (p_.runs_sweep() && !b->float8 && dtype_is_float8(p_.sweep.dtype)) {
+    std::string takers;
+    for (const CollectiveBackend& t : collective_backends()) {
+      if (t.float8) takers += (takers.empty() ? "" : " or ") + std::string(t.name);
+    }
+    return std::string(dtype_name(p_.sweep.dtype)) + " needs the " + takers +
+           " backend: " + std::string(b->shown) + " has no 8-bit float type (" + choice.reason + ")";
   }
   return "";
 }
@@ -277,7 +287,14 @@ std::vector<CollOp> read_ops(ParamReader& r) {
 std::unique_ptr<Phase> parse_collectives(ParamReader& r) {
   CollectivesParams p;
   p.mode = r.choice("mode", "compare", {"sweep", "ddp", "fsdp", "compare", "all"});
-  p.backend = r.choice("backend", "auto", {"auto", "mpi", "nccl"});
+  p.backend = r.choice(
+      "backend", "auto",
+      [](std::string_view n) { return n == "auto" || find_collective_backend(n) != nullptr; },
+      [] {
+        std::vector<std::string> names = {"auto"};
+        for (const CollectiveBackend& b : collective_backends()) names.emplace_back(b.name);
+        return names;
+      });
 
   SweepSpec& s = p.sweep;
   s.ops = read_ops(r);
@@ -321,53 +338,135 @@ std::unique_ptr<Phase> parse_collectives(ParamReader& r) {
   return std::make_unique<CollectivesPhase>(std::move(p));
 }
 
+namespace {
+
+// collectives_metrics's rows in 2 parts, in the report's order (harness/phase/metric_rows.h).
+std::vector<MetricInfo> collectives_metric_rows_1() {
+  return {
+      {.name = "busbw.*",
+       .unit = Unit::kBytesPerSecond,
+       .better = Better::kHigher,
+       .description =
+           "busbw.<op>.<size>: bus bandwidth at one sweep size (busbw.<op>.in_place.<size> in place); "
+           "busbw.<op>.avg: the mean over the sweep's sizes and placements (nccl-tests' Avg bus "
+           "bandwidth)"},
+      {.name = "algbw.*",
+       .unit = Unit::kBytesPerSecond,
+       .better = Better::kHigher,
+       .description = "algbw.<op>.<size> and algbw.<op>.max: S / time, S as nccl-tests counts it"},
+      {.name = "wrong_elements",
+       .unit = Unit::kCount,
+       .better = Better::kLower,
+       .description = "result elements that differ from the expected, all ranks"},
+      {.name = "rank_skew_max",
+       .unit = Unit::kFraction,
+       .better = Better::kLower,
+       .description = "worst (slowest - fastest rank's mean) / slowest"},
+      {.name = "exposed_comm_fraction.ddp",
+       .unit = Unit::kFraction,
+       .better = Better::kLower,
+       .description = "DDP: (step - compute) / step"},
+      {.name = "exposed_comm_fraction.fsdp",
+       .unit = Unit::kFraction,
+       .better = Better::kLower,
+       .description = "FSDP: (step - compute) / step"},
+      {.name = "ddp.bytes_per_rank",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description = "bytes each rank sends per DDP step, as issued"},
+      {.name = "fsdp.bytes_per_rank",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description = "bytes each rank sends per FSDP step, as issued"},
+      {.name = "ddp.bytes_per_rank_analytic",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description = "2(n-1)/n * params * grad bytes"},
+      {.name = "fsdp.bytes_per_rank_analytic",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description = "(n-1)/n * params * (2 * param bytes + grad bytes)"},
+      {.name = "ddp.comm_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "DDP: time the comm lane was busy per step"},
+      {.name = "fsdp.comm_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "FSDP: time the comm lane was busy per step"},
+      {.name = "ddp.compute_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kNeither,
+       .description = "DDP: emulated compute per step"},
+      {.name = "fsdp.compute_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kNeither,
+       .description = "FSDP: emulated compute per step"},
+  };
+}
+
+std::vector<MetricInfo> collectives_metric_rows_2() {
+  return {
+      {.name = "ddp.exposed_comm_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "DDP: step - compute"},
+      {.name = "fsdp.exposed_comm_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "FSDP: step - compute"},
+      {.name = "ddp.collectives",
+       .unit = Unit::kCount,
+       .better = Better::kNeither,
+       .description = "all-reduces per DDP step (buckets)"},
+      {.name = "fsdp.collectives",
+       .unit = Unit::kCount,
+       .better = Better::kNeither,
+       .description = "all-gathers and reduce-scatters per FSDP step"},
+      {.name = "fsdp_ddp_step_ratio",
+       .unit = Unit::kRatio,
+       .better = Better::kNeither,
+       .description = "FSDP step time / DDP step time"},
+      {.name = "fsdp_ddp_comm_ratio",
+       .unit = Unit::kRatio,
+       .better = Better::kNeither,
+       .description = "FSDP comm time / DDP comm time"},
+  };
+}
+
+}  // namespace
+
 const std::vector<MetricInfo>& collectives_metrics() {
   static const std::vector<MetricInfo> kMetrics = [] {
     const auto busbw_max = [](CollOp op) {
       const std::string name(coll_op_name(op));
-      return MetricInfo{"busbw." + name + ".max", Unit::kBytesPerSecond, Better::kHigher,
-                        "best bus bandwidth of " + name + " over the sweep's sizes (nccl-tests' busbw)"};
+      return MetricInfo{
+          .name = "busbw." + name + ".max",
+          .unit = Unit::kBytesPerSecond,
+          .better = Better::kHigher,
+          .description = "best bus bandwidth of " + name + " over the sweep's sizes (nccl-tests' busbw)"};
     };
     // The first four plain names are the console's headline.
     std::vector<MetricInfo> v = {
         busbw_max(coll_op("all_reduce")),
-        {"ddp.step_seconds", Unit::kSeconds, Better::kLower, "DDP step, slowest rank, mean over steps"},
-        {"fsdp.step_seconds", Unit::kSeconds, Better::kLower, "FSDP step, slowest rank, mean over steps"},
-        {"fsdp_ddp_bytes_ratio", Unit::kRatio, Better::kNeither,
-         "FSDP's bytes per rank / DDP's (1.5 with one dtype)"},
+        {.name = "ddp.step_seconds",
+         .unit = Unit::kSeconds,
+         .better = Better::kLower,
+         .description = "DDP step, slowest rank, mean over steps"},
+        {.name = "fsdp.step_seconds",
+         .unit = Unit::kSeconds,
+         .better = Better::kLower,
+         .description = "FSDP step, slowest rank, mean over steps"},
+        {.name = "fsdp_ddp_bytes_ratio",
+         .unit = Unit::kRatio,
+         .better = Better::kNeither,
+         .description = "FSDP's bytes per rank / DDP's (1.5 with one dtype)"},
     };
     for (const auto& info : coll_op_table()) {
       if (info.name != "all_reduce") v.push_back(busbw_max(&info));
     }
-    const std::vector<MetricInfo> rest = {
-        {"busbw.*", Unit::kBytesPerSecond, Better::kHigher,
-         "busbw.<op>.<size>: bus bandwidth at one sweep size (busbw.<op>.in_place.<size> in place); "
-         "busbw.<op>.avg: the mean over the sweep's sizes and placements (nccl-tests' Avg bus bandwidth)"},
-        {"algbw.*", Unit::kBytesPerSecond, Better::kHigher,
-         "algbw.<op>.<size> and algbw.<op>.max: S / time, S as nccl-tests counts it"},
-        {"wrong_elements", Unit::kCount, Better::kLower,
-         "result elements that differ from the expected, all ranks"},
-        {"rank_skew_max", Unit::kFraction, Better::kLower, "worst (slowest - fastest rank's mean) / slowest"},
-        {"exposed_comm_fraction.ddp", Unit::kFraction, Better::kLower, "DDP: (step - compute) / step"},
-        {"exposed_comm_fraction.fsdp", Unit::kFraction, Better::kLower, "FSDP: (step - compute) / step"},
-        {"ddp.bytes_per_rank", Unit::kBytes, Better::kNeither,
-         "bytes each rank sends per DDP step, as issued"},
-        {"fsdp.bytes_per_rank", Unit::kBytes, Better::kNeither,
-         "bytes each rank sends per FSDP step, as issued"},
-        {"ddp.bytes_per_rank_analytic", Unit::kBytes, Better::kNeither, "2(n-1)/n * params * grad bytes"},
-        {"fsdp.bytes_per_rank_analytic", Unit::kBytes, Better::kNeither,
-         "(n-1)/n * params * (2 * param bytes + grad bytes)"},
-        {"ddp.comm_seconds", Unit::kSeconds, Better::kLower, "DDP: time the comm lane was busy per step"},
-        {"fsdp.comm_seconds", Unit::kSeconds, Better::kLower, "FSDP: time the comm lane was busy per step"},
-        {"ddp.compute_seconds", Unit::kSeconds, Better::kNeither, "DDP: emulated compute per step"},
-        {"fsdp.compute_seconds", Unit::kSeconds, Better::kNeither, "FSDP: emulated compute per step"},
-        {"ddp.exposed_comm_seconds", Unit::kSeconds, Better::kLower, "DDP: step - compute"},
-        {"fsdp.exposed_comm_seconds", Unit::kSeconds, Better::kLower, "FSDP: step - compute"},
-        {"ddp.collectives", Unit::kCount, Better::kNeither, "all-reduces per DDP step (buckets)"},
-        {"fsdp.collectives", Unit::kCount, Better::kNeither, "all-gathers and reduce-scatters per FSDP step"},
-        {"fsdp_ddp_step_ratio", Unit::kRatio, Better::kNeither, "FSDP step time / DDP step time"},
-        {"fsdp_ddp_comm_ratio", Unit::kRatio, Better::kNeither, "FSDP comm time / DDP comm time"},
-    };
+    const std::vector<MetricInfo> rest =
+        joined_rows({collectives_metric_rows_1(), collectives_metric_rows_2()});
     v.insert(v.end(), rest.begin(), rest.end());
     return v;
   }();

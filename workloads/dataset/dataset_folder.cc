@@ -33,6 +33,80 @@ Status check_claim(Store& store, const std::string& data, const json& spec, cons
   return Status::Ok();
 }
 
+// The folder's entries but the lock. One iofab did not make, or data/ without a manifest, makes the
+// folder foreign; no entry makes it empty. Returns whether that decided the state.
+bool judge_entries(const std::set<std::string>& entries, DatasetDirState* state, std::string* why) {
+  for (const auto& e : entries) {
+    if (e != kManifestName && e != kManifestTemp && e != kDataFolder) {
+      *state = DatasetDirState::kForeign;
+      *why = "holds \"" + e + "\", which iofab did not make";
+      return true;
+    }
+  }
+  if (entries.empty()) {
+    *state = DatasetDirState::kEmpty;
+    return true;
+  }
+  if (!entries.count(kManifestName) && !entries.count(kManifestTemp)) {
+    *state = DatasetDirState::kForeign;
+    *why = std::string("holds data/ but no ") + kManifestName + ", so iofab did not make it";
+    return true;
+  }
+  return false;
+}
+
+// Reads manifest (the complete one's name or the temporary one's) into *m; false, with why, when it is no
+// iofab dataset manifest. Non-blocking and bounded (a FIFO named iofab-dataset.json must not hang the
+// run); depth and repeated keys checked like every JSON iofab reads.
+bool read_dataset_manifest(Store& store, std::string_view root, const char* manifest, json* m,
+                           std::string* why) {
+  std::string text;
+  Status rs = read_manifest(store, join_store_path(root, manifest), &text);
+  if (rs.ok()) rs = parse_json_input(text, {}, m);
+  if (!rs.ok() || !m->is_object() || m->find("format") == m->end() || (*m)["format"] != kManifestFormat) {
+    *why = std::string(manifest) + " is not an iofab dataset manifest" +
+           (rs.ok() ? "" : " (" + rs.message() + ")");
+    return false;
+  }
+  return true;
+}
+
+// A complete manifest of other parameters: stale, unless its spec claims files data/ does not hold
+// (check_claim), which makes the folder foreign.
+Status judge_other_spec(Store& store, const std::string& data, bool has_data, const json& m, const json& want,
+                        const std::atomic<bool>* stop, DatasetDirState* state, std::string* why) {
+  std::string lie;
+  if (Status s = has_data ? check_claim(store, data, m.value("spec", json()), stop, &lie) : Status::Ok();
+      !s.ok()) {
+    return s;
+  }
+  if (!lie.empty()) {
+    *state = DatasetDirState::kForeign;
+    *why = std::move(lie);
+    return Status::Ok();
+  }
+  *why =
+      "an iofab dataset of other parameters (" + spec_difference(m.value("spec", json::object()), want) + ")";
+  return Status::Ok();
+}
+
+// A matching manifest: every file there, a file of its size; else the dataset is stale (why says which).
+Status judge_files(Store& store, const std::string& data, const DatasetLayout& layout,
+                   const std::atomic<bool>* stop, DatasetDirState* state, std::string* why) {
+  EntryInfo info;
+  for (uint64_t f = 0; f < layout.num_files(); ++f) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return Status::Interrupted();
+    const std::string path = layout.file_path(f);
+    if (!store.stat(join_store_path(data, path), &info).ok() || info.kind != EntryKind::kFile ||
+        info.size != layout.file_bytes(f)) {
+      *why = "an iofab dataset missing or with a damaged " + path;
+      return Status::Ok();
+    }
+  }
+  *state = DatasetDirState::kMatches;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status inspect_dataset_dir(Store& store, std::string_view root, const DatasetLayout& layout,
@@ -46,33 +120,11 @@ Status inspect_dataset_dir(Store& store, std::string_view root, const DatasetLay
   for (auto& n : names) {
     if (n != kDatasetLockName) entries.insert(std::move(n));
   }
-  for (const auto& e : entries) {
-    if (e != kManifestName && e != kManifestTemp && e != kDataFolder) {
-      *state = DatasetDirState::kForeign;
-      *why = "holds \"" + e + "\", which iofab did not make";
-      return Status::Ok();
-    }
-  }
-  if (entries.empty()) {
-    *state = DatasetDirState::kEmpty;
-    return Status::Ok();
-  }
+  if (judge_entries(entries, state, why)) return Status::Ok();
   const char* manifest = entries.count(kManifestName) ? kManifestName : kManifestTemp;
-  if (!entries.count(kManifestName) && !entries.count(kManifestTemp)) {
-    *state = DatasetDirState::kForeign;
-    *why = std::string("holds data/ but no ") + kManifestName + ", so iofab did not make it";
-    return Status::Ok();
-  }
-  std::string text;
   json m;
-  // Non-blocking and bounded (a FIFO named iofab-dataset.json must not hang the run); depth and repeated
-  // keys checked like every JSON iofab reads.
-  Status rs = read_manifest(store, join_store_path(root, manifest), &text);
-  if (rs.ok()) rs = parse_json_input(text, {}, &m);
-  if (!rs.ok() || !m.is_object() || m.find("format") == m.end() || m["format"] != kManifestFormat) {
+  if (!read_dataset_manifest(store, root, manifest, &m, why)) {
     *state = DatasetDirState::kForeign;
-    *why = std::string(manifest) + " is not an iofab dataset manifest" +
-           (rs.ok() ? "" : " (" + rs.message() + ")");
     return Status::Ok();
   }
   *state = DatasetDirState::kStale;
@@ -84,36 +136,13 @@ Status inspect_dataset_dir(Store& store, std::string_view root, const DatasetLay
   const std::string data = join_store_path(root, kDataFolder);
   EntryInfo info;
   const bool has_data = store.stat(data, &info).ok() && info.kind == EntryKind::kFolder;
-  if (!m.contains("spec") || m["spec"] != want) {
-    std::string lie;
-    if (Status s = has_data ? check_claim(store, data, m.value("spec", json()), stop, &lie) : Status::Ok();
-        !s.ok()) {
-      return s;
-    }
-    if (!lie.empty()) {
-      *state = DatasetDirState::kForeign;
-      *why = std::move(lie);
-      return Status::Ok();
-    }
-    *why = "an iofab dataset of other parameters (" + spec_difference(m.value("spec", json::object()), want) +
-           ")";
-    return Status::Ok();
-  }
+  if (!m.contains("spec") || m["spec"] != want)
+    return judge_other_spec(store, data, has_data, m, want, stop, state, why);
   if (!has_data) {
     *why = "an iofab dataset whose data/ folder is missing";
     return Status::Ok();
   }
-  for (uint64_t f = 0; f < layout.num_files(); ++f) {
-    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return Status::Interrupted();
-    const std::string path = layout.file_path(f);
-    if (!store.stat(join_store_path(data, path), &info).ok() || info.kind != EntryKind::kFile ||
-        info.size != layout.file_bytes(f)) {
-      *why = "an iofab dataset missing or with a damaged " + path;
-      return Status::Ok();
-    }
-  }
-  *state = DatasetDirState::kMatches;
-  return Status::Ok();
+  return judge_files(store, data, layout, stop, state, why);
 }
 
 Status lock_dataset_dir(Store& store, std::string_view root, const std::string& shown,

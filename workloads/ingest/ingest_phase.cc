@@ -7,6 +7,7 @@
 
 #include "harness/comm/rank_gather.h"
 #include "harness/core/checked_math.h"
+#include "harness/core/mix.h"
 #include "harness/engines/beside_thread.h"
 #include "harness/engines/data_fill.h"
 #include "harness/engines/engine.h"
@@ -44,9 +45,45 @@ struct RankTally {
   json requests;  // an object store's request figures (null on files)
   static constexpr auto wire_fields() {
     return std::tuple{wire_field("tally", &RankTally::tally), wire_field("fsync_ns", &RankTally::fsync_ns),
-                      wire_field("status", &RankTally::status), wire_optional("requests", &RankTally::requests)};
+                      wire_field("status", &RankTally::status),
+                      wire_optional("requests", &RankTally::requests)};
   }
 };
+
+// What rank 0 folds from the ranks' tallies as it reads each (docs/scale.md): it never holds every rank's.
+struct RankTotals {
+  explicit RankTotals(uint64_t series_interval_ns, Status st)
+      : total(series_interval_ns), worst(std::move(st)) {}
+  void add(size_t r, RankTally&& one);
+
+  IoTally total;
+  double rank_min = 0, rank_max = 0;
+  uint64_t fsync_max = 0;
+  json per_rank = json::array();
+  std::vector<json> rank_requests;
+  Status worst;  // this rank's status, else the first failed rank's
+};
+
+void RankTotals::add(size_t r, RankTally&& one) {
+  const IoTally& t = one.tally;
+  const Status& rs = one.status;
+  total.merge(t);
+  fsync_max = std::max(fsync_max, one.fsync_ns);
+  const double bps = t.bytes_per_s();
+  rank_min = r == 0 ? bps : std::min(rank_min, bps);
+  rank_max = r == 0 ? bps : std::max(rank_max, bps);
+  per_rank.push_back({{"rank", r},
+                      {"bytes", t.bytes},
+                      {"seconds", t.seconds()},
+                      {"bytes_per_s", bps},
+                      {"error", rs.ok() ? "" : rs.message()}});
+  if (worst.ok() && !rs.ok() && !rs.message().empty()) {
+    worst = rs.code() == Status::Code::kInterrupted
+                ? Status::Interrupted(rs.message())
+                : Status::IoError("rank " + std::to_string(r) + ": " + rs.message());
+  }
+  rank_requests.push_back(std::move(one.requests));
+}
 
 class IngestPhase final : public Phase {
  public:
@@ -73,6 +110,11 @@ class IngestPhase final : public Phase {
   Status setup(unsigned w, Store& store, const std::string& folder, int rank, Worker* out) const;
   Status body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseContext& ctx) const;
   Status remove_own_files(Store& store, const std::string& folder, int rank) const;
+  // The phase's steps, in the order run takes them.
+  Status run_workers_once(PhaseContext& ctx, std::vector<Worker>* workers, WorkerRun* run) const;
+  RankTally fold_workers(std::vector<Worker>* workers, Status st, Store& store) const;
+  Status clean_up(const PhaseContext& ctx) const;
+  void put_results(const RankTotals& totals, PhaseResult* result) const;
 
   IngestParams p_;
 };
@@ -194,98 +236,95 @@ Status IngestPhase::body(Worker* wk, uint64_t t0, uint64_t seed, const PhaseCont
   return s;
 }
 
+// The shape of a phase, as every phase takes it: workers set up and meet at a barrier, then do the timed
+// work; each rank folds its workers' figures and cleans up; rank 0 folds the ranks' figures as they come
+// and writes the metrics and details. Each step is a function below.
 Status IngestPhase::run(PhaseContext& ctx, PhaseResult* result) {
+  // 1. The workers: setup, barrier, the timed writes.
   const uint64_t start = now_ns();
+  std::vector<Worker> workers(p_.workers);
+  WorkerRun run;
+  Status st = run_workers_once(ctx, &workers, &run);
+  add_setup(result, start, run.t0_ns);  // the folder, each worker's files and buffers, the barrier
+  // 2. This rank's figures, then its files removed.
+  RankTally mine = fold_workers(&workers, st, *ctx.store);
+  mine.status.update(clean_up(ctx));
+  // 3. Rank 0 folds every rank's figures and writes the result.
+  RankTotals totals(p_.series_interval_ns, mine.status);
+  Status g =
+      gather_fold_to_root(ctx.comm, mine, [&](size_t r, RankTally&& one) { totals.add(r, std::move(one)); });
+  if (!g.ok()) return g;
+  if (ctx.comm.rank() != 0) return mine.status;
+  put_results(totals, result);
+  return totals.worst;
+}
+
+// Each worker makes its files and buffers (untimed), all ranks meet, then each writes its files (timed).
+Status IngestPhase::run_workers_once(PhaseContext& ctx, std::vector<Worker>* workers, WorkerRun* run) const {
   const int rank = ctx.comm.rank();
   Status dir_status = ctx.store->make_folder(ctx.phase_name);
-  std::vector<Worker> workers(p_.workers);
-  for (auto& w : workers) w.tally = IoTally(p_.series_interval_ns);
+  for (auto& w : *workers) w.tally = IoTally(p_.series_interval_ns);
   ctx.progress.total_bytes.store(p_.workers * p_.files_per_worker * p_.file_size);
-  WorkerRun run;
   Status barrier = run_workers(
       ctx.comm, p_.workers,
       [&](unsigned w) {
-        return dir_status.ok() ? setup(w, *ctx.store, ctx.phase_name, rank, &workers[w]) : dir_status;
+        return dir_status.ok() ? setup(w, *ctx.store, ctx.phase_name, rank, &(*workers)[w]) : dir_status;
       },
       [&](unsigned w, uint64_t t0) {
-        return body(&workers[w], t0, p_.seed * 1000003 + static_cast<uint64_t>(rank) * 4099 + w + 17, ctx);
+        return body(&(*workers)[w], t0, worker_data_seed(p_.seed, static_cast<uint64_t>(rank), w), ctx);
       },
-      &run);
-  add_setup(result, start, run.t0_ns);  // the folder, each worker's files and buffers, the barrier
+      run);
+  return barrier.ok() ? run->first_error() : barrier;
+}
 
+// This rank's figures: its workers' tallies merged, their engines and files closed.
+RankTally IngestPhase::fold_workers(std::vector<Worker>* workers, Status st, Store& store) const {
   IoTally mine(p_.series_interval_ns);
   uint64_t fsync_ns = 0;
-  for (auto& w : workers) {
+  for (auto& w : *workers) {
     mine.merge(w.tally);
     fsync_ns = std::max(fsync_ns, w.fsync_ns);
     w.engine.reset();
     w.files.clear();
   }
-  Status st = barrier.ok() ? run.first_error() : barrier;
   // After the engines went: each leaves its request figures with the store.
-  json requests = take_request_stats_json(*ctx.store);
-  // On a shared target the ranks share the folder: each rank removes its own files, and rank 0 the
-  // folder once every rank is done with it (a rank that removed the folder took the files of a rank
-  // still writing, and two removals raced). On node-local targets each node's files still go now.
-  // When stopping, the run folder's removal after the report takes the files: results go out first.
+  json requests = take_request_stats_json(store);
+  return RankTally{std::move(mine), fsync_ns, std::move(st), std::move(requests)};
+}
+
+// On a shared target the ranks share the folder: each rank removes its own files, and rank 0 the
+// folder once every rank is done with it (a rank that removed the folder took the files of a rank
+// still writing, and two removals raced). On node-local targets each node's files still go now.
+// When stopping, the run folder's removal after the report takes the files: results go out first.
+Status IngestPhase::clean_up(const PhaseContext& ctx) const {
+  const int rank = ctx.comm.rank();
   const bool clean = !ctx.keep && !ctx.stop.load();
+  Status st;
   if (clean) st.update(remove_own_files(*ctx.store, ctx.phase_name, rank));
   st.update(ctx.comm.barrier());
   if (clean && rank == 0) st.update(ctx.store->remove_tree(ctx.phase_name));
+  return st;
+}
 
-  // Rank 0 folds each rank's tally in as it reads it (docs/scale.md): it never holds every rank's.
-  IoTally total(p_.series_interval_ns);
-  double rank_min = 0, rank_max = 0;
-  uint64_t fsync_max = 0;
-  json per_rank = json::array();
-  std::vector<json> rank_requests;
-  Status worst = st;
-  RankTally sent{std::move(mine), fsync_ns, st, std::move(requests)};
-  Status g = gather_fold_to_root(ctx.comm, sent, [&](size_t r, RankTally&& one) {
-    const IoTally& t = one.tally;
-    const Status& rs = one.status;
-    total.merge(t);
-    fsync_max = std::max(fsync_max, one.fsync_ns);
-    const double bps = t.bytes_per_s();
-    rank_min = r == 0 ? bps : std::min(rank_min, bps);
-    rank_max = r == 0 ? bps : std::max(rank_max, bps);
-    per_rank.push_back({{"rank", r},
-                        {"bytes", t.bytes},
-                        {"seconds", t.seconds()},
-                        {"bytes_per_s", bps},
-                        {"error", rs.ok() ? "" : rs.message()}});
-    if (worst.ok() && !rs.ok() && !rs.message().empty()) {
-      worst = rs.code() == Status::Code::kInterrupted
-                  ? Status::Interrupted(rs.message())
-                  : Status::IoError("rank " + std::to_string(r) + ": " + rs.message());
-    }
-    rank_requests.push_back(std::move(one.requests));
-  });
-  if (!g.ok()) return g;
-  if (rank != 0) return st;
-
+void IngestPhase::put_results(const RankTotals& totals, PhaseResult* result) const {
+  const IoTally& total = totals.total;
   auto& m = result->metrics;
   m["write_bytes"] = static_cast<double>(total.bytes);
   m["write_seconds"] = total.seconds();
   m["write_bytes_per_s"] = total.bytes_per_s();
-  m["fsync_seconds"] = fsync_max * 1e-9;
+  m["fsync_seconds"] = totals.fsync_max * 1e-9;
   m["ios"] = static_cast<double>(total.ios);
-  m["latency_p50_s"] = total.latency.percentile(0.50) * 1e-9;
-  m["latency_p90_s"] = total.latency.percentile(0.90) * 1e-9;
-  m["latency_p99_s"] = total.latency.percentile(0.99) * 1e-9;
-  m["latency_p999_s"] = total.latency.percentile(0.999) * 1e-9;
-  m["latency_max_s"] = total.latency.max() * 1e-9;
-  m["rank_bytes_per_s_min"] = rank_min;
-  m["rank_bytes_per_s_max"] = rank_max;
-  put_io_details(total, per_rank, p_.engine, result);
+  put_latency_metrics(total.latency, "latency_", LatencyMetrics::kFull, &m);
+  m["rank_bytes_per_s_min"] = totals.rank_min;
+  m["rank_bytes_per_s_max"] = totals.rank_max;
+  put_io_details(total, totals.per_rank, p_.engine, result);
   result->details["data_reducibility"] = reducibility_details(p_.reduce, p_.block_size);
-  if (RequestStats req; merge_request_stats(rank_requests, &req)) {
+  if (RequestStats req; merge_request_stats(totals.rank_requests, &req)) {
     put_request_metrics(req, total.seconds(), result);
   } else if (!p_.direct) {
     result->warnings.push_back(
         "buffered writes (direct: false): bandwidth includes page-cache absorption until fsync");
   }
-  return worst;
 }
 
 }  // namespace
@@ -310,19 +349,51 @@ std::unique_ptr<Phase> parse_ingest(ParamReader& r) {
 const std::vector<MetricInfo>& ingest_metrics() {
   static const std::vector<MetricInfo> kMetrics = [] {
     std::vector<MetricInfo> rows = {
-        {"write_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
-         "aggregate: bytes / (last end - first start)"},
-        {"write_bytes", Unit::kBytes, Better::kNeither, "bytes written by all ranks"},
-        {"write_seconds", Unit::kSeconds, Better::kLower, "first start to last end, fsync included"},
-        {"fsync_seconds", Unit::kSeconds, Better::kLower, "longest worker's final fsync"},
-        {"ios", Unit::kCount, Better::kNeither, "writes completed"},
-        {"latency_p50_s", Unit::kSeconds, Better::kLower, "per-write latency, median"},
-        {"latency_p90_s", Unit::kSeconds, Better::kLower, "per-write latency, 90th percentile"},
-        {"latency_p99_s", Unit::kSeconds, Better::kLower, "per-write latency, 99th percentile"},
-        {"latency_p999_s", Unit::kSeconds, Better::kLower, "per-write latency, 99.9th percentile"},
-        {"latency_max_s", Unit::kSeconds, Better::kLower, "per-write latency, max"},
-        {"rank_bytes_per_s_min", Unit::kBytesPerSecond, Better::kHigher, "slowest rank's bytes/s"},
-        {"rank_bytes_per_s_max", Unit::kBytesPerSecond, Better::kHigher, "fastest rank's bytes/s"},
+        {.name = "write_bytes_per_s",
+         .unit = Unit::kBytesPerSecond,
+         .better = Better::kHigher,
+         .description = "aggregate: bytes / (last end - first start)"},
+        {.name = "write_bytes",
+         .unit = Unit::kBytes,
+         .better = Better::kNeither,
+         .description = "bytes written by all ranks"},
+        {.name = "write_seconds",
+         .unit = Unit::kSeconds,
+         .better = Better::kLower,
+         .description = "first start to last end, fsync included"},
+        {.name = "fsync_seconds",
+         .unit = Unit::kSeconds,
+         .better = Better::kLower,
+         .description = "longest worker's final fsync"},
+        {.name = "ios", .unit = Unit::kCount, .better = Better::kNeither, .description = "writes completed"},
+        {.name = "latency_p50_s",
+         .unit = Unit::kSeconds,
+         .better = Better::kLower,
+         .description = "per-write latency, median"},
+        {.name = "latency_p90_s",
+         .unit = Unit::kSeconds,
+         .better = Better::kLower,
+         .description = "per-write latency, 90th percentile"},
+        {.name = "latency_p99_s",
+         .unit = Unit::kSeconds,
+         .better = Better::kLower,
+         .description = "per-write latency, 99th percentile"},
+        {.name = "latency_p999_s",
+         .unit = Unit::kSeconds,
+         .better = Better::kLower,
+         .description = "per-write latency, 99.9th percentile"},
+        {.name = "latency_max_s",
+         .unit = Unit::kSeconds,
+         .better = Better::kLower,
+         .description = "per-write latency, max"},
+        {.name = "rank_bytes_per_s_min",
+         .unit = Unit::kBytesPerSecond,
+         .better = Better::kHigher,
+         .description = "slowest rank's bytes/s"},
+        {.name = "rank_bytes_per_s_max",
+         .unit = Unit::kBytesPerSecond,
+         .better = Better::kHigher,
+         .description = "fastest rank's bytes/s"},
     };
     // On an s3:// target: requests/s, time to first byte, latency, retries, errors.
     for (const MetricInfo& m : request_metric_infos()) rows.push_back(m);

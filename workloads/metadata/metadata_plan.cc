@@ -111,6 +111,20 @@ int MetadataPlan::owner_for(int rank, MdStep step) const {
   return static_cast<int>((static_cast<uint64_t>(rank) + p_.stride) % static_cast<uint64_t>(ranks_));
 }
 
+double MetadataPlan::own_files_fraction() const {
+  double most = 0;
+  for (int rank = 0; rank < ranks_; ++rank) {
+    unsigned cached = 0, own = 0;
+    for (MdStep s : p_.steps) {
+      if (s != MdStep::kStat && s != MdStep::kOpen && s != MdStep::kRead) continue;
+      ++cached;
+      own += owner_for(rank, s) == rank;
+    }
+    if (cached > 0) most = std::max(most, static_cast<double>(own) / cached);
+  }
+  return most;
+}
+
 std::pair<uint64_t, uint64_t> MetadataPlan::share(unsigned worker) const {
   const uint64_t n = p_.files_per_rank, w = p_.workers;
   return {n * worker / w, n * (worker + 1) / w};

@@ -69,6 +69,11 @@ class MetadataPlan {
   uint64_t files_in_leaf(size_t leaf, uint64_t made) const;
   // Whose files rank works on in step: its own, or (rank + stride) % ranks in a strided step.
   int owner_for(int rank, MdStep step) const;
+  // Of the stat, open and read operations the steps do, the share a rank does on files it made itself
+  // (its client's cache could answer those), the most of any rank: 1 with stride 0, on one rank, or with
+  // a stride that is a multiple of the rank count; 0 when every rank works on another's files or no such
+  // step runs. Each step does one operation per file of its owner, and every owner made as many.
+  double own_files_fraction() const;
   // Worker w's share [first, last) of a rank's files.
   std::pair<uint64_t, uint64_t> share(unsigned worker) const;
   // Folders a rank makes in the mkdir step (in a shared tree only rank 0 makes them).

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "harness/phase/io_params.h"
+#include "workloads/calibration/calibration.h"
+#include "workloads/calibration/torch_costs.h"
 #include "workloads/checkpoint/model_spec.h"
 #include "workloads/model_load/model_files.h"
 
@@ -25,6 +27,12 @@ struct ModelLoadParams : IoParams {
   double ready_budget_s = 0;  // 0: no budget
   bool drop_cache = true;
   ModelFiles files;  // what this phase writes (planned when parsed; empty with weights_from)
+  // After the verified read, every replica loads the files again, cold, as safetensors' load_file then a
+  // copy of each tensor (safetensors_ready.h), spinning the calibration's safetensors costs beyond the copy.
+  bool safetensors_ready = true;
+  TorchCosts safetensors_costs;
+  Calibration calibration;
+  bool costs_from_file = false;
 };
 
 }  // namespace iofab

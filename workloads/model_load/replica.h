@@ -23,6 +23,7 @@
 #include "harness/phase/phase.h"
 #include "harness/stats/io_tally.h"
 #include "workloads/model_load/params.h"
+#include "workloads/model_load/safetensors_ready.h"
 #include "workloads/model_load/weights.h"
 
 namespace iofab {
@@ -40,6 +41,7 @@ struct Replica {
   uint64_t verified_bytes = 0;
   uint64_t tensors = 0;  // tensors its headers listed
   std::vector<BadWeightFile> bad;
+  SafetensorsLoad safetensors;  // safetensors' ready, after the verified read (safetensors_ready.h)
 };
 
 // Untimed: the engine named engine (already resolved) and the ring.

@@ -32,6 +32,10 @@ struct RankLoad {
   double write_seconds = 0;
   std::vector<BadWeightFile> bad;
   Status status;
+  // safetensors' ready (safetensors_ready.h): per replica, 0 not ready; one replica's tensors and bytes.
+  std::vector<uint64_t> st_ready_ns;
+  uint64_t st_tensors = 0, st_bytes = 0, st_checked = 0, st_resident = 0;
+  std::string st_error;
   static constexpr auto wire_fields() {
     using R = RankLoad;
     return std::tuple{wire_field("host", &R::host),
@@ -45,7 +49,13 @@ struct RankLoad {
                       wire_field("drop_problem", &R::drop_problem),
                       wire_field("write_seconds", &R::write_seconds),
                       wire_field("bad", &R::bad),
-                      wire_field("status", &R::status)};
+                      wire_field("status", &R::status),
+                      wire_field("st_ready_ns", &R::st_ready_ns),
+                      wire_field("st_tensors", &R::st_tensors),
+                      wire_field("st_bytes", &R::st_bytes),
+                      wire_field("st_checked", &R::st_checked),
+                      wire_field("st_resident", &R::st_resident),
+                      wire_field("st_error", &R::st_error)};
   }
 };
 
@@ -60,7 +70,13 @@ RankLoad local_result(const ModelLoadParams& p, const LoadSetup& setup, const st
     mine.verify_ns += r.verify_ns;
     mine.verified += r.verified_bytes;
     mine.bad.insert(mine.bad.end(), r.bad.begin(), r.bad.end());
+    mine.st_ready_ns.push_back(r.safetensors.ready_ns);
+    mine.st_tensors = std::max(mine.st_tensors, r.safetensors.tensors);
+    mine.st_bytes = std::max(mine.st_bytes, r.safetensors.bytes);
+    if (mine.st_error.empty()) mine.st_error = r.safetensors.error;
   }
+  mine.st_checked = setup.safetensors_drop.checked;
+  mine.st_resident = setup.safetensors_drop.resident;
   mine.checked = setup.drop.checked;
   mine.resident = setup.drop.resident;
   mine.drop_problem = setup.drop.problem;
@@ -83,6 +99,9 @@ struct AllRanks {
   std::map<std::string, std::string> bad;  // file -> first reason
   bool unreadable = false;
   json per_rank = json::array();
+  std::vector<double> st_ready_s;  // every replica ready as safetensors defines it
+  uint64_t st_tensors = 0, st_bytes = 0, st_checked = 0, st_resident = 0;
+  std::string st_error;
 };
 
 void merge_ranks(const std::vector<RankLoad>& gathered, AllRanks* all, Status* worst) {
@@ -101,6 +120,14 @@ void merge_ranks(const std::vector<RankLoad>& gathered, AllRanks* all, Status* w
     all->checked += g.checked;
     all->resident += g.resident;
     all->write_seconds = std::max(all->write_seconds, g.write_seconds);
+    for (uint64_t ns : g.st_ready_ns) {
+      if (ns > 0) all->st_ready_s.push_back(ns * 1e-9);
+    }
+    all->st_tensors = std::max(all->st_tensors, g.st_tensors);
+    all->st_bytes = std::max(all->st_bytes, g.st_bytes);
+    all->st_checked += g.st_checked;
+    all->st_resident += g.st_resident;
+    if (all->st_error.empty()) all->st_error = g.st_error;
     if (all->drop_problem.empty()) all->drop_problem = g.drop_problem;
     for (const auto& b : g.bad) {
       all->bad.emplace(b.name, b.reason);
@@ -117,6 +144,42 @@ void merge_ranks(const std::vector<RankLoad>& gathered, AllRanks* all, Status* w
       keep_worst(worst,
                  Status::FromCode(g.status.code(), "rank " + std::to_string(r) + ": " + g.status.message()));
     }
+  }
+}
+
+// safetensors' ready beside iofab's verified read (ready_max, 0 when a replica was not ready).
+void fill_safetensors_metrics(const ModelLoadParams& p, const AllRanks& all, double ready_max,
+                              PhaseResult* result) {
+  if (!p.safetensors_ready) return;
+  const bool all_ready = !all.st_ready_s.empty() && all.st_ready_s.size() == all.replicas;
+  if (all_ready) {
+    const double most = *std::max_element(all.st_ready_s.begin(), all.st_ready_s.end());
+    double sum = 0;
+    for (double s : all.st_ready_s) sum += s;
+    result->metrics["safetensors_ready_seconds_max"] = most;
+    result->metrics["safetensors_ready_seconds_mean"] = sum / static_cast<double>(all.st_ready_s.size());
+    if (ready_max > 0) result->metrics["safetensors_ready_ratio"] = most / ready_max;
+  }
+  const ItemCosts spin = p.safetensors_costs.spin();
+  result->details["safetensors"] = {
+      {"definition",
+       "safetensors.torch.load_file (mmap, header parsed, a view per tensor) then each tensor copied once, "
+       "in sorted-name order"},
+      {"tensors_per_replica", all.st_tensors},
+      {"bytes_copied_per_replica", all.st_bytes},
+      {"costs", p.safetensors_costs.to_json("tensor_s")},
+      {"costs_from", p.costs_from_file ? "calibration file" : "built-in defaults"},
+      {"calibration", p.calibration.provenance()},
+      {"spin_seconds_per_replica",
+       spin.seconds(static_cast<double>(all.st_tensors), static_cast<double>(all.st_bytes))},
+      {"cache_resident_fraction",
+       all.st_checked > 0 ? static_cast<double>(all.st_resident) / static_cast<double>(all.st_checked) : 0.0},
+      {"io_uring",
+       "not used: safetensors' io_uring engine (bindings/python/src/pipeline/iouring.rs) is a "
+       "scaffold and load_file never takes it (docs/phases/model_load.md)"},
+      {"error", all.st_error}};
+  if (!all.st_error.empty()) {
+    result->warnings.push_back("safetensors_ready not measured: " + all.st_error);
   }
 }
 
@@ -156,9 +219,8 @@ void fill_metrics(const ModelLoadParams& p, const LoadSetup& setup, const AllRan
         all.verify_ns > 0 ? static_cast<double>(all.verified) / (all.verify_ns * 1e-9) : 0.0;
     mt["header_seconds_max"] = all.header_ns_max * 1e-9;
   }
-  mt["latency_p50_s"] = all.total.latency.percentile(0.50) * 1e-9;
-  mt["latency_p99_s"] = all.total.latency.percentile(0.99) * 1e-9;
-  mt["latency_max_s"] = all.total.latency.max() * 1e-9;
+  fill_safetensors_metrics(p, all, ready_max, result);
+  put_latency_metrics(all.total.latency, "latency_", LatencyMetrics::kShort, &mt);
   mt["cache_resident_fraction"] =
       all.checked > 0 ? static_cast<double>(all.resident) / static_cast<double>(all.checked) : 0.0;
   if (setup.wrote) mt["write_seconds"] = all.write_seconds;

@@ -24,6 +24,7 @@ struct LoadSetup {
   bool wrote = false;        // this phase wrote them (else weights_from's)
   double write_seconds = 0;  // this rank's, writing its share
   DropOutcome drop;          // this rank's
+  DropOutcome safetensors_drop;  // this rank's, before safetensors' load
 };
 
 // Collective. local: this rank's outcome. Returns local on ranks other than 0; on rank 0 the phase's.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/comm/wire.h"
+#include "harness/phase/metric_rows.h"
 
 namespace iofab {
 
@@ -79,56 +80,72 @@ Status from_wire(const json& j, PrepareRankReport* out) {
   return Status::Ok();
 }
 
-void summarize_prepare(const std::vector<PrepareRankReport>& ranks, PhaseResult* result, Status* worst) {
+namespace {
+
+// The ranks' figures summed (times: the slowest rank's), with the cache counters.
+struct PrepareTotals {
   PipelineFigures t;
-  uint64_t cache_bytes = 0, resident = 0;
+  uint64_t cache_bytes = 0;
+  uint64_t resident = 0;
   double generate_seconds = 0;
-  json per_rank = json::array();
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    const PrepareRankReport& r = ranks[i];
-    const PipelineFigures& f = r.figures;
-    t.read.merge(f.read);
-    t.transform.merge(f.transform);
-    t.write.merge(f.write);
-    t.wall_ns = std::max(t.wall_ns, f.wall_ns);
-    t.samples += f.samples;
-    t.input_bytes += f.input_bytes;
-    t.read_bytes += f.read_bytes;
-    t.payload_bytes += f.payload_bytes;
-    t.output_bytes += f.output_bytes;
-    t.shards += f.shards;
-    t.corrupt_samples += f.corrupt_samples;
-    t.read_queue_high_water = std::max(t.read_queue_high_water, f.read_queue_high_water);
-    t.write_queue_high_water = std::max(t.write_queue_high_water, f.write_queue_high_water);
-    t.max_in_flight = std::max(t.max_in_flight, f.max_in_flight);
-    cache_bytes += r.cache_bytes;
-    resident += r.resident_bytes;
-    generate_seconds = std::max(generate_seconds, r.generate_seconds);
-    const double secs = static_cast<double>(f.wall_ns) * 1e-9;
-    per_rank.push_back({{"rank", i},
-                        {"samples", f.samples},
-                        {"input_bytes", f.input_bytes},
-                        {"output_bytes", f.output_bytes},
-                        {"seconds", secs},
-                        {"input_bytes_per_s", per_s(static_cast<double>(f.input_bytes), secs)},
-                        {"shards", f.shards},
-                        {"bound_by", decide_bound_by(f.read, f.transform, f.write).stage},
-                        {"error", r.status.ok() ? "" : r.status.message()}});
-    if (!r.drop_error.empty()) {
-      result->warnings.push_back("rank " + std::to_string(i) +
-                                 ": the raw files' cached pages were not dropped (" + r.drop_error +
-                                 "): reads may come from the page cache");
-    }
-    if (worst->ok() && !r.status.ok() && !r.status.message().empty()) {
-      *worst = r.status.code() == Status::Code::kInterrupted
-                   ? Status::Interrupted(r.status.message())
-                   : Status::IoError("rank " + std::to_string(i) + ": " + r.status.message());
-    }
+};
+
+void add_rank(const PrepareRankReport& r, PrepareTotals* totals) {
+  PipelineFigures& t = totals->t;
+  const PipelineFigures& f = r.figures;
+  t.read.merge(f.read);
+  t.transform.merge(f.transform);
+  t.write.merge(f.write);
+  t.wall_ns = std::max(t.wall_ns, f.wall_ns);
+  t.samples += f.samples;
+  t.input_bytes += f.input_bytes;
+  t.read_bytes += f.read_bytes;
+  t.payload_bytes += f.payload_bytes;
+  t.output_bytes += f.output_bytes;
+  t.shards += f.shards;
+  t.corrupt_samples += f.corrupt_samples;
+  t.read_queue_high_water = std::max(t.read_queue_high_water, f.read_queue_high_water);
+  t.write_queue_high_water = std::max(t.write_queue_high_water, f.write_queue_high_water);
+  t.max_in_flight = std::max(t.max_in_flight, f.max_in_flight);
+  totals->cache_bytes += r.cache_bytes;
+  totals->resident += r.resident_bytes;
+  totals->generate_seconds = std::max(totals->generate_seconds, r.generate_seconds);
+}
+
+json rank_row(size_t i, const PrepareRankReport& r) {
+  const PipelineFigures& f = r.figures;
+  const double secs = static_cast<double>(f.wall_ns) * 1e-9;
+  return {{"rank", i},
+          {"samples", f.samples},
+          {"input_bytes", f.input_bytes},
+          {"output_bytes", f.output_bytes},
+          {"seconds", secs},
+          {"input_bytes_per_s", per_s(static_cast<double>(f.input_bytes), secs)},
+          {"shards", f.shards},
+          {"bound_by", decide_bound_by(f.read, f.transform, f.write).stage},
+          {"error", r.status.ok() ? "" : r.status.message()}};
+}
+
+// A rank's warning (its raw files' pages not dropped) and error (the first one a rank reports wins).
+void note_rank_problems(size_t i, const PrepareRankReport& r, PhaseResult* result, Status* worst) {
+  if (!r.drop_error.empty()) {
+    result->warnings.push_back("rank " + std::to_string(i) +
+                               ": the raw files' cached pages were not dropped (" + r.drop_error +
+                               "): reads may come from the page cache");
   }
+  if (worst->ok() && !r.status.ok() && !r.status.message().empty()) {
+    *worst = r.status.code() == Status::Code::kInterrupted
+                 ? Status::Interrupted(r.status.message())
+                 : Status::IoError("rank " + std::to_string(i) + ": " + r.status.message());
+  }
+}
+
+void put_prepare_metrics(const PrepareTotals& totals, std::map<std::string, double>* metrics) {
+  const PipelineFigures& t = totals.t;
   const double secs = static_cast<double>(t.wall_ns) * 1e-9;
   const double cpu = t.read.cpu_seconds + t.transform.cpu_seconds + t.write.cpu_seconds;
   const double gb = static_cast<double>(t.input_bytes) / 1e9;
-  auto& m = result->metrics;
+  auto& m = *metrics;
   m["input_samples_per_s"] = per_s(static_cast<double>(t.samples), secs);
   m["input_bytes_per_s"] = per_s(static_cast<double>(t.input_bytes), secs);
   m["output_bytes_per_s"] = per_s(static_cast<double>(t.output_bytes), secs);
@@ -150,11 +167,14 @@ void summarize_prepare(const std::vector<PrepareRankReport>& ranks, PhaseResult*
   m["shards"] = static_cast<double>(t.shards);
   m["cpu_seconds"] = cpu;
   m["prepare_seconds"] = secs;
-  m["generate_seconds"] = generate_seconds;
+  m["generate_seconds"] = totals.generate_seconds;
   m["corrupt_samples"] = static_cast<double>(t.corrupt_samples);
   m["cache_resident_fraction"] =
-      cache_bytes > 0 ? static_cast<double>(resident) / static_cast<double>(cache_bytes) : 0;
+      totals.cache_bytes > 0 ? static_cast<double>(totals.resident) / static_cast<double>(totals.cache_bytes)
+                             : 0;
+}
 
+void put_prepare_details(const PipelineFigures& t, json per_rank, PhaseResult* result) {
   const BoundBy bound = decide_bound_by(t.read, t.transform, t.write);
   auto& d = result->details;
   d["bound_by"] = {{"stage", bound.stage}, {"label", bound.label}, {"why", bound.why}};
@@ -163,53 +183,140 @@ void summarize_prepare(const std::vector<PrepareRankReport>& ranks, PhaseResult*
   d["queues"] = {{"read_queue_high_water", t.read_queue_high_water},
                  {"write_queue_high_water", t.write_queue_high_water},
                  {"max_in_flight", t.max_in_flight}};
-  d["per_rank"] = per_rank;
+  d["per_rank"] = std::move(per_rank);
   if (t.corrupt_samples > 0 && result->failure.empty()) {
     result->failure = std::to_string(t.corrupt_samples) +
                       " raw samples were read back with a header that does not name them";
   }
 }
 
-const std::vector<MetricInfo>& prepare_metric_infos() {
-  static const std::vector<MetricInfo> kMetrics = {
-      {"input_samples_per_s", Unit::kCount, Better::kHigher,
-       "raw samples prepared by all ranks / the slowest rank's time"},
-      {"input_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
-       "raw sample bytes prepared / the slowest rank's time"},
-      {"output_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
-       "shard bytes written (tar headers, padding, archive ends included) / the slowest rank's time"},
-      {"cpu_seconds_per_gb", Unit::kSeconds, Better::kLower,
-       "CPU time of every stage thread (user + system) per 1e9 raw sample bytes"},
-      {"read_busy_fraction", Unit::kFraction, Better::kNeither, "readers' time in open + read / their time"},
-      {"transform_busy_fraction", Unit::kFraction, Better::kNeither,
-       "transformers' time transforming / their time"},
-      {"write_busy_fraction", Unit::kFraction, Better::kNeither,
-       "writers' time writing shards (fsync included) / their time"},
-      {"compression_ratio", Unit::kRatio, Better::kNeither, "raw sample bytes / transformed sample bytes"},
-      {"transform_cpu_seconds_per_gb", Unit::kSeconds, Better::kLower,
-       "the transformers' CPU time per 1e9 raw sample bytes"},
-      {"read_wait_room_fraction", Unit::kFraction, Better::kNeither,
-       "readers' time waiting for room in the read queue"},
-      {"transform_wait_input_fraction", Unit::kFraction, Better::kNeither,
-       "transformers' time waiting for a raw sample"},
-      {"transform_wait_room_fraction", Unit::kFraction, Better::kNeither,
-       "transformers' time waiting for room in the write queue"},
-      {"write_wait_input_fraction", Unit::kFraction, Better::kNeither,
-       "writers' time waiting for a transformed sample"},
-      {"input_samples", Unit::kCount, Better::kNeither, "raw samples prepared, all ranks"},
-      {"input_bytes", Unit::kBytes, Better::kNeither, "raw sample bytes prepared, all ranks"},
-      {"read_bytes", Unit::kBytes, Better::kNeither, "bytes read from the raw files (each padded to 4 KiB)"},
-      {"output_bytes", Unit::kBytes, Better::kNeither, "bytes written to the shards"},
-      {"shards", Unit::kCount, Better::kNeither, "shards written, all ranks"},
-      {"cpu_seconds", Unit::kSeconds, Better::kNeither, "CPU time of every stage thread, all ranks"},
-      {"prepare_seconds", Unit::kSeconds, Better::kLower,
-       "the slowest rank's pipeline time, first read to last shard's end"},
-      {"generate_seconds", Unit::kSeconds, Better::kNeither, "making the raw dataset, never prepare time"},
-      {"corrupt_samples", Unit::kCount, Better::kLower, "raw samples read back with the wrong header"},
-      {"cache_resident_fraction", Unit::kFraction, Better::kNeither,
-       "buffered reads (direct: false): share of the raw files in the page cache when the pipeline started "
-       "(after the drop)"},
+}  // namespace
+
+void summarize_prepare(const std::vector<PrepareRankReport>& ranks, PhaseResult* result, Status* worst) {
+  PrepareTotals totals;
+  json per_rank = json::array();
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    add_rank(ranks[i], &totals);
+    per_rank.push_back(rank_row(i, ranks[i]));
+    note_rank_problems(i, ranks[i], result, worst);
+  }
+  put_prepare_metrics(totals, &result->metrics);
+  put_prepare_details(totals.t, std::move(per_rank), result);
+}
+
+namespace {
+
+// prepare_metric_infos's rows in 2 parts, in the report's order (harness/phase/metric_rows.h).
+std::vector<MetricInfo> prepare_metric_rows_1() {
+  return {
+      {.name = "input_samples_per_s",
+       .unit = Unit::kCount,
+       .better = Better::kHigher,
+       .description = "raw samples prepared by all ranks / the slowest rank's time"},
+      {.name = "input_bytes_per_s",
+       .unit = Unit::kBytesPerSecond,
+       .better = Better::kHigher,
+       .description = "raw sample bytes prepared / the slowest rank's time"},
+      {.name = "output_bytes_per_s",
+       .unit = Unit::kBytesPerSecond,
+       .better = Better::kHigher,
+       .description =
+           "shard bytes written (tar headers, padding, archive ends included) / the slowest rank's time"},
+      {.name = "cpu_seconds_per_gb",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "CPU time of every stage thread (user + system) per 1e9 raw sample bytes"},
+      {.name = "read_busy_fraction",
+       .unit = Unit::kFraction,
+       .better = Better::kNeither,
+       .description = "readers' time in open + read / their time"},
+      {.name = "transform_busy_fraction",
+       .unit = Unit::kFraction,
+       .better = Better::kNeither,
+       .description = "transformers' time transforming / their time"},
+      {.name = "write_busy_fraction",
+       .unit = Unit::kFraction,
+       .better = Better::kNeither,
+       .description = "writers' time writing shards (fsync included) / their time"},
+      {.name = "compression_ratio",
+       .unit = Unit::kRatio,
+       .better = Better::kNeither,
+       .description = "raw sample bytes / transformed sample bytes"},
+      {.name = "transform_cpu_seconds_per_gb",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "the transformers' CPU time per 1e9 raw sample bytes"},
+      {.name = "read_wait_room_fraction",
+       .unit = Unit::kFraction,
+       .better = Better::kNeither,
+       .description = "readers' time waiting for room in the read queue"},
+      {.name = "transform_wait_input_fraction",
+       .unit = Unit::kFraction,
+       .better = Better::kNeither,
+       .description = "transformers' time waiting for a raw sample"},
+      {.name = "transform_wait_room_fraction",
+       .unit = Unit::kFraction,
+       .better = Better::kNeither,
+       .description = "transformers' time waiting for room in the write queue"},
+      {.name = "write_wait_input_fraction",
+       .unit = Unit::kFraction,
+       .better = Better::kNeither,
+       .description = "writers' time waiting for a transformed sample"},
+      {.name = "input_samples",
+       .unit = Unit::kCount,
+       .better = Better::kNeither,
+       .description = "raw samples prepared, all ranks"},
   };
+}
+
+std::vector<MetricInfo> prepare_metric_rows_2() {
+  return {
+      {.name = "input_bytes",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description = "raw sample bytes prepared, all ranks"},
+      {.name = "read_bytes",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description = "bytes read from the raw files (each padded to 4 KiB)"},
+      {.name = "output_bytes",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description = "bytes written to the shards"},
+      {.name = "shards",
+       .unit = Unit::kCount,
+       .better = Better::kNeither,
+       .description = "shards written, all ranks"},
+      {.name = "cpu_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kNeither,
+       .description = "CPU time of every stage thread, all ranks"},
+      {.name = "prepare_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "the slowest rank's pipeline time, first read to last shard's end"},
+      {.name = "generate_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kNeither,
+       .description = "making the raw dataset, never prepare time"},
+      {.name = "corrupt_samples",
+       .unit = Unit::kCount,
+       .better = Better::kLower,
+       .description = "raw samples read back with the wrong header"},
+      {.name = "cache_resident_fraction",
+       .unit = Unit::kFraction,
+       .better = Better::kNeither,
+       .description = "buffered reads (direct: false): share of the raw files in the page cache when the "
+                      "pipeline started "
+                      "(after the drop)"},
+  };
+}
+
+}  // namespace
+
+const std::vector<MetricInfo>& prepare_metric_infos() {
+  static const std::vector<MetricInfo> kMetrics =
+      joined_rows({prepare_metric_rows_1(), prepare_metric_rows_2()});
   return kMetrics;
 }
 

@@ -1,6 +1,6 @@
 #include "workloads/rdma/rdma_phase.h"
 
-
+#include "harness/phase/metric_rows.h"
 #include "harness/phase/params.h"
 #include "harness/rdma/gpu_memory.h"
 #include "harness/rdma/verbs_fabric.h"
@@ -92,42 +92,97 @@ std::unique_ptr<Phase> parse_rdma(ParamReader& r) {
   return std::make_unique<RdmaPhase>(std::move(s));
 }
 
+namespace {
+
+// rdma_metrics's rows in 1 parts, in the report's order (harness/phase/metric_rows.h).
+std::vector<MetricInfo> rdma_metric_rows_1() {
+  return {
+      {.name = "write_bytes_per_s.max",
+       .unit = Unit::kBytesPerSecond,
+       .better = Better::kHigher,
+       .description = "RDMA WRITE bytes/s per link, the best size's (ib_write_bw's BW average)"},
+      {.name = "read_bytes_per_s.max",
+       .unit = Unit::kBytesPerSecond,
+       .better = Better::kHigher,
+       .description = "RDMA READ bytes/s per link, the best size's"},
+      {.name = "send_bytes_per_s.max",
+       .unit = Unit::kBytesPerSecond,
+       .better = Better::kHigher,
+       .description = "SEND bytes/s per link, the best size's"},
+      {.name = "write_latency_p50_s",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "RDMA WRITE latency, median, half the round trip, at the smallest size (ib_write_lat)"},
+      {.name = "write_latency_p99_s",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "RDMA WRITE latency, p99, at the smallest size"},
+      {.name = "links",
+       .unit = Unit::kCount,
+       .better = Better::kNeither,
+       .description = "initiator-target links measured at once"},
+  };
+}
+
+}  // namespace
+
 const std::vector<MetricInfo>& rdma_metrics() {
   static const std::vector<MetricInfo> kMetrics = [] {
     // The first four plain names are the console's headline.
-    std::vector<MetricInfo> v = {
-        {"write_bytes_per_s.max", Unit::kBytesPerSecond, Better::kHigher,
-         "RDMA WRITE bytes/s per link, the best size's (ib_write_bw's BW average)"},
-        {"read_bytes_per_s.max", Unit::kBytesPerSecond, Better::kHigher,
-         "RDMA READ bytes/s per link, the best size's"},
-        {"send_bytes_per_s.max", Unit::kBytesPerSecond, Better::kHigher,
-         "SEND bytes/s per link, the best size's"},
-        {"write_latency_p50_s", Unit::kSeconds, Better::kLower,
-         "RDMA WRITE latency, median, half the round trip, at the smallest size (ib_write_lat)"},
-        {"write_latency_p99_s", Unit::kSeconds, Better::kLower,
-         "RDMA WRITE latency, p99, at the smallest size"},
-        {"links", Unit::kCount, Better::kNeither, "initiator-target links measured at once"},
-    };
+    std::vector<MetricInfo> v = joined_rows({rdma_metric_rows_1()});
     for (const char* t : {"write", "read", "send"}) {
       const std::string n(t);
       const std::string lat = n == "read" ? "full round trip" : "half the round trip";
       const std::vector<MetricInfo> per_test = {
-          {n + "_latency_p50_s", Unit::kSeconds, Better::kLower,
-           n + " latency median (" + lat + "), smallest size"},
-          {n + "_latency_p99_s", Unit::kSeconds, Better::kLower, n + " latency p99, smallest size"},
-          {n + "_latency_p999_s", Unit::kSeconds, Better::kLower, n + " latency p99.9, smallest size"},
-          {n + "_latency_max_s", Unit::kSeconds, Better::kLower, n + " latency max, smallest size"},
-          {n + "_bytes_per_s.*", Unit::kBytesPerSecond, Better::kHigher,
-           n + "_bytes_per_s.<size>: mean over links of each link's bytes/s; .max the best size's"},
-          {n + "_total_bytes_per_s.*", Unit::kBytesPerSecond, Better::kHigher,
-           "sum over links running at once, per size and .max"},
-          {n + "_worst_link_bytes_per_s.*", Unit::kBytesPerSecond, Better::kHigher,
-           "the slowest link's bytes/s, per size and .max"},
-          {n + "_msg_rate.*", Unit::kCount, Better::kHigher, "messages/s per link (mean), per size and .max"},
-          {n + "_latency_p50_s.*", Unit::kSeconds, Better::kLower, n + " latency median at <size>"},
-          {n + "_latency_p99_s.*", Unit::kSeconds, Better::kLower, n + " latency p99 at <size>"},
-          {n + "_latency_p999_s.*", Unit::kSeconds, Better::kLower, n + " latency p99.9 at <size>"},
-          {n + "_latency_max_s.*", Unit::kSeconds, Better::kLower, n + " latency max at <size>"},
+          {.name = n + "_latency_p50_s",
+           .unit = Unit::kSeconds,
+           .better = Better::kLower,
+           .description = n + " latency median (" + lat + "), smallest size"},
+          {.name = n + "_latency_p99_s",
+           .unit = Unit::kSeconds,
+           .better = Better::kLower,
+           .description = n + " latency p99, smallest size"},
+          {.name = n + "_latency_p999_s",
+           .unit = Unit::kSeconds,
+           .better = Better::kLower,
+           .description = n + " latency p99.9, smallest size"},
+          {.name = n + "_latency_max_s",
+           .unit = Unit::kSeconds,
+           .better = Better::kLower,
+           .description = n + " latency max, smallest size"},
+          {.name = n + "_bytes_per_s.*",
+           .unit = Unit::kBytesPerSecond,
+           .better = Better::kHigher,
+           .description =
+               n + "_bytes_per_s.<size>: mean over links of each link's bytes/s; .max the best size's"},
+          {.name = n + "_total_bytes_per_s.*",
+           .unit = Unit::kBytesPerSecond,
+           .better = Better::kHigher,
+           .description = "sum over links running at once, per size and .max"},
+          {.name = n + "_worst_link_bytes_per_s.*",
+           .unit = Unit::kBytesPerSecond,
+           .better = Better::kHigher,
+           .description = "the slowest link's bytes/s, per size and .max"},
+          {.name = n + "_msg_rate.*",
+           .unit = Unit::kCount,
+           .better = Better::kHigher,
+           .description = "messages/s per link (mean), per size and .max"},
+          {.name = n + "_latency_p50_s.*",
+           .unit = Unit::kSeconds,
+           .better = Better::kLower,
+           .description = n + " latency median at <size>"},
+          {.name = n + "_latency_p99_s.*",
+           .unit = Unit::kSeconds,
+           .better = Better::kLower,
+           .description = n + " latency p99 at <size>"},
+          {.name = n + "_latency_p999_s.*",
+           .unit = Unit::kSeconds,
+           .better = Better::kLower,
+           .description = n + " latency p99.9 at <size>"},
+          {.name = n + "_latency_max_s.*",
+           .unit = Unit::kSeconds,
+           .better = Better::kLower,
+           .description = n + " latency max at <size>"},
       };
       for (const auto& m : per_test) {
         if (m.name != "write_latency_p50_s" && m.name != "write_latency_p99_s") v.push_back(m);

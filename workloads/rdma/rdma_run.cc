@@ -213,6 +213,43 @@ json spec_details(const RdmaSpec& spec, int ranks) {
 
 }  // namespace
 
+namespace {
+
+// Rank 0: every rank's fabric and samples into result; returns st, else the first failed rank's error.
+Status put_rdma_results(const RdmaSpec& spec, int ranks, size_t links, std::vector<RankSamples> all,
+                        Status st, PhaseResult* result) {
+  std::vector<RdmaSample> merged;
+  json fabrics = json::array();
+  Status worst = st;
+  for (size_t r = 0; r < all.size(); ++r) {
+    json f = std::move(all[r].fabric);
+    f["rank"] = r;
+    fabrics.push_back(std::move(f));
+    const Status& rs = all[r].status;
+    if (worst.ok() && !rs.ok() && !rs.message().empty()) {
+      worst = Status::IoError("rank " + std::to_string(r) + ": " + rs.message());
+    }
+    for (auto& x : all[r].samples) merged.push_back(std::move(x));
+  }
+  result->details["spec"] = spec_details(spec, ranks);
+  result->details["memory"] = rdma_memory_name(spec.memory);
+  result->details["fabric"] = fabrics;
+  result->metrics["links"] = static_cast<double>(links);
+  for (auto& note : idle_rank_notes(spec.pattern, ranks)) result->warnings.push_back(std::move(note));
+  add_rdma_results(merged, result);
+  // How each ping-pong saw the answer: the CPU cannot spin on CUDA memory, so WRITE uses an immediate there.
+  for (auto& l : result->details["latency"]) {
+    const std::string t = l.value("test", "");
+    l["method"] = t == "read"                        ? "RDMA READ, its completion"
+                  : t == "send"                      ? "SEND, receive completion"
+                  : spec.memory == RdmaMemory::kCuda ? "RDMA WRITE with immediate, receive completion"
+                                                     : "RDMA WRITE, polling the last byte";
+  }
+  return worst;
+}
+
+}  // namespace
+
 Status run_rdma(const RdmaSpec& spec, Comm& comm, const FabricOpener& open, const std::atomic<bool>& stop,
                 PhaseResult* result) {
   const uint64_t start = now_ns();
@@ -256,34 +293,7 @@ Status run_rdma(const RdmaSpec& spec, Comm& comm, const FabricOpener& open, cons
   if (!g.ok()) return g;
   if (comm.rank() != 0) return st;
 
-  std::vector<RdmaSample> merged;
-  json fabrics = json::array();
-  Status worst = st;
-  for (size_t r = 0; r < all.size(); ++r) {
-    json f = std::move(all[r].fabric);
-    f["rank"] = r;
-    fabrics.push_back(std::move(f));
-    const Status& rs = all[r].status;
-    if (worst.ok() && !rs.ok() && !rs.message().empty()) {
-      worst = Status::IoError("rank " + std::to_string(r) + ": " + rs.message());
-    }
-    for (auto& x : all[r].samples) merged.push_back(std::move(x));
-  }
-  result->details["spec"] = spec_details(spec, comm.size());
-  result->details["memory"] = rdma_memory_name(spec.memory);
-  result->details["fabric"] = fabrics;
-  result->metrics["links"] = static_cast<double>(links.size());
-  for (auto& note : idle_rank_notes(spec.pattern, comm.size())) result->warnings.push_back(std::move(note));
-  add_rdma_results(merged, result);
-  // How each ping-pong saw the answer: the CPU cannot spin on CUDA memory, so WRITE uses an immediate there.
-  for (auto& l : result->details["latency"]) {
-    const std::string t = l.value("test", "");
-    l["method"] = t == "read"                        ? "RDMA READ, its completion"
-                  : t == "send"                      ? "SEND, receive completion"
-                  : spec.memory == RdmaMemory::kCuda ? "RDMA WRITE with immediate, receive completion"
-                                                     : "RDMA WRITE, polling the last byte";
-  }
-  return worst;
+  return put_rdma_results(spec, comm.size(), links.size(), std::move(all), st, result);
 }
 
 }  // namespace iofab

@@ -195,7 +195,7 @@ Status read_manifest(Store& store, std::string_view folder, std::string_view whe
   const std::string_view name = step_commit_file(store, folder);
   Status s = read_bounded(store, join_store_path(folder, name), &text);
   if (!s.ok()) {
-    return Status::IoError(std::string(where) + ": no readable " + std::string(kManifestName) + " or " +
+    return Status::IoError(std::string(where) + ": no readable " + std::string(kCheckpointManifestName) + " or " +
                            std::string(kDcpMetadataName) + " (" + s.message() + "): not a committed checkpoint");
   }
   s = parse_manifest(text, m);

@@ -46,7 +46,7 @@ struct LocatedCheckpoint {
 // the back-th committed step before the newest (steps: N reads N of them).
 Source find_checkpoint(const RestoreParams& p, const PhaseContext& ctx, uint64_t back = 0);
 
-// Reads and validates kManifestName in folder of store; where names the folder in messages.
+// Reads and validates kCheckpointManifestName in folder of store; where names the folder in messages.
 Status read_manifest(Store& store, std::string_view folder, std::string_view where, Manifest* m);
 
 // The step folder every rank reads: in the run's store, or in a read-only

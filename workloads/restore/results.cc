@@ -14,6 +14,7 @@
 #include "harness/phase/io_details.h"
 #include "harness/phase/request_metrics.h"
 #include "workloads/checkpoint/budget.h"
+#include "workloads/checkpoint/mlperf_figures.h"
 
 namespace iofab {
 namespace {
@@ -143,22 +144,32 @@ void put_tensor_details(const Manifest& m, const TensorRestore& t, bool weights_
 
 // Each checkpoint read: with several (steps > 1), the restore's time is theirs added up, not the span
 // from the first to the last with the untimed setups between them. MLPerf Storage's figures, as it
-// defines them: a read's duration is the slowest rank's, its throughput the GiB read over that.
+// defines them: a read's duration is the slowest rank's, its throughput the checkpoint's GiB (not the
+// bytes fan-out reads) over the mean duration; beside them DLIO's formula, the mean of each read's rate,
+// on the same durations, and the figure DLIO publishes: rank 0's own reads, the mean of their rates.
 void put_passes(const std::vector<RestorePass>& passes, uint64_t read_bytes, PhaseResult* result) {
   if (passes.empty()) return;
   double sum = 0;
   double checkpoints = 0;
+  std::vector<double> slowest, own;
   json list = json::array();
   for (const RestorePass& r : passes) {
     sum += r.seconds;
     checkpoints += static_cast<double>(r.checkpoint_bytes);
-    list.push_back({{"step", r.step}, {"seconds", r.seconds}, {"checkpoint_bytes", r.checkpoint_bytes}});
+    slowest.push_back(r.seconds);
+    own.push_back(r.own_seconds);
+    list.push_back({{"step", r.step},
+                    {"seconds", r.seconds},
+                    {"rank0_seconds", r.own_seconds},
+                    {"checkpoint_bytes", r.checkpoint_bytes}});
   }
   auto& mt = result->metrics;
-  const double mean = sum / static_cast<double>(passes.size());
-  mt["mlperf_load_seconds"] = mean;
-  mt["mlperf_load_gib_per_s"] =
-      mean > 0 ? static_cast<double>(read_bytes) / static_cast<double>(passes.size()) / 0x1p30 / mean : 0.0;
+  const double size = checkpoints / static_cast<double>(passes.size());  // each read: one checkpoint
+  mt["mlperf_load_seconds"] = mean_seconds(slowest);
+  mt["mlperf_load_gib_per_s"] = rate_of_mean_gib_per_s(size, slowest);
+  mt["mlperf_load_rate_mean_gib_per_s"] = mean_of_rates_gib_per_s(size, slowest);
+  mt["dlio_load_seconds"] = mean_seconds(own);
+  mt["dlio_load_gib_per_s"] = mean_of_rates_gib_per_s(size, own);
   mt["checkpoints_read"] = static_cast<double>(passes.size());
   if (passes.size() > 1) {
     mt["restore_seconds"] = sum;
@@ -193,9 +204,7 @@ void fill_metrics(const RestoreParams& p, const Manifest& m, const AllRanks& all
   mt["shards"] = static_cast<double>(m.shards.size());
   mt["full_read_bytes"] = full_read;
   mt["projected_restore_seconds"] = finite_or_zero(projected_seconds(full_read, read_bps));
-  mt["latency_p50_s"] = total.latency.percentile(0.50) * 1e-9;
-  mt["latency_p99_s"] = total.latency.percentile(0.99) * 1e-9;
-  mt["latency_max_s"] = total.latency.max() * 1e-9;
+  put_latency_metrics(total.latency, "latency_", LatencyMetrics::kShort, &mt);
   if (!p.direct) {
     mt["cache_resident_fraction"] =
         all.checked > 0 ? static_cast<double>(all.resident) / static_cast<double>(all.checked) : 0.0;

@@ -30,6 +30,7 @@ struct RestorePass {
   uint64_t step = 0;
   double seconds = 0;  // first read's start to the slowest rank's end (rank 0's view after a barrier)
   uint64_t checkpoint_bytes = 0;
+  double own_seconds = 0;  // this rank's readers alone, before the barrier: what DLIO times on rank 0
 };
 
 // Collective. readers: ranks x workers; passes: each checkpoint read, oldest first; tensors: read: tensors' shape, else null; device_read_bytes:

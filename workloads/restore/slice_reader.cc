@@ -19,6 +19,65 @@ struct SlotRead {
   uint32_t want = 0;
 };
 
+// The reads of slices [first, last) of rd, in file order: each at most block_size bytes of one slice
+// (with O_DIRECT widened to whole 4 KiB units, kept within the buffer), and what its bytes should hold.
+class SliceCursor {
+ public:
+  SliceCursor(const RestoreParams& p, const Reader& rd, size_t first, size_t last)
+      : p_(p), rd_(rd), i_(first), last_(last), pos_(rd.slices[first].file_offset) {}
+
+  // The next read into req (on handle) and *slot; false when the slices are read.
+  bool next(int handle, SlotRead* slot, IoRequest& req) {
+    while (i_ < last_ && pos_ >= rd_.slices[i_].file_offset + rd_.slices[i_].bytes) {
+      if (++i_ < last_) pos_ = rd_.slices[i_].file_offset;
+    }
+    if (i_ >= last_) return false;
+    const SliceRead& sr = rd_.slices[i_];
+    const uint64_t end = sr.file_offset + sr.bytes;
+    uint64_t begin = pos_;
+    uint64_t piece = std::min<uint64_t>(p_.block_size, end - pos_);
+    if (p_.direct) {
+      // O_DIRECT reads whole 4 KiB units: widen the block, keep it within the buffer.
+      begin = pos_ / kShardAlign * kShardAlign;
+      piece = std::min<uint64_t>(piece, p_.block_size - (pos_ - begin));
+    }
+    const uint64_t stop =
+        p_.direct ? (pos_ + piece + kShardAlign - 1) / kShardAlign * kShardAlign : pos_ + piece;
+    *slot = {sr.key, sr.tensor_offset + (pos_ - sr.file_offset), sr.file_offset - sr.tensor_offset,
+             static_cast<uint32_t>(pos_ - begin), static_cast<uint32_t>(piece)};
+    req.file = handle;
+    req.op = IoOp::kRead;
+    req.offset = begin;
+    req.len = static_cast<uint32_t>(stop - begin);
+    pos_ += piece;
+    return true;
+  }
+
+ private:
+  const RestoreParams& p_;
+  const Reader& rd_;
+  size_t i_;
+  const size_t last_;
+  uint64_t pos_;
+};
+
+// Checks a completed read's bytes against the tensor bytes they should hold; the first mismatch goes
+// into *corrupt, and the time and bytes into rd's verify figures.
+void verify_slot(const Manifest& m, const SlotRead& sr, const IoRequest& req, Reader* rd,
+                 std::string* corrupt) {
+  const uint64_t h0 = now_ns();
+  uint64_t bad = 0;
+  if (!check_tensor_bytes(m.seed, m.step, sr.key, sr.tensor_offset,
+                          static_cast<const unsigned char*>(req.buf) + sr.skip, sr.want, &bad, m.reduce,
+                          sr.file_phase)) {
+    *corrupt = "corrupt: file bytes from " + std::to_string(req.offset + sr.skip) + " do not hold tensor " +
+               "bytes " + std::to_string(sr.tensor_offset) + " on (first wrong tensor byte " +
+               std::to_string(bad) + ")";
+  }
+  rd->verify_ns += now_ns() - h0;
+  rd->verified_bytes += sr.want;
+}
+
 // Reads the slices [first, last) of rd, all of one shard.
 Status read_file_slices(const RestoreParams& p, const PhaseContext& ctx, const StepFolder& step,
                         const Manifest& m, uint64_t t0, size_t first, size_t last, Reader* rd) {
@@ -45,50 +104,12 @@ Status read_file_slices(const RestoreParams& p, const PhaseContext& ctx, const S
                .t0_ns = t0,
                .progress = &ctx.progress.done_bytes,
                .stop = &ctx.stop});
-  size_t i = first;
-  uint64_t pos = rd->slices[first].file_offset;
+  SliceCursor cursor(p, *rd, first, last);
   std::string corrupt;
-  s = pump.run(
-      [&](unsigned slot, IoRequest& req) {
-        while (i < last && pos >= rd->slices[i].file_offset + rd->slices[i].bytes) {
-          if (++i < last) pos = rd->slices[i].file_offset;
-        }
-        if (i >= last) return false;
-        const SliceRead& sr = rd->slices[i];
-        const uint64_t end = sr.file_offset + sr.bytes;
-        uint64_t begin = pos;
-        uint64_t piece = std::min<uint64_t>(p.block_size, end - pos);
-        if (p.direct) {
-          // O_DIRECT reads whole 4 KiB units: widen the block, keep it within the buffer.
-          begin = pos / kShardAlign * kShardAlign;
-          piece = std::min<uint64_t>(piece, p.block_size - (pos - begin));
-        }
-        const uint64_t stop =
-            p.direct ? (pos + piece + kShardAlign - 1) / kShardAlign * kShardAlign : pos + piece;
-        slots[slot] = {sr.key, sr.tensor_offset + (pos - sr.file_offset), sr.file_offset - sr.tensor_offset,
-                       static_cast<uint32_t>(pos - begin), static_cast<uint32_t>(piece)};
-        req.file = handle;
-        req.op = IoOp::kRead;
-        req.offset = begin;
-        req.len = static_cast<uint32_t>(stop - begin);
-        pos += piece;
-        return true;
-      },
-      [&](unsigned slot, const IoRequest& req) {
-        if (!verify || !corrupt.empty()) return;
-        const SlotRead& sr = slots[slot];
-        const uint64_t h0 = now_ns();
-        uint64_t bad = 0;
-        if (!check_tensor_bytes(m.seed, m.step, sr.key, sr.tensor_offset,
-                                static_cast<const unsigned char*>(req.buf) + sr.skip, sr.want, &bad, m.reduce,
-                                sr.file_phase)) {
-          corrupt = "corrupt: file bytes from " + std::to_string(req.offset + sr.skip) +
-                    " do not hold tensor " + "bytes " + std::to_string(sr.tensor_offset) +
-                    " on (first wrong tensor byte " + std::to_string(bad) + ")";
-        }
-        rd->verify_ns += now_ns() - h0;
-        rd->verified_bytes += sr.want;
-      });
+  s = pump.run([&](unsigned slot, IoRequest& req) { return cursor.next(handle, &slots[slot], req); },
+               [&](unsigned slot, const IoRequest& req) {
+                 if (verify && corrupt.empty()) verify_slot(m, slots[slot], req, rd, &corrupt);
+               });
   s.update(rd->engine->remove_file(handle));
   rd->tally.bytes += pump.stats().bytes;
   rd->tally.ios += pump.stats().ios;

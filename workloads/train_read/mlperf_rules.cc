@@ -56,6 +56,12 @@ double mlperf_rank_throughput(const MlperfRankEpoch& r) {
   return static_cast<double>(r.steps - 2) * static_cast<double>(r.batch_size) / time;
 }
 
+double mlperf_rank_au(const MlperfRankEpoch& r) {
+  const double time = r.end_s - r.first_step_end_s;
+  if (r.compute_s <= 0 || r.steps < 2 || time <= 0) return r.au;
+  return std::max(0.0, r.compute_s - r.first_compute_s) / time;
+}
+
 MlperfTrainFigures mlperf_train_figures(const std::vector<std::vector<MlperfRankEpoch>>& epochs,
                                         double record_length) {
   MlperfTrainFigures f;
@@ -63,7 +69,7 @@ MlperfTrainFigures mlperf_train_figures(const std::vector<std::vector<MlperfRank
   for (const auto& ranks : epochs) {
     double au = 0, throughput = 0;
     for (const auto& r : ranks) {
-      au += r.au;
+      au += mlperf_rank_au(r);
       throughput += mlperf_rank_throughput(r);
     }
     if (!ranks.empty()) f.au += au / static_cast<double>(ranks.size());

@@ -39,12 +39,20 @@ std::string describe_mlperf_min_dataset(const MlperfDatasetRule& rule, uint64_t 
 
 // One rank's epoch as DLIO measures it.
 struct MlperfRankEpoch {
-  double au = 0;                // compute / wall, 0..1
+  double au = 0;                // iofab's: compute / wall, 0..1 (the AU when compute_s is not given)
   uint64_t steps = 0;           // batches consumed
   uint64_t batch_size = 0;      // samples a step
   double first_step_end_s = 0;  // the first step's compute end, from the epoch's start
   double end_s = 0;             // the last step's compute end, from the epoch's start
+  double compute_s = 0;         // every step's compute, summed
+  double first_compute_s = 0;   // the first step's compute
 };
+
+// A rank's AU in an epoch as DLIO computes it (statscounter.py compute_metrics_train, lines 404-411, with
+// metric_exclude_start_steps 1, utils/config.py line 72): the compute of steps 2.. over the time from the
+// first step's compute end to the last's, so the first step's compute leaves the numerator as its time
+// leaves the denominator. r.au when compute_s is 0 (not measured) or there is no time after step 1.
+double mlperf_rank_au(const MlperfRankEpoch& r);
 
 // A rank's throughput in an epoch as DLIO computes it (argonne-lcf/dlio_benchmark, branch
 // mlperf_storage_v2.0, utils/statscounter.py compute_metrics_train, lines 404-412):

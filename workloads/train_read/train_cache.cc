@@ -4,10 +4,10 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <filesystem>
 
 #include "harness/core/units.h"
 #include "harness/fs/page_cache.h"
+#include "harness/fs/path_kind.h"
 #include "harness/fs/target.h"
 #include "harness/store/posix_store.h"
 #include "workloads/local_folder.h"
@@ -54,9 +54,7 @@ Status SampleCache::open(const CacheTierOptions& opts, const PhaseContext& ctx,
   }
   // Its folder would be the run folder itself (the target), or a folder iofab did not make in a
   // dataset_dir (which a later run would refuse to reuse).
-  std::error_code ec;
-  const bool is_dataset_dir =
-      !opts.dataset_dir.empty() && std::filesystem::equivalent(info.path, opts.dataset_dir, ec);
+  const bool is_dataset_dir = !opts.dataset_dir.empty() && same_file(info.path, opts.dataset_dir);
   if (info.path == ctx.target.path || is_dataset_dir) {
     return Status::Invalid("cache_dir " + info.path + " is the " +
                            (is_dataset_dir ? "dataset_dir" : "target") +

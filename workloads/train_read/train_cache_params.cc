@@ -1,11 +1,11 @@
 #include "workloads/train_read/train_cache_params.h"
 
-#include <sys/stat.h>
-
-#include <filesystem>
 #include <string>
 
+#include "harness/engines/engine_choice.h"
+#include "harness/fs/path_kind.h"
 #include "harness/phase/params.h"
+#include "workloads/local_folder.h"
 #include "workloads/train_read/train_read_phase.h"
 
 namespace iofab {
@@ -26,29 +26,15 @@ void read_cache_params(ParamReader& r, TrainReadParams* p) {
     r.fail("cache_dir", "must be an absolute folder on node-local storage, like \"/local/nvme\"");
     return;
   }
-  std::error_code ec;
-  if (!p->dataset_dir.empty() && (std::filesystem::path(p->cache_dir).lexically_normal() ==
-                                      std::filesystem::path(p->dataset_dir).lexically_normal() ||
-                                  std::filesystem::equivalent(p->cache_dir, p->dataset_dir, ec))) {
+  if (!p->dataset_dir.empty() && same_folder(p->cache_dir, p->dataset_dir)) {
     r.fail("cache_dir", "is the dataset_dir; expected a folder of its own on node-local storage");
   }
-  if (p->engine == "null") {
-    r.fail("cache_dir", "needs an engine that moves data: engine null reads nothing to cache");
+  if (!engine_moves_data(p->engine)) {
+    r.fail("cache_dir", "needs an engine that moves data: engine " + p->engine + " reads nothing to cache");
   }
   // Refused here, before anything is written, where this host can tell; the phase checks again on every
   // node.
-  struct stat st {};
-  if (stat(p->cache_dir.c_str(), &st) != 0) {
-    r.fail("cache_dir",
-           "does not exist; expected an existing folder on node-local storage, like \"/local/nvme\" (iofab "
-           "writes only below it, in its own folder)");
-  } else if (!S_ISDIR(st.st_mode)) {
-    r.fail("cache_dir",
-           S_ISBLK(st.st_mode) || S_ISCHR(st.st_mode)
-               ? "is a device; expected a folder on a mounted filesystem (iofab never writes to a raw device "
-                 "through cache_dir)"
-               : "exists and is not a folder; expected a folder like \"/local/nvme\"");
-  }
+  check_local_folder_param(r, "cache_dir", p->cache_dir, true);
 }
 
 }  // namespace iofab

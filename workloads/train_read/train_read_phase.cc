@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <filesystem>
 #include <random>
 
 #include "harness/comm/agree.h"
@@ -15,10 +14,12 @@
 #include "harness/engines/engine.h"
 #include "harness/engines/io_pump.h"
 #include "harness/fs/diskstats.h"
+#include "harness/fs/path_kind.h"
 #include "harness/fs/read_only_mount.h"
 #include "harness/fs/target.h"
 #include "harness/gpu/batch_copy.h"
 #include "harness/phase/io_params.h"
+#include "harness/phase/metric_rows.h"
 #include "harness/phase/params.h"
 #include "harness/phase/reducibility_params.h"
 #include "harness/phase/request_metrics.h"
@@ -95,17 +96,32 @@ namespace {
 // The phase makes dataset_dir but not its parents: a missing parent must stop the suite before any earlier
 // phase writes, not fail this one at run time.
 void check_dataset_dir_parent(ParamReader& r, const std::string& dir) {
-  const std::string parent = std::filesystem::path(dir).parent_path().string();
-  std::error_code ec;
-  const auto kind =
-      parent.empty() ? std::filesystem::file_type::directory : std::filesystem::status(parent, ec).type();
-  const bool found =
-      kind != std::filesystem::file_type::not_found && kind != std::filesystem::file_type::none;
-  if (!found || kind != std::filesystem::file_type::directory) {
+  const std::string parent = parent_path(dir);
+  const PathKind kind = parent.empty() ? PathKind::kFolder : path_kind(parent);
+  const bool found = kind != PathKind::kMissing;
+  if (!found || kind != PathKind::kFolder) {
     r.fail("dataset_dir", "its parent " + parent + (found ? " is not a folder" : " does not exist") +
                               "; expected a folder whose parent exists (the phase makes dataset_dir, not its "
                               "parents)");
   }
+}
+
+// The DataLoader profile models a map-style Dataset reading one file per sample through Python's open().
+void check_pytorch_pairs(ParamReader& r, const TrainReadParams& p) {
+  const char* why = nullptr;
+  std::string_view key;
+  if (p.dataset.layout != DatasetLayoutKind::kFiles) {
+    key = "layout", why = "must be files with loader: pytorch (its Dataset opens one file per sample)";
+  } else if (p.direct) {
+    key = "direct", why = "must be false with loader: pytorch (Python's open() reads through the page cache)";
+  } else if (p.reader != ReaderKind::kMap) {
+    key = "reader", why = "must be map with loader: pytorch (a map-style Dataset)";
+  } else if (!p.cache_dir.empty()) {
+    key = "cache_dir", why = "applies only to loader: native";
+  } else if (p.to_gpu) {
+    key = "to_gpu", why = "applies only to loader: native (the profile's pin_memory copies each batch)";
+  }
+  if (why != nullptr) r.fail(key, why);
 }
 
 // What two params together may not ask for (each one alone was read and checked).
@@ -123,6 +139,7 @@ void check_param_pairs(ParamReader& r, const TrainReadParams& p, bool buffer_giv
   if (p.order == OrderKind::kDlioTorch && p.reader != ReaderKind::kMap) {
     r.fail("order", "dlio_torch is DLIO's PyTorch sampler, a map-style reader: it needs reader: map");
   }
+  if (p.loader == LoaderKind::kPytorch) check_pytorch_pairs(r, p);
   if (buffer_given && p.reader != ReaderKind::kStream) {
     r.fail("shuffle_buffer",
            "applies only to reader: stream (a map-style reader shuffles through its sampler)");
@@ -192,6 +209,7 @@ std::unique_ptr<Phase> parse_train_read(ParamReader& r) {
   p.shuffle_buffer = static_cast<uint64_t>(r.integer("shuffle_buffer", 1024, 1, 1'000'000'000));
   p.mlperf = r.boolean("mlperf", false);
   read_cache_params(r, &p);
+  read_loader_params(r, &p.loader, &p.torch);
 
   check_param_pairs(r, p, buffer_given);
   ds.resolve_size_bounds();
@@ -208,79 +226,237 @@ std::span<const std::string_view> train_read_solo_metrics() {
   return kSolo;
 }
 
+namespace {
+
+// What every run reports: throughput, AU, latency, the cache and device counters, the dataset's
+// listing and startup.
+namespace {
+
+// train_read_epoch_metrics's rows in 2 parts, in the report's order (harness/phase/metric_rows.h).
+std::vector<MetricInfo> train_read_epoch_rows_1() {
+  return {
+      {.name = "samples_per_s",
+       .unit = Unit::kCount,
+       .better = Better::kHigher,
+       .description = "samples read by all ranks / the epochs' wall time"},
+      {.name = "read_bytes_per_s",
+       .unit = Unit::kBytesPerSecond,
+       .better = Better::kHigher,
+       .description = "sample bytes read by all ranks / the epochs' wall time"},
+      {.name = "au",
+       .unit = Unit::kFraction,
+       .better = Better::kHigher,
+       .description = "accelerator utilisation: compute time / wall time, all ranks and epochs, first batch "
+                      "of each epoch "
+                      "excluded"},
+      {.name = "sample_latency_p99_s",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "per-sample read latency, 99th percentile"},
+      {.name = "batch_wait_fraction",
+       .unit = Unit::kFraction,
+       .better = Better::kLower,
+       .description = "time the accelerator waited for data / wall time, first batch of each epoch excluded"},
+      {.name = "au_min",
+       .unit = Unit::kFraction,
+       .better = Better::kHigher,
+       .description = "the lowest AU of any rank in any epoch"},
+      {.name = "sample_latency_p50_s",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "per-sample read latency, median"},
+      {.name = "sample_latency_p90_s",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "per-sample read latency, 90th percentile"},
+      {.name = "sample_latency_p999_s",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "per-sample read latency, 99.9th percentile"},
+      {.name = "sample_latency_max_s",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "per-sample read latency, max"},
+      {.name = "cache_resident_fraction",
+       .unit = Unit::kFraction,
+       .better = Better::kNeither,
+       .description = "share of the dataset in the page cache at the epochs' starts (after any drop)"},
+      {.name = "device_read_bytes",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description = "bytes the dataset's block device read during the epochs (/proc/diskstats)"},
+      {.name = "device_read_ratio",
+       .unit = Unit::kRatio,
+       .better = Better::kNeither,
+       .description = "device_read_bytes / read_bytes"},
+      {.name = "generate_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "dataset generation (0 when reused), never read time"},
+  };
+}
+
+std::vector<MetricInfo> train_read_epoch_rows_2() {
+  return {
+      {.name = "read_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "sum of the epochs' wall times"},
+      {.name = "samples",
+       .unit = Unit::kCount,
+       .better = Better::kNeither,
+       .description = "samples read, all ranks and epochs"},
+      {.name = "read_bytes",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description = "sample bytes read, all ranks and epochs"},
+      {.name = "epochs", .unit = Unit::kCount, .better = Better::kNeither, .description = "epochs run"},
+      {.name = "first_batch_wait_s",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "longest wait for an epoch's first batch (pipeline fill)"},
+      {.name = "dataset_list_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description =
+           "layout files: listing the dataset's folder tree before the first epoch, as DLIO does (slowest "
+           "rank)"},
+      {.name = "dataset_startup_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description =
+           "layout files: the listing plus the first epoch's wait for its first batch (slowest rank)"},
+      {.name = "corrupt_samples",
+       .unit = Unit::kCount,
+       .better = Better::kLower,
+       .description = "samples read back with the wrong header"},
+  };
+}
+
+}  // namespace
+
+std::vector<MetricInfo> train_read_epoch_metrics() {
+  return joined_rows({train_read_epoch_rows_1(), train_read_epoch_rows_2()});
+}
+
+// The figures as MLPerf Storage (DLIO) computes them, and its minimum dataset size.
+std::vector<MetricInfo> train_read_mlperf_metrics() {
+  return {
+      {.name = "mlperf_au",
+       .unit = Unit::kFraction,
+       .better = Better::kHigher,
+       .description =
+           "AU as MLPerf Storage (DLIO) defines it: mean over epochs of the mean over ranks of each rank's "
+           "AU, "
+           "the compute of steps 2.. over the time from step 1's compute end (metric_exclude_start_steps 1)"},
+      {.name = "mlperf_samples_per_s",
+       .unit = Unit::kCount,
+       .better = Better::kHigher,
+       .description = "throughput as DLIO defines it: mean over epochs of the sum over ranks of (steps - 2) "
+                      "x batch_size "
+                      "/ "
+                      "the time from the rank's first step's compute end to its last's (0 below 3 steps)"},
+      {.name = "mlperf_read_bytes_per_s",
+       .unit = Unit::kBytesPerSecond,
+       .better = Better::kHigher,
+       .description =
+           "DLIO's I/O throughput: mlperf_samples_per_s x sample_size (the mean size, not the bytes read); "
+           "DLIO "
+           "prints it / 2^20 as \"MB/second\", which is MiB/s"},
+      {.name = "mlperf_min_samples",
+       .unit = Unit::kCount,
+       .better = Better::kNeither,
+       .description =
+           "MLPerf's minimum dataset: max(500 steps x batch x ranks, 5 x the hosts' memory / sample_size)"},
+      {.name = "mlperf_min_dataset_bytes",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description = "mlperf_min_samples x sample_size"},
+      {.name = "mlperf_dataset_size_margin",
+       .unit = Unit::kRatio,
+       .better = Better::kHigher,
+       .description = "num_samples / mlperf_min_samples: >= 1 meets MLPerf's minimum dataset size"},
+  };
+}
+
+// With cache_dir: the source's and the cache tier's shares, and AU per kind of epoch.
+std::vector<MetricInfo> train_read_cache_metrics() {
+  return {
+      {.name = "dataset_read_bytes",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description =
+           "sample bytes read from the dataset's storage (with cache_dir: the source's share, source-only "
+           "epoch "
+           "included); what the device counters verify"},
+      {.name = "cache_hit_fraction",
+       .unit = Unit::kFraction,
+       .better = Better::kHigher,
+       .description = "cache_dir: share of the samples of epochs 1 and later served by the cache tier"},
+      {.name = "source_read_bytes",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description =
+           "cache_dir: sample bytes read from the source (the dataset), all epochs but the source-only one"},
+      {.name = "cache_read_bytes",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description = "cache_dir: sample bytes read from the cache tier"},
+      {.name = "cache_fill_bytes",
+       .unit = Unit::kBytes,
+       .better = Better::kNeither,
+       .description = "cache_dir: bytes written to the cache tier (samples padded to 4 KiB)"},
+      {.name = "cache_fill_seconds",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "cache_dir: readers' time writing the cache, summed over readers and ranks"},
+      {.name = "au_first_epoch",
+       .unit = Unit::kFraction,
+       .better = Better::kHigher,
+       .description = "cache_dir: AU of epoch 0, read from the source while filling the cache"},
+      {.name = "au_cached",
+       .unit = Unit::kFraction,
+       .better = Better::kHigher,
+       .description =
+           "cache_dir: AU of epochs 1 and later, served by the cache tier (the source where it misses)"},
+      {.name = "au_source_only",
+       .unit = Unit::kFraction,
+       .better = Better::kHigher,
+       .description = "cache_dir: AU of one extra epoch read from the source alone (cache_source_epoch)"},
+  };
+}
+
+// With loader pytorch: the native loader's ceiling beside the DataLoader profile.
+std::vector<MetricInfo> train_read_loader_metrics() {
+  return {
+      {.name = "storage_ceiling_samples_per_s",
+       .unit = Unit::kCount,
+       .better = Better::kHigher,
+       .description =
+           "loader pytorch: samples/s of iofab's native loader over the same dataset, one epoch after the "
+           "profile's (the storage's ceiling)"},
+      {.name = "storage_ceiling_read_bytes_per_s",
+       .unit = Unit::kBytesPerSecond,
+       .better = Better::kHigher,
+       .description = "loader pytorch: the native epoch's sample bytes / its wall time"},
+      {.name = "framework_fraction",
+       .unit = Unit::kFraction,
+       .better = Better::kHigher,
+       .description = "loader pytorch: samples_per_s / storage_ceiling_samples_per_s, the share of the "
+                      "storage's ceiling "
+                      "the DataLoader gets"},
+  };
+}
+
+}  // namespace
+
 const std::vector<MetricInfo>& train_read_metrics() {
   static const std::vector<MetricInfo> kMetrics = [] {
-    std::vector<MetricInfo> rows = {
-        {"samples_per_s", Unit::kCount, Better::kHigher, "samples read by all ranks / the epochs' wall time"},
-        {"read_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
-         "sample bytes read by all ranks / the epochs' wall time"},
-        {"au", Unit::kFraction, Better::kHigher,
-         "accelerator utilisation: compute time / wall time, all ranks and epochs, first batch of each epoch "
-         "excluded"},
-        {"sample_latency_p99_s", Unit::kSeconds, Better::kLower, "per-sample read latency, 99th percentile"},
-        {"batch_wait_fraction", Unit::kFraction, Better::kLower,
-         "time the accelerator waited for data / wall time, first batch of each epoch excluded"},
-        {"au_min", Unit::kFraction, Better::kHigher, "the lowest AU of any rank in any epoch"},
-        {"sample_latency_p50_s", Unit::kSeconds, Better::kLower, "per-sample read latency, median"},
-        {"sample_latency_p90_s", Unit::kSeconds, Better::kLower, "per-sample read latency, 90th percentile"},
-        {"sample_latency_p999_s", Unit::kSeconds, Better::kLower,
-         "per-sample read latency, 99.9th percentile"},
-        {"sample_latency_max_s", Unit::kSeconds, Better::kLower, "per-sample read latency, max"},
-        {"cache_resident_fraction", Unit::kFraction, Better::kNeither,
-         "share of the dataset in the page cache at the epochs' starts (after any drop)"},
-        {"device_read_bytes", Unit::kBytes, Better::kNeither,
-         "bytes the dataset's block device read during the epochs (/proc/diskstats)"},
-        {"device_read_ratio", Unit::kRatio, Better::kNeither, "device_read_bytes / read_bytes"},
-        {"generate_seconds", Unit::kSeconds, Better::kLower,
-         "dataset generation (0 when reused), never read time"},
-        {"read_seconds", Unit::kSeconds, Better::kLower, "sum of the epochs' wall times"},
-        {"samples", Unit::kCount, Better::kNeither, "samples read, all ranks and epochs"},
-        {"read_bytes", Unit::kBytes, Better::kNeither, "sample bytes read, all ranks and epochs"},
-        {"epochs", Unit::kCount, Better::kNeither, "epochs run"},
-        {"first_batch_wait_s", Unit::kSeconds, Better::kLower,
-         "longest wait for an epoch's first batch (pipeline fill)"},
-        {"dataset_list_seconds", Unit::kSeconds, Better::kLower,
-         "layout files: listing the dataset's folder tree before the first epoch, as DLIO does (slowest "
-         "rank)"},
-        {"dataset_startup_seconds", Unit::kSeconds, Better::kLower,
-         "layout files: the listing plus the first epoch's wait for its first batch (slowest rank)"},
-        {"corrupt_samples", Unit::kCount, Better::kLower, "samples read back with the wrong header"},
-        {"mlperf_au", Unit::kFraction, Better::kHigher,
-         "AU as MLPerf Storage (DLIO) defines it: mean over epochs of the mean over ranks of each rank's AU"},
-        {"mlperf_samples_per_s", Unit::kCount, Better::kHigher,
-         "throughput as DLIO defines it: mean over epochs of the sum over ranks of (steps - 2) x batch_size "
-         "/ "
-         "the time from the rank's first step's compute end to its last's (0 below 3 steps)"},
-        {"mlperf_read_bytes_per_s", Unit::kBytesPerSecond, Better::kHigher,
-         "DLIO's I/O throughput: mlperf_samples_per_s x sample_size (the mean size, not the bytes read); "
-         "DLIO "
-         "prints it / 2^20 as \"MB/second\", which is MiB/s"},
-        {"mlperf_min_samples", Unit::kCount, Better::kNeither,
-         "MLPerf's minimum dataset: max(500 steps x batch x ranks, 5 x the hosts' memory / sample_size)"},
-        {"mlperf_min_dataset_bytes", Unit::kBytes, Better::kNeither, "mlperf_min_samples x sample_size"},
-        {"mlperf_dataset_size_margin", Unit::kRatio, Better::kHigher,
-         "num_samples / mlperf_min_samples: >= 1 meets MLPerf's minimum dataset size"},
-        {"dataset_read_bytes", Unit::kBytes, Better::kNeither,
-         "sample bytes read from the dataset's storage (with cache_dir: the source's share, source-only "
-         "epoch "
-         "included); what the device counters verify"},
-        {"cache_hit_fraction", Unit::kFraction, Better::kHigher,
-         "cache_dir: share of the samples of epochs 1 and later served by the cache tier"},
-        {"source_read_bytes", Unit::kBytes, Better::kNeither,
-         "cache_dir: sample bytes read from the source (the dataset), all epochs but the source-only one"},
-        {"cache_read_bytes", Unit::kBytes, Better::kNeither,
-         "cache_dir: sample bytes read from the cache tier"},
-        {"cache_fill_bytes", Unit::kBytes, Better::kNeither,
-         "cache_dir: bytes written to the cache tier (samples padded to 4 KiB)"},
-        {"cache_fill_seconds", Unit::kSeconds, Better::kLower,
-         "cache_dir: readers' time writing the cache, summed over readers and ranks"},
-        {"au_first_epoch", Unit::kFraction, Better::kHigher,
-         "cache_dir: AU of epoch 0, read from the source while filling the cache"},
-        {"au_cached", Unit::kFraction, Better::kHigher,
-         "cache_dir: AU of epochs 1 and later, served by the cache tier (the source where it misses)"},
-        {"au_source_only", Unit::kFraction, Better::kHigher,
-         "cache_dir: AU of one extra epoch read from the source alone (cache_source_epoch)"},
-    };
+    std::vector<MetricInfo> rows;
+    for (const auto& group : {train_read_epoch_metrics(), train_read_mlperf_metrics(),
+                              train_read_cache_metrics(), train_read_loader_metrics()}) {
+      rows.insert(rows.end(), group.begin(), group.end());
+    }
     // On an s3:// target: the epochs' GETs per second, time to first byte, latency, retries, errors.
     for (const MetricInfo& m : request_metric_infos()) rows.push_back(m);
     // In a concurrent group: AU and latency inside the other phases' windows and outside them.

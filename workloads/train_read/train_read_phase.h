@@ -23,6 +23,7 @@
 #include "harness/phase/phase.h"
 #include "workloads/dataset/dataset.h"
 #include "workloads/train_read/epoch_order.h"
+#include "workloads/train_read/torch_loader_params.h"
 #include "workloads/train_read/train_loader.h"
 
 namespace iofab {
@@ -71,6 +72,10 @@ struct TrainReadParams {
   uint64_t cache_size = 0;  // bytes per host
   // After the cached epochs, one more from the source alone: the AU the source would have given.
   bool cache_source_epoch = false;
+  // native: iofab's loader (train_loader.h); pytorch: the DataLoader profile (torch_loader_profile.h),
+  // with the native loader's storage ceiling beside it.
+  LoaderKind loader = LoaderKind::kNative;
+  TorchLoaderParams torch;
 };
 
 std::unique_ptr<Phase> parse_train_read(ParamReader& r);

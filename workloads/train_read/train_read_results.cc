@@ -5,7 +5,8 @@
 #include <map>
 
 #include "harness/comm/wire.h"
-#include "harness/engines/cufile_engine.h"
+#include "harness/engines/engine_choice.h"
+#include "harness/phase/io_details.h"
 #include "harness/phase/request_metrics.h"
 #include "harness/stats/io_tally.h"
 #include "workloads/train_read/mlperf_rules.h"
@@ -34,36 +35,78 @@ const char* drop_cache_name(DropCache d) {
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
-// MLPerf Storage's figures (DLIO's definitions) beside iofab's, and its minimum dataset size.
-void summarize_mlperf(const TrainReadParams& p, const std::vector<RankReport>& ranks,
-                      const DatasetLayout& layout, size_t epochs, PhaseResult* result) {
+// Each rank's epochs in MLPerf's terms: AU, steps and the times DLIO measures between.
+std::vector<std::vector<MlperfRankEpoch>> mlperf_rank_epochs(const TrainReadParams& p,
+                                                             const std::vector<RankReport>& ranks,
+                                                             size_t epochs) {
   std::vector<std::vector<MlperfRankEpoch>> per_epoch(epochs);
   for (size_t e = 0; e < epochs; ++e) {
     for (const auto& r : ranks) {
       const EpochStats& s = r.epochs[e].stats;
-      per_epoch[e].push_back({.au = s.au(),
-                              .steps = s.batches,
-                              .batch_size = p.batch_size,
-                              .first_step_end_s = static_cast<double>(s.first_done_ns) * 1e-9,
-                              .end_s = static_cast<double>(s.end_ns) * 1e-9});
+      per_epoch[e].push_back(
+          {.au = s.au(),
+           .steps = s.batches,
+           .batch_size = p.batch_size,
+           .first_step_end_s = static_cast<double>(s.first_done_ns) * 1e-9,
+           .end_s = static_cast<double>(s.end_ns) * 1e-9,
+           // Step 1's compute: from its batch taken (first_wait) to its compute end.
+           .compute_s = static_cast<double>(s.compute_ns) * 1e-9,
+           .first_compute_s =
+               static_cast<double>(s.first_done_ns - std::min(s.first_done_ns, s.first_wait_ns)) * 1e-9});
     }
   }
-  const auto record_length = static_cast<double>(p.dataset.sample_size);
-  const MlperfTrainFigures f = mlperf_train_figures(per_epoch, record_length);
+  return per_epoch;
+}
 
-  std::map<std::string, uint64_t> host_memory;  // one entry per host, as MLPerf counts hosts
-  for (const auto& r : ranks) host_memory[r.host] = r.memory_bytes;
+// The hosts' memory, one entry per host as MLPerf counts hosts.
+struct HostsMemory {
   std::vector<uint64_t> memories;
-  uint64_t memory_total = 0;
+  uint64_t total = 0;
+};
+
+HostsMemory hosts_memory(const std::vector<RankReport>& ranks) {
+  std::map<std::string, uint64_t> host_memory;
+  for (const auto& r : ranks) host_memory[r.host] = r.memory_bytes;
+  HostsMemory h;
   for (const auto& [host, bytes] : host_memory) {
-    memories.push_back(bytes);
-    memory_total += bytes;
+    h.memories.push_back(bytes);
+    h.total += bytes;
   }
+  return h;
+}
+
+// details.mlperf.min_dataset: the rule, the figures it took and whether the dataset meets it.
+json mlperf_min_dataset_details(const MlperfDatasetRule& rule, size_t ranks, const HostsMemory& hosts,
+                                const DatasetLayout& layout, const std::string& rule_text) {
+  return {{"rule",
+           "MLPerf Storage Submission_guidelines.md (minimum dataset size); mlpstorage/rules.py "
+           "calculate_training_data_size"},
+          {"accelerators", ranks},
+          {"hosts", hosts.memories.size()},
+          {"host_memory_bytes", hosts.total},
+          {"steps_samples", rule.steps_samples},
+          {"memory_samples", rule.memory_samples},
+          {"min_samples", rule.min_samples},
+          {"min_files", rule.min_files},
+          {"min_bytes", rule.min_bytes},
+          {"given_samples", layout.num_samples()},
+          {"given_files", layout.num_files()},
+          {"given_bytes", layout.sample_bytes()},
+          {"met", layout.num_samples() >= rule.min_samples},
+          {"text", rule_text}};
+}
+
+// MLPerf Storage's figures (DLIO's definitions) beside iofab's, and its minimum dataset size.
+void summarize_mlperf(const TrainReadParams& p, const std::vector<RankReport>& ranks,
+                      const DatasetLayout& layout, size_t epochs, PhaseResult* result) {
+  const auto record_length = static_cast<double>(p.dataset.sample_size);
+  const MlperfTrainFigures f = mlperf_train_figures(mlperf_rank_epochs(p, ranks, epochs), record_length);
+  const HostsMemory hosts = hosts_memory(ranks);
   const uint64_t per_file = layout.samples_in(0);
   const MlperfDatasetRule rule =
-      mlperf_min_dataset(p.batch_size, ranks.size(), memories, record_length, per_file);
+      mlperf_min_dataset(p.batch_size, ranks.size(), hosts.memories, record_length, per_file);
   const std::string rule_text =
-      describe_mlperf_min_dataset(rule, p.batch_size, ranks.size(), memory_total, record_length,
+      describe_mlperf_min_dataset(rule, p.batch_size, ranks.size(), hosts.total, record_length,
                                   layout.num_samples(), static_cast<double>(layout.sample_bytes()));
   auto& m = result->metrics;
   m["mlperf_au"] = f.au;
@@ -75,7 +118,8 @@ void summarize_mlperf(const TrainReadParams& p, const std::vector<RankReport>& r
       ratio(static_cast<double>(layout.num_samples()), static_cast<double>(rule.min_samples));
   result->details["mlperf"] = {
       {"definitions",
-       "au: the mean over epochs of the mean over ranks of compute / epoch time; samples_per_s: the mean "
+       "au: the mean over epochs of the mean over ranks of the compute of steps 2.. / the time from step "
+       "1's compute end to the last step's (metric_exclude_start_steps 1); samples_per_s: the mean "
        "over epochs of the sum over ranks of (steps - 2) x batch_size / the time from the rank's first "
        "step's end to its last's (DLIO's statscounter.py; 0 below 3 steps); mib_per_s: samples_per_s x the "
        "mean "
@@ -84,23 +128,7 @@ void summarize_mlperf(const TrainReadParams& p, const std::vector<RankReport>& r
       {"au", f.au},
       {"samples_per_s", f.samples_per_s},
       {"mib_per_s", f.mib_per_s},
-      {"min_dataset",
-       {{"rule",
-         "MLPerf Storage Submission_guidelines.md (minimum dataset size); mlpstorage/rules.py "
-         "calculate_training_data_size"},
-        {"accelerators", ranks.size()},
-        {"hosts", host_memory.size()},
-        {"host_memory_bytes", memory_total},
-        {"steps_samples", rule.steps_samples},
-        {"memory_samples", rule.memory_samples},
-        {"min_samples", rule.min_samples},
-        {"min_files", rule.min_files},
-        {"min_bytes", rule.min_bytes},
-        {"given_samples", layout.num_samples()},
-        {"given_files", layout.num_files()},
-        {"given_bytes", layout.sample_bytes()},
-        {"met", layout.num_samples() >= rule.min_samples},
-        {"text", rule_text}}}};
+      {"min_dataset", mlperf_min_dataset_details(rule, ranks.size(), hosts, layout, rule_text)}};
   if (p.mlperf && layout.num_samples() < rule.min_samples) {
     result->warnings.push_back(
         "MLPerf's minimum dataset size (Submission_guidelines.md; mlpstorage's calculate_training_data_size) "
@@ -308,11 +336,7 @@ void put_train_metrics(const TrainTotals& t, const std::vector<RankReport>& rank
   m["au"] = total.au();
   m["au_min"] = t.au_min_seen ? t.au_min : 0.0;
   m["batch_wait_fraction"] = ratio(static_cast<double>(total.wait_ns), static_cast<double>(total.wall_ns));
-  m["sample_latency_p50_s"] = static_cast<double>(total.reads.latency.percentile(0.50)) * 1e-9;
-  m["sample_latency_p90_s"] = static_cast<double>(total.reads.latency.percentile(0.90)) * 1e-9;
-  m["sample_latency_p99_s"] = static_cast<double>(total.reads.latency.percentile(0.99)) * 1e-9;
-  m["sample_latency_p999_s"] = static_cast<double>(total.reads.latency.percentile(0.999)) * 1e-9;
-  m["sample_latency_max_s"] = static_cast<double>(total.reads.latency.max()) * 1e-9;
+  put_latency_metrics(total.reads.latency, "sample_latency_", LatencyMetrics::kFull, &m);
   m["cache_resident_fraction"] = ratio(t.resident, t.cached_bytes);
   if (t.device_seen) {
     m["device_read_bytes"] = static_cast<double>(t.device_bytes);
@@ -342,7 +366,7 @@ void put_train_details(const TrainReadParams& p, const std::vector<RankReport>& 
   const std::vector<double>& rank_wall = t.rank_wall;
   auto& d = result->details;
   d["engine"] = ranks.empty() ? "" : ranks[0].engine;
-  if (d["engine"] == "cufile") d["engine_mode"] = cufile_mode_text();
+  if (const auto mode = engine_mode_text(d["engine"].get<std::string>())) d["engine_mode"] = *mode;
   d["verified"] = !ranks.empty() && ranks[0].verified;
   d["direct"] = p.direct;
   d["drop_cache"] = drop_cache_name(p.drop_cache);

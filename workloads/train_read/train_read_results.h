@@ -58,6 +58,10 @@ struct RankReport {
   bool listed = false;
   uint64_t list_ns = 0;
   uint64_t listed_files = 0;
+  // loader pytorch: the profile's counters (LoaderProfileCounters::to_json), and the native loader's
+  // epoch over the same dataset beside it (the storage's ceiling; none with storage_ceiling false).
+  nlohmann::json loader_profile;
+  std::vector<EpochRecord> ceiling_epochs;
   // Fields an older rank may lack are optional.
   static constexpr auto wire_fields() {
     using R = RankReport;
@@ -76,7 +80,9 @@ struct RankReport {
                       wire_optional("generate_requests", &R::generate_requests),
                       wire_optional("listed", &R::listed),
                       wire_optional("list_ns", &R::list_ns),
-                      wire_optional("listed_files", &R::listed_files)};
+                      wire_optional("listed_files", &R::listed_files),
+                      wire_optional("loader_profile", &R::loader_profile),
+                      wire_optional("ceiling_epochs", &R::ceiling_epochs)};
   }
 };
 

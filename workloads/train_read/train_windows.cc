@@ -142,18 +142,31 @@ void report_window_split(const WindowSplit& merged, PhaseResult* result) {
 
 const std::vector<MetricInfo>& window_metric_infos() {
   static const std::vector<MetricInfo> kInfos = {
-      {"au_during_burst", Unit::kFraction, Better::kHigher,
-       "concurrent group: AU while another phase's checkpoint burst (the training stall) was on"},
-      {"au_during_drain", Unit::kFraction, Better::kHigher,
-       "concurrent group: AU while another phase's checkpoint drained to storage"},
-      {"au_outside", Unit::kFraction, Better::kHigher,
-       "concurrent group: AU outside every window the group's other phases posted"},
-      {"sample_latency_p99_during_burst_s", Unit::kSeconds, Better::kLower,
-       "concurrent group: sample latency p99, samples that ended inside a burst"},
-      {"sample_latency_p99_during_drain_s", Unit::kSeconds, Better::kLower,
-       "concurrent group: sample latency p99, samples that ended inside a drain"},
-      {"sample_latency_p99_outside_s", Unit::kSeconds, Better::kLower,
-       "concurrent group: sample latency p99, samples that ended outside every window"},
+      {.name = "au_during_burst",
+       .unit = Unit::kFraction,
+       .better = Better::kHigher,
+       .description =
+           "concurrent group: AU while another phase's checkpoint burst (the training stall) was on"},
+      {.name = "au_during_drain",
+       .unit = Unit::kFraction,
+       .better = Better::kHigher,
+       .description = "concurrent group: AU while another phase's checkpoint drained to storage"},
+      {.name = "au_outside",
+       .unit = Unit::kFraction,
+       .better = Better::kHigher,
+       .description = "concurrent group: AU outside every window the group's other phases posted"},
+      {.name = "sample_latency_p99_during_burst_s",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "concurrent group: sample latency p99, samples that ended inside a burst"},
+      {.name = "sample_latency_p99_during_drain_s",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "concurrent group: sample latency p99, samples that ended inside a drain"},
+      {.name = "sample_latency_p99_outside_s",
+       .unit = Unit::kSeconds,
+       .better = Better::kLower,
+       .description = "concurrent group: sample latency p99, samples that ended outside every window"},
   };
   return kInfos;
 }

@@ -1,7 +1,7 @@
 // `iofab clean --target DIR`: removes the run folders killed runs left behind.
 #include <ctime>
 
-#include "driver/cli/commands.h"
+#include "driver/targets/clean_target.h"
 #include "harness/core/units.h"
 #include "harness/fs/stale_run_dirs.h"
 #include "driver/targets/folder/folder_target.h"

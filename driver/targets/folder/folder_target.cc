@@ -3,6 +3,7 @@
 #include "harness/fs/direct_probe.h"
 #include "harness/fs/run_dir.h"
 #include "harness/store/posix_store.h"
+#include "driver/suite/suite.h"
 #include "driver/targets/folder/target_agreement.h"
 
 namespace iofab {
@@ -11,9 +12,15 @@ namespace {
 
 class FolderTarget final : public RunTarget {
  public:
-  explicit FolderTarget(std::string path) : path_(std::move(path)) {}
+  FolderTarget(std::string path, TargetScope scope) : path_(std::move(path)), scope_(scope) {}
 
   Status check() override { return check_target(path_, &info_); }
+  // The path with its symlinks resolved on this host; with target_scope "host" each host measures its
+  // own folder on purpose, so where it resolves is each host's own business.
+  std::vector<std::pair<std::string, std::string>> placement() const override {
+    if (scope_ == TargetScope::kHost) return {};
+    return {{"target's real path", "\"" + info_.path + "\""}};
+  }
   std::optional<uint64_t> free_bytes() const override { return info_.free_bytes; }
 
   Status open_run(Comm& comm, const std::string& run_id, bool keep) override {
@@ -74,14 +81,15 @@ class FolderTarget final : public RunTarget {
   }
 
   std::string path_;
+  TargetScope scope_;
   RunDir run_dir_;
   std::unique_ptr<Store> store_;
 };
 
 }  // namespace
 
-std::unique_ptr<RunTarget> make_folder_target(const std::string& target, const Suite& /*suite*/) {
-  return std::make_unique<FolderTarget>(target);
+std::unique_ptr<RunTarget> make_folder_target(const std::string& target, const Suite& suite) {
+  return std::make_unique<FolderTarget>(target, suite.target_scope);
 }
 
 }  // namespace iofab

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "harness/comm/rank_gather.h"
+#include "harness/comm/rank_ranges.h"
 #include "harness/core/json_text.h"
-#include "driver/runner/same_run.h"
 
 namespace iofab {
 namespace {

@@ -2,14 +2,14 @@
 // left under <prefix>/iofab-<run id>/, and nothing else in the bucket.
 #include <map>
 
-#include "driver/cli/commands.h"
-#include "harness/core/units.h"
-#include "harness/s3/s3_credentials.h"
-#include "harness/s3/s3_uploads.h"
-#include "harness/fs/run_dir.h"
 #include "driver/suite/suite.h"
+#include "driver/targets/clean_target.h"
 #include "driver/targets/s3/s3_run.h"
 #include "driver/targets/s3/s3_target.h"
+#include "harness/core/units.h"
+#include "harness/fs/run_dir.h"
+#include "harness/s3/s3_credentials.h"
+#include "harness/s3/s3_uploads.h"
 
 namespace iofab {
 namespace {
@@ -74,10 +74,10 @@ Status remove_run(S3Client& c, const RunKeys& r) {
   return first;
 }
 
-}  // namespace
-
-int clean_s3_target(const CleanArgs& args, bool interactive, std::istream& in, std::ostream& out,
-                    std::ostream& err) {
+// The bucket's client for args.target, with the suite's (or --set's) s3 settings; 0, or the exit code
+// with the error written to err.
+int open_clean_client(const CleanArgs& args, std::ostream& err, std::unique_ptr<S3Client>* client,
+                      std::string* prefix) {
   Suite suite;
   if (Status s = load_suite(args.suite, args.sets, &suite); !s.ok()) {
     err << "iofab clean: " << s.message() << "\n";
@@ -93,22 +93,17 @@ int clean_s3_target(const CleanArgs& args, bool interactive, std::istream& in, s
         << "\n";
     return s.code() == Status::Code::kInvalidArgument ? 2 : 3;
   }
-  std::unique_ptr<S3Client> client;
-  if (Status s = make_s3_client(t.target->config, t.target->creds, &client); !s.ok()) {
+  if (Status s = make_s3_client(t.target->config, t.target->creds, client); !s.ok()) {
     err << "iofab clean: " << s.message() << "\n";
     return 3;
   }
-  const std::string base = t.prefix.empty() ? "" : t.prefix + "/";
-  std::map<std::string, RunKeys> runs;
-  std::string unlisted;
-  if (Status s = gather(*client, base, &runs, &unlisted); !s.ok()) {
-    err << "iofab clean: " << args.target << ": " << s.message() << "\n";
-    return 3;
-  }
-  if (!unlisted.empty()) {
-    out << "note: this server does not list unfinished multipart uploads (" << unlisted
-        << "): any under the run prefixes stay; the server's own tools show them\n";
-  }
+  *prefix = t.prefix;
+  return 0;
+}
+
+// The runs to remove: all but those kept with --keep (listed, and left alone) unless include_kept.
+std::map<std::string, RunKeys> runs_to_remove(std::map<std::string, RunKeys> runs, const CleanArgs& args,
+                                              std::ostream& out) {
   std::map<std::string, RunKeys> doomed;
   bool any_kept = false;
   for (auto& [name, r] : runs) {
@@ -122,6 +117,43 @@ int clean_s3_target(const CleanArgs& args, bool interactive, std::istream& in, s
     }
     doomed.emplace(name, std::move(r));
   }
+  return doomed;
+}
+
+// Removes each run, going on past one that fails; 0, or 3 when any failed.
+int remove_runs(S3Client& client, const std::map<std::string, RunKeys>& doomed, const CleanArgs& args,
+                std::ostream& out, std::ostream& err) {
+  int rc = 0;
+  for (const auto& [name, r] : doomed) {
+    if (Status s = remove_run(client, r); !s.ok()) {
+      err << "iofab clean: " << args.target << "/" << name << "/: " << s.message() << "\n";
+      rc = 3;
+      continue;
+    }
+    out << "removed " << args.target << "/" << name << "/\n";
+  }
+  return rc;
+}
+
+}  // namespace
+
+int clean_s3_target(const CleanArgs& args, bool interactive, std::istream& in, std::ostream& out,
+                    std::ostream& err) {
+  std::unique_ptr<S3Client> client;
+  std::string prefix;
+  if (int rc = open_clean_client(args, err, &client, &prefix); rc != 0) return rc;
+  const std::string base = prefix.empty() ? "" : prefix + "/";
+  std::map<std::string, RunKeys> runs;
+  std::string unlisted;
+  if (Status s = gather(*client, base, &runs, &unlisted); !s.ok()) {
+    err << "iofab clean: " << args.target << ": " << s.message() << "\n";
+    return 3;
+  }
+  if (!unlisted.empty()) {
+    out << "note: this server does not list unfinished multipart uploads (" << unlisted
+        << "): any under the run prefixes stay; the server's own tools show them\n";
+  }
+  const std::map<std::string, RunKeys> doomed = runs_to_remove(std::move(runs), args, out);
   if (doomed.empty()) {
     out << "no run prefixes under " << args.target << "\n";
     return 0;
@@ -140,16 +172,7 @@ int clean_s3_target(const CleanArgs& args, bool interactive, std::istream& in, s
                            " (" + std::to_string(keys) + " objects, " + std::to_string(uploads) +
                            " unfinished uploads)";
   if (!confirm_removal(what, doomed.size(), args.yes, interactive, in, out)) return 0;
-  int rc = 0;
-  for (const auto& [name, r] : doomed) {
-    if (Status s = remove_run(*client, r); !s.ok()) {
-      err << "iofab clean: " << args.target << "/" << name << "/: " << s.message() << "\n";
-      rc = 3;
-      continue;
-    }
-    out << "removed " << args.target << "/" << name << "/\n";
-  }
-  return rc;
+  return remove_runs(*client, doomed, args, out, err);
 }
 
 }  // namespace iofab

@@ -18,6 +18,16 @@ class S3RunTargetImpl final : public RunTarget {
   // written.
   Status check() override { return prepare_s3_target(path_, settings_, process_env(), &info_, &s3_); }
   std::optional<uint64_t> free_bytes() const override { return std::nullopt; }
+  // Where the requests go as this rank resolved it (its own AWS_ENDPOINT_URL, ~/.aws/config, region):
+  // the credentials are not part of it.
+  std::vector<std::pair<std::string, std::string>> placement() const override {
+    if (!s3_.target) return {};
+    const S3Config& c = s3_.target->config;
+    return {{"s3 endpoint", "\"" + c.endpoint + "\""},
+            {"s3 region", "\"" + c.region + "\""},
+            {"s3 addressing", s3_addressing_name(c.addressing)},
+            {"s3 bucket", "\"" + c.bucket + "\""}};
+  }
 
   Status open_run(Comm& comm, const std::string& run_id, bool keep) override {
     // Keys under <prefix>/iofab-<run id>/ only: a prefix needs no making, and no other run's keys start so.

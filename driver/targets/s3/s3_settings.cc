@@ -3,6 +3,7 @@
 #include "driver/suite/suite.h"
 
 #include "harness/core/units.h"
+#include "harness/core/whole_number.h"
 #include "harness/phase/params.h"
 
 namespace iofab {
@@ -14,12 +15,13 @@ bool read_count(const json& j, const char* key, unsigned lo, unsigned hi, unsign
                 std::vector<std::string>* errors) {
   if (!j.contains(key)) return true;
   const json& v = j[key];
-  if (!v.is_number_integer() || v.get<int64_t>() < lo || v.get<int64_t>() > hi) {
+  const std::optional<int64_t> n = whole_number(v);  // 1e1 and 4.0 too, as in the phases
+  if (!n || *n < lo || *n > hi) {
     errors->push_back(std::string("s3.") + key + ": expected an integer " + std::to_string(lo) + ".." +
                       std::to_string(hi) + ", got " + describe_json_value(v));
     return false;
   }
-  *out = static_cast<unsigned>(v.get<int64_t>());
+  *out = static_cast<unsigned>(*n);
   return true;
 }
 

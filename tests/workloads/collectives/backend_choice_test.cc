@@ -38,6 +38,25 @@ TEST(BackendChoice, ExplicitBackends) {
   EXPECT_EQ(c.skip, "built without NCCL");
 }
 
+// The backends are rows: what the phase and auto ask is a column, and every row can be made (or says why
+// not) by its own factory.
+TEST(BackendChoice, TheBackendsAreATable) {
+  ASSERT_EQ(collective_backends().size(), 2u);
+  const CollectiveBackend* mpi = find_collective_backend("mpi");
+  const CollectiveBackend* nccl = find_collective_backend("nccl");
+  ASSERT_NE(mpi, nullptr);
+  ASSERT_NE(nccl, nullptr);
+  EXPECT_EQ(find_collective_backend("auto"), nullptr);
+  EXPECT_FALSE(mpi->needs_own_gpu);
+  EXPECT_FALSE(mpi->one_rank);
+  EXPECT_FALSE(mpi->float8);
+  EXPECT_TRUE(nccl->needs_own_gpu);
+  EXPECT_TRUE(nccl->one_rank);
+  EXPECT_TRUE(nccl->float8);
+  for (const CollectiveBackend& b : collective_backends()) EXPECT_NE(b.make, nullptr) << b.name;
+  EXPECT_EQ(find_collective_backend("gloo"), nullptr);
+}
+
 TEST(BackendChoice, ThisBuildReportsItsGpuPrecisely) {
   int device = -1;
   const std::string why = gpu_for_rank(0, 1, &device);

@@ -1,0 +1,10 @@
+# Writes OUT: embedded_probe_script(), the text of every calibration probe script in FILES by file name.
+set(body "// Generated from workloads/calibration/probes/*.py; do not edit.\n#include \"workloads/calibration/probes.h\"\n\nnamespace iofab {\n\nstd::string_view embedded_probe_script(std::string_view file) {\n")
+foreach(f IN LISTS FILES)
+  get_filename_component(name ${f} NAME)
+  file(READ ${f} text)
+  string(APPEND body "  if (file == \"${name}\") {\n    return R\"iofab_probe(${text})iofab_probe\";\n  }\n")
+endforeach()
+string(APPEND body "  return {};\n}\n\n}  // namespace iofab\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
