@@ -1,8 +1,8 @@
 # Unity builds for the four layer libraries: their objects compiled in batches of 12 files, so the headers
 # every file includes (nlohmann/json.hpp above all) are parsed once a batch instead of once a file. A cold
-# build of the iofab target is what ci/quickstart and each of CI's builds (default, ASan, TSan) pay; the
-# tests stay one object a file. IOFAB_UNITY=OFF builds a file an object (faster to rebuild after editing
-# one file, and it checks that every file includes what it uses); CI's fuzz build (clang) runs that way.
+# build of the iofab target is what ci/quickstart and each of CI's builds (default, ASan, TSan, fuzz) pay.
+# IOFAB_UNITY=OFF builds a file an object: faster to rebuild after editing one file, and it checks that every
+# file includes what it uses (a unity batch hides a missing include that an earlier file of the batch has).
 option(IOFAB_UNITY "Build the layer libraries in unity batches" ON)
 set(IOFAB_UNITY_BATCH 12)
 
@@ -46,6 +46,15 @@ set(IOFAB_UNITY_ALONE
 function(iofab_unity target)
   if(IOFAB_UNITY)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${IOFAB_UNITY_BATCH})
+  endif()
+endfunction()
+
+# The test binary too, in batches of 8 (its files each parse GoogleTest and json; one object a file was most
+# of each of CI's builds). Its files that clash are listed in tests/CMakeLists.txt (IOFAB_UNITY_TESTS_ALONE).
+set(IOFAB_UNITY_TEST_BATCH 8)
+function(iofab_unity_tests target)
+  if(IOFAB_UNITY)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${IOFAB_UNITY_TEST_BATCH})
   endif()
 endfunction()
 list(TRANSFORM IOFAB_UNITY_ALONE PREPEND ${PROJECT_SOURCE_DIR}/)

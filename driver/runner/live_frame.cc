@@ -14,7 +14,7 @@ using nlohmann::json;
 std::string encode_tick(const RankTick& t) {
   // CBOR: the histogram's wire form packs its buckets as binary, which JSON text cannot carry.
   const std::vector<uint8_t> bytes =
-      json::to_cbor(json{{"b", t.bytes}, {"p", t.planned}, {"o", t.ops}, {"h", t.interval.to_wire()}});
+      json::to_cbor(json{{"b", t.bytes}, {"p", t.planned}, {"o", t.ops}, {"h", t.interval.to_wire()}, {"d", t.done}});
   return std::string(bytes.begin(), bytes.end());
 }
 
@@ -28,8 +28,17 @@ bool decode_tick(const std::string& text, RankTick* out) {
   t.bytes = j["b"].get<uint64_t>();
   t.planned = j["p"].get<uint64_t>();
   t.ops = j["o"].get<uint64_t>();
+  if (!j.contains("d") || !j["d"].is_boolean()) return false;
+  t.done = j["d"].get<bool>();
   if (!j.contains("h") || !t.interval.from_json(j["h"])) return false;
   *out = std::move(t);
+  return true;
+}
+
+bool every_rank_done(const std::vector<RankTick>& ticks, const std::vector<bool>& decoded) {
+  for (size_t r = 0; r < ticks.size(); ++r) {
+    if (decoded[r] && !ticks[r].done) return false;
+  }
   return true;
 }
 

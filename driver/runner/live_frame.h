@@ -14,13 +14,18 @@
 namespace iofab {
 
 // One rank's counters at an interval's end: cumulative bytes and I/Os of the phase, its planned bytes,
-// and the latencies of the interval's I/Os.
+// the latencies of the interval's I/Os, and whether the rank's phase has ended (its counters are final).
 struct RankTick {
   uint64_t bytes = 0, planned = 0, ops = 0;
   Histogram interval;
+  bool done = false;
 };
 std::string encode_tick(const RankTick& t);
 bool decode_tick(const std::string& text, RankTick* out);
+
+// Rank 0 ends a phase's stream only once every rank's phase has ended, so the last frame holds each rank's
+// final counters. A rank whose tick did not decode cannot say so and does not hold the end up.
+bool every_rank_done(const std::vector<RankTick>& ticks, const std::vector<bool>& decoded);
 
 // A rank lags (kLagFactor, live_options.h) only once the others' median share is past this: ranks start a
 // phase some milliseconds apart, which is no lag.

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <set>
@@ -162,21 +163,29 @@ RankTick LivePhases::Watch::tick() {
 }
 
 // One interval: every rank's counters to rank 0, rank 0's word whether the phase goes on. False: stop.
+// A rank whose phase ended goes on sending its final counters until every rank's has (rank 0 ending first
+// would otherwise print a last frame with another rank's counters from before its end).
 bool LivePhases::Watch::round(bool ending, uint64_t t_ns) {
-  const RankTick mine = tick();
+  RankTick mine = tick();
+  mine.done = ending;
   std::vector<RankTick> all{mine};
   int reporting = 1;
   bool last = ending;
   if (Comm* c = owner_.watch_comm_.get()) {
     std::vector<std::string> texts;
-    std::string word = ending ? "end" : "go";
     // A failed call has lost a rank; the run's own calls say who. The watcher just stops.
-    if (!c->gather(encode_tick(mine), &texts, 0).ok() || !c->broadcast(&word, 0).ok()) return false;
+    if (!c->gather(encode_tick(mine), &texts, 0).ok()) return false;
+    std::string word;
+    if (c->rank() == 0) {
+      all.assign(texts.size(), RankTick{});
+      std::vector<bool> decoded(texts.size());
+      for (size_t r = 0; r < texts.size(); ++r) decoded[r] = decode_tick(texts[r], &all[r]);
+      reporting = static_cast<int>(std::count(decoded.begin(), decoded.end(), true));
+      word = every_rank_done(all, decoded) ? "end" : "go";
+    }
+    if (!c->broadcast(&word, 0).ok()) return false;
     last = word == "end";
     if (c->rank() != 0) return !last;
-    all.assign(texts.size(), RankTick{});
-    reporting = 0;
-    for (size_t r = 0; r < texts.size(); ++r) reporting += decode_tick(texts[r], &all[r]) ? 1 : 0;
   }
   LiveFrame f = merge_ticks(all, previous_);
   previous_ = std::move(all);

@@ -80,16 +80,29 @@ TEST(LiveFrame, ARankBehindTheOthersByTheFactorIsNamed) {
 TEST(LiveFrame, ATickSurvivesTheWireAndGarbageIsRefused) {
   RankTick t = tick(123, 456, 7);
   t.interval.record(777);
+  t.done = true;
   RankTick back;
   ASSERT_TRUE(decode_tick(encode_tick(t), &back));
   EXPECT_EQ(back.bytes, 123u);
   EXPECT_EQ(back.planned, 456u);
   EXPECT_EQ(back.ops, 7u);
   EXPECT_EQ(back.interval.count(), 1u);
+  EXPECT_TRUE(back.done);
   const std::vector<uint8_t> negative =
-      nlohmann::json::to_cbor({{"b", -1}, {"p", 0}, {"o", 0}, {"h", t.interval.to_wire()}});
+      nlohmann::json::to_cbor({{"b", -1}, {"p", 0}, {"o", 0}, {"h", t.interval.to_wire()}, {"d", false}});
   EXPECT_FALSE(decode_tick(std::string(negative.begin(), negative.end()), &back));
   EXPECT_FALSE(decode_tick("not json", &back));
+}
+
+// Rank 0 ending first must not end the stream: rank 1's counters from before its end would be the last.
+TEST(LiveFrame, TheStreamEndsOnlyOnceEveryRankHasEnded) {
+  RankTick ended = tick(100, 100), running = tick(40, 100);
+  ended.done = true;
+  EXPECT_FALSE(every_rank_done({ended, running}, {true, true}));
+  EXPECT_FALSE(every_rank_done({running, ended}, {true, true}));
+  EXPECT_TRUE(every_rank_done({ended, ended}, {true, true}));
+  // A rank whose tick did not decode cannot say it ended: it does not hold the end up for ever.
+  EXPECT_TRUE(every_rank_done({ended, running}, {true, false}));
 }
 
 LiveFrame sample_frame() {
