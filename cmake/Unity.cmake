@@ -7,40 +7,16 @@ option(IOFAB_UNITY "Build the layer libraries in unity batches" ON)
 set(IOFAB_UNITY_BATCH 12)
 
 # Files that define, in their anonymous namespace, a name another file of their layer also defines (the
-# collective ops' run/check/fill, local clocks, local constants), or that include CUDA's headers: compiled
-# alone. A new file that collides fails the unity build with "redefinition of" naming both: rename the
-# local, or add the file here.
+# restore, model_load and checkpoint results' helpers of the same names), whose class holds a member of an
+# anonymous-namespace type (-Wsubobject-linkage fires once another file shares the object), or that include
+# CUDA's headers: compiled alone. A new file that collides fails the unity build with "redefinition of" naming both: rename
+# the local (the collective ops' one-op files each put run, check and fill in a namespace of their own), or
+# add the file here.
 set(IOFAB_UNITY_ALONE
-  driver/targets/folder/target_agreement.cc
   harness/rdma/gpu_memory_cuda.cc
-  harness/store/memory_store.cc
-  reports/side_by_side.cc
-  reports/svg_plot.cc
-  workloads/checkpoint/tier_recovery.cc
-  workloads/checkpoint/torch_framing.cc
-  workloads/collectives/ops/all_reduce.cc
-  workloads/collectives/ops/all_to_all.cc
-  workloads/collectives/ops/broadcast.cc
-  workloads/collectives/ops/gather.cc
-  workloads/collectives/ops/reduce.cc
-  workloads/collectives/ops/reduce_scatter.cc
-  workloads/collectives/ops/scatter.cc
-  workloads/collectives/ops/sendrecv.cc
-  workloads/collectives/sweep.cc
-  workloads/dataset/dataset_files.cc
   workloads/model_load/results.cc
-  workloads/rdma/rdma_loops.cc
-  workloads/rdma/rdma_results.cc
-  workloads/restore/reader.cc
-  workloads/restore/restore_phase.cc
   workloads/restore/results.cc
-  workloads/restore/slice_reader.cc
-  workloads/train_read/epoch_order.cc
-  workloads/train_read/mlperf_rules.cc
-  workloads/train_read/sampler.cc
   workloads/train_read/torch_loader_profile.cc
-  workloads/train_read/train_cache_results.cc
-  workloads/train_read/train_read_results.cc
 )
 
 function(iofab_unity target)

@@ -20,7 +20,7 @@ using nlohmann::json;
 
 namespace {
 
-const json& get(const json& j, const char* key) {
+const json& member(const json& j, const char* key) {
   static const json kNull;
   if (!j.is_object()) return kNull;
   auto it = j.find(key);
@@ -44,7 +44,7 @@ std::string bytes_text(const json& v) {
 }
 
 std::string hosts_text(const Report& r) {
-  const json& hosts = get(r.cluster, "hosts");
+  const json& hosts = member(r.cluster, "hosts");
   if (!hosts.is_array() || hosts.empty()) return "";
   std::string out;
   size_t shown = 0;
@@ -53,15 +53,16 @@ std::string hosts_text(const Report& r) {
       out += "; and " + std::to_string(hosts.size() - 4) + " more";
       break;
     }
-    std::string line = scalar(get(h, "hostname"));
+    std::string line = scalar(member(h, "hostname"));
     std::string facts;
-    if (get(h, "cpus").is_number()) facts += scalar(get(h, "cpus")) + " CPUs";
-    if (get(h, "memory_bytes").is_number())
-      facts += (facts.empty() ? "" : ", ") + bytes_text(get(h, "memory_bytes"));
-    if (!scalar(get(h, "kernel")).empty()) facts += (facts.empty() ? "" : ", ") + scalar(get(h, "kernel"));
-    if (!scalar(get(h, "os")).empty()) facts += (facts.empty() ? "" : ", ") + scalar(get(h, "os"));
-    if (get(h, "ranks").is_number())
-      facts += (facts.empty() ? "" : ", ") + scalar(get(h, "ranks")) + " ranks";
+    if (member(h, "cpus").is_number()) facts += scalar(member(h, "cpus")) + " CPUs";
+    if (member(h, "memory_bytes").is_number())
+      facts += (facts.empty() ? "" : ", ") + bytes_text(member(h, "memory_bytes"));
+    if (!scalar(member(h, "kernel")).empty())
+      facts += (facts.empty() ? "" : ", ") + scalar(member(h, "kernel"));
+    if (!scalar(member(h, "os")).empty()) facts += (facts.empty() ? "" : ", ") + scalar(member(h, "os"));
+    if (member(h, "ranks").is_number())
+      facts += (facts.empty() ? "" : ", ") + scalar(member(h, "ranks")) + " ranks";
     if (!facts.empty()) line += " (" + facts + ")";
     out += (out.empty() ? "" : "; ") + line;
     ++shown;
@@ -70,13 +71,13 @@ std::string hosts_text(const Report& r) {
 }
 
 std::string gpus_text(const Report& r) {
-  const json& hosts = get(r.cluster, "hosts");
+  const json& hosts = member(r.cluster, "hosts");
   if (!hosts.is_array()) return "";
   std::map<std::string, size_t> count;
   for (const auto& h : hosts) {
-    const json& g = get(h, "cuda_devices");
+    const json& g = member(h, "cuda_devices");
     if (!g.is_array()) continue;
-    for (const auto& d : g) count[scalar(get(d, "name"))]++;
+    for (const auto& d : g) count[scalar(member(d, "name"))]++;
   }
   std::string out;
   for (const auto& [name, n] : count) out += (out.empty() ? "" : ", ") + std::to_string(n) + " x " + name;
@@ -84,11 +85,11 @@ std::string gpus_text(const Report& r) {
 }
 
 std::string rdma_text(const Report& r) {
-  const json& hosts = get(r.cluster, "hosts");
+  const json& hosts = member(r.cluster, "hosts");
   if (!hosts.is_array()) return "";
   std::set<std::string> names;
   for (const auto& h : hosts) {
-    const json& d = get(h, "rdma_devices");
+    const json& d = member(h, "rdma_devices");
     if (!d.is_array()) continue;
     for (const auto& x : d) names.insert(scalar(x));
   }
@@ -99,30 +100,30 @@ std::string rdma_text(const Report& r) {
 
 std::string target_text(const Report& r) {
   const json& t = r.target;
-  std::string s = scalar(get(t, "path"));
-  std::string fs = scalar(get(t, "fs_type"));
+  std::string s = scalar(member(t, "path"));
+  std::string fs = scalar(member(t, "fs_type"));
   // mount_source since the field exists; device in older reports holds the same.
-  std::string dev = scalar(get(t, "mount_source"));
-  if (dev.empty()) dev = scalar(get(t, "device"));
+  std::string dev = scalar(member(t, "mount_source"));
+  if (dev.empty()) dev = scalar(member(t, "device"));
   if (!fs.empty() || !dev.empty()) s += " (" + fs + (dev.empty() ? "" : " on " + dev) + ")";
   return s;
 }
 
 std::string devices_text(const Report& r) {
-  const json& d = get(r.target, "devices");
-  if (!d.is_array()) return scalar(get(r.target, "block_device"));
+  const json& d = member(r.target, "devices");
+  if (!d.is_array()) return scalar(member(r.target, "block_device"));
   return d.empty() ? "none (no block device to count: figures cannot be verified from /proc/diskstats)"
                    : scalar(d);
 }
 
 std::string repeat_text(const Report& r) {
-  const json& rep = get(r.run, "repeat");
+  const json& rep = member(r.run, "repeat");
   if (!rep.is_object()) return "1 run";
-  std::string s = scalar(get(rep, "completed")) + " runs";
-  if (get(rep, "count").is_number() && get(rep, "count") != get(rep, "completed")) {
-    s += " of " + scalar(get(rep, "count"));
+  std::string s = scalar(member(rep, "completed")) + " runs";
+  if (member(rep, "count").is_number() && member(rep, "count") != member(rep, "completed")) {
+    s += " of " + scalar(member(rep, "count"));
   }
-  s += get(rep, "warmup").is_object() ? " after a warm-up run" : ", no warm-up";
+  s += member(rep, "warmup").is_object() ? " after a warm-up run" : ", no warm-up";
   return s;
 }
 
@@ -143,7 +144,7 @@ void mark_differences(std::vector<Cell>* row) {
   }
 }
 
-std::string anchor(const std::string& prefix, const std::string& name) {
+std::string section_anchor(const std::string& prefix, const std::string& name) {
   std::string a = prefix;
   for (char c : name) a += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
   return a;
@@ -192,42 +193,42 @@ namespace {
 
 // The systems table's rows after the verdict: each a name and what a report says there ("" shows "-").
 std::string ranks_text(const Report& r, const LoadedReport&) {
-  std::string s = scalar(get(r.cluster, "ranks"));
-  const std::string comm = scalar(get(r.cluster, "comm"));
+  std::string s = scalar(member(r.cluster, "ranks"));
+  const std::string comm = scalar(member(r.cluster, "comm"));
   return comm.empty() ? s : s + " (" + comm + ")";
 }
 
 std::string filesystem_text(const Report& r, const LoadedReport&) {
-  std::string s = scalar(get(r.target, "fs_type"));
-  const std::string access = scalar(get(r.target, "access"));
+  std::string s = scalar(member(r.target, "fs_type"));
+  const std::string access = scalar(member(r.target, "access"));
   return access.empty() ? s : s + " (" + access + ")";
 }
 
 std::string mount_source_text(const Report& r, const LoadedReport&) {
-  const std::string s = scalar(get(r.target, "mount_source"));
-  return s.empty() ? scalar(get(r.target, "device")) : s;
+  const std::string s = scalar(member(r.target, "mount_source"));
+  return s.empty() ? scalar(member(r.target, "device")) : s;
 }
 
 std::string target_free_text(const Report& r, const LoadedReport&) {
-  std::string s = bytes_text(get(r.target, "free_bytes"));
-  const std::string total = bytes_text(get(r.target, "total_bytes"));
+  std::string s = bytes_text(member(r.target, "free_bytes"));
+  const std::string total = bytes_text(member(r.target, "total_bytes"));
   return total.empty() ? s : s + " of " + total;
 }
 
 std::string suite_text(const Report& r, const LoadedReport&) {
-  const json& suite = get(r.run, "suite");
-  std::string sha = scalar(get(suite, "sha256"));
+  const json& suite = member(r.run, "suite");
+  std::string sha = scalar(member(suite, "sha256"));
   if (sha.size() > 12) sha.resize(12);
-  std::string s = scalar(get(suite, "name"));
+  std::string s = scalar(member(suite, "name"));
   if (!sha.empty()) s += " (sha256 " + sha + ")";
   return s;
 }
 
 std::string tool_text(const Report& r, const LoadedReport& l) {
-  std::string s = scalar(get(r.tool, "version"));
-  const std::string sha = scalar(get(r.tool, "git_sha"));
+  std::string s = scalar(member(r.tool, "version"));
+  const std::string sha = scalar(member(r.tool, "git_sha"));
   if (!sha.empty()) s += " (" + sha + ")";
-  const std::string backends = scalar(get(r.tool, "backends"));
+  const std::string backends = scalar(member(r.tool, "backends"));
   if (!backends.empty()) s += ", backends " + backends;
   if (l.schema_version != kSchemaVersion) s += ", report schema " + std::to_string(l.schema_version);
   return s;
@@ -257,15 +258,16 @@ const SystemsRow kSystemsRows[] = {
     {.name = "filesystem", .text = &filesystem_text},
     {.name = "mount source", .text = &mount_source_text},
     {.name = "mount options",
-     .text = [](const Report& r, const LoadedReport&) { return scalar(get(r.target, "mount_options")); }},
+     .text = [](const Report& r, const LoadedReport&) { return scalar(member(r.target, "mount_options")); }},
     {.name = "block devices", .text = [](const Report& r, const LoadedReport&) { return devices_text(r); }},
     {.name = "target free", .text = &target_free_text},
     {.name = "suite", .text = &suite_text},
     {.name = "--set",
-     .text = [](const Report& r, const LoadedReport&) { return scalar(get(get(r.run, "suite"), "sets")); }},
+     .text = [](const Report& r,
+                const LoadedReport&) { return scalar(member(member(r.run, "suite"), "sets")); }},
     {.name = "runs", .text = [](const Report& r, const LoadedReport&) { return repeat_text(r); }},
     {.name = "started",
-     .text = [](const Report& r, const LoadedReport&) { return scalar(get(r.run, "start_time")); }},
+     .text = [](const Report& r, const LoadedReport&) { return scalar(member(r.run, "start_time")); }},
     {.name = "iofab", .text = &tool_text},
     {.name = "data reducibility", .text = &reducibility_row_text},
 };
@@ -440,7 +442,8 @@ namespace {
 
 // What the phase's figures mean: one text when every system's phase defines them alike, else each
 // system's, labelled.
-std::string definitions_note(const std::vector<SystemReport>& systems, const std::vector<const PhaseReport*>& phases) {
+std::string definitions_note(const std::vector<SystemReport>& systems,
+                             const std::vector<const PhaseReport*>& phases) {
   std::vector<std::string> texts;
   for (const PhaseReport* p : phases) texts.push_back(p != nullptr ? phase_definitions(*p) : "");
   std::set<std::string> distinct(texts.begin(), texts.end());
@@ -459,7 +462,7 @@ std::vector<Table> metric_tables(const std::vector<SystemReport>& systems) {
   std::vector<Table> out;
   for (const auto& name : phase_names(systems)) {
     Table t;
-    t.id = anchor("metrics-", name);
+    t.id = section_anchor("metrics-", name);
     std::vector<const PhaseReport*> phases;
     std::string kind;
     for (const auto& s : systems) {
@@ -501,7 +504,7 @@ std::vector<Table> param_tables(const std::vector<SystemReport>& systems) {
   std::vector<Table> out;
   for (const auto& name : phase_names(systems)) {
     Table t;
-    t.id = anchor("params-", name);
+    t.id = section_anchor("params-", name);
     t.title = name;
     t.head.push_back("parameter");
     for (const auto& s : systems) t.head.push_back(s.label);

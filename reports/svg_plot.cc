@@ -24,7 +24,7 @@ constexpr double kLegendRow = 18;
 const char* const kPalette[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
                                 "#CC79A7", "#56B4E9", "#8C564B", "#555555"};
 
-std::string num(double v) {
+std::string svg_num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", std::isfinite(v) ? v : 0.0);
   return buf;
@@ -181,8 +181,8 @@ struct Mapper {
 };
 
 std::string text(double x, double y, const std::string& s, const char* anchor, const char* extra = "") {
-  return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" text-anchor=\"" + anchor + "\"" + extra + ">" +
-         xml_escape(s) + "</text>";
+  return "<text x=\"" + svg_num(x) + "\" y=\"" + svg_num(y) + "\" text-anchor=\"" + anchor + "\"" + extra +
+         ">" + xml_escape(s) + "</text>";
 }
 
 struct Legend {
@@ -218,9 +218,9 @@ void draw_legend(const Legend& l, double y0, std::ostringstream& o) {
       y += kLegendRow;
     }
     const bool dashed = i < l.dashed.size() && l.dashed[i];
-    o << "<line x1=\"" << num(x) << "\" y1=\"" << num(y - 4) << "\" x2=\"" << num(x + 20) << "\" y2=\""
-      << num(y - 4) << "\" stroke=\"" << plot_color(c) << "\" stroke-width=\"" << (dashed ? "2" : "8") << "\""
-      << (dashed ? " stroke-dasharray=\"5 3\"" : "") << "/>";
+    o << "<line x1=\"" << svg_num(x) << "\" y1=\"" << svg_num(y - 4) << "\" x2=\"" << svg_num(x + 20)
+      << "\" y2=\"" << svg_num(y - 4) << "\" stroke=\"" << plot_color(c) << "\" stroke-width=\""
+      << (dashed ? "2" : "8") << "\"" << (dashed ? " stroke-dasharray=\"5 3\"" : "") << "/>";
     o << text(x + 26, y, name, "start");
     x += w;
   }
@@ -229,10 +229,10 @@ void draw_legend(const Legend& l, double y0, std::ostringstream& o) {
 
 std::string open_svg(double height, const std::string& title) {
   std::ostringstream o;
-  o << "<svg viewBox=\"0 0 " << num(kWidth) << " " << num(height) << "\" width=\"" << num(kWidth)
-    << "\" height=\"" << num(height) << "\" role=\"img\" font-family=\"sans-serif\" font-size=\"12\">";
+  o << "<svg viewBox=\"0 0 " << svg_num(kWidth) << " " << svg_num(height) << "\" width=\"" << svg_num(kWidth)
+    << "\" height=\"" << svg_num(height) << "\" role=\"img\" font-family=\"sans-serif\" font-size=\"12\">";
   o << "<title>" << xml_escape(title) << "</title>";
-  o << "<rect x=\"0\" y=\"0\" width=\"" << num(kWidth) << "\" height=\"" << num(height)
+  o << "<rect x=\"0\" y=\"0\" width=\"" << svg_num(kWidth) << "\" height=\"" << svg_num(height)
     << "\" fill=\"#ffffff\"/>";
   o << text(kWidth / 2, 22, title, "middle", " font-size=\"14\" font-weight=\"bold\"");
   return o.str();
@@ -242,14 +242,14 @@ void draw_y_axis(const Ticks& t, const Mapper& my, const std::string& title, dou
                  std::ostringstream& o) {
   for (size_t i = 0; i < t.at.size(); ++i) {
     const double y = my(t.at[i]);
-    o << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(y) << "\" x2=\"" << num(kWidth - kRight)
-      << "\" y2=\"" << num(y) << "\" stroke=\"#e4e4e4\"/>";
+    o << "<line x1=\"" << svg_num(kLeft) << "\" y1=\"" << svg_num(y) << "\" x2=\"" << svg_num(kWidth - kRight)
+      << "\" y2=\"" << svg_num(y) << "\" stroke=\"#e4e4e4\"/>";
     o << text(kLeft - 6, y + 4, t.labels[i], "end");
   }
-  o << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(kTop) << "\" x2=\"" << num(kLeft) << "\" y2=\""
-    << num(plot_bottom) << "\" stroke=\"#333\"/>";
+  o << "<line x1=\"" << svg_num(kLeft) << "\" y1=\"" << svg_num(kTop) << "\" x2=\"" << svg_num(kLeft)
+    << "\" y2=\"" << svg_num(plot_bottom) << "\" stroke=\"#333\"/>";
   const double cy = (kTop + plot_bottom) / 2;
-  o << text(16, cy, title, "middle", (" transform=\"rotate(-90 16 " + num(cy) + ")\"").c_str());
+  o << text(16, cy, title, "middle", (" transform=\"rotate(-90 16 " + svg_num(cy) + ")\"").c_str());
 }
 
 void draw_ref_lines(const std::vector<RefLine>& lines, const Mapper& my, const std::string& unit,
@@ -257,8 +257,8 @@ void draw_ref_lines(const std::vector<RefLine>& lines, const Mapper& my, const s
   for (const auto& r : lines) {
     if (!std::isfinite(r.y)) continue;
     const double y = my(r.y);
-    o << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(y) << "\" x2=\"" << num(kWidth - kRight)
-      << "\" y2=\"" << num(y) << "\" stroke=\"" << plot_color(r.color)
+    o << "<line x1=\"" << svg_num(kLeft) << "\" y1=\"" << svg_num(y) << "\" x2=\"" << svg_num(kWidth - kRight)
+      << "\" y2=\"" << svg_num(y) << "\" stroke=\"" << plot_color(r.color)
       << "\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>";
     const Scale s = pick_scale(unit, std::fabs(r.y));
     o << text(kWidth - kRight - 4, y - 4,
@@ -314,12 +314,12 @@ void draw_x_axis(const Ticks& xt, const Mapper& mx, const std::string& title, do
                  std::ostringstream& o) {
   for (size_t i = 0; i < xt.at.size(); ++i) {
     const double x = mx(xt.at[i]);
-    o << "<line x1=\"" << num(x) << "\" y1=\"" << num(plot_bottom) << "\" x2=\"" << num(x) << "\" y2=\""
-      << num(plot_bottom + 4) << "\" stroke=\"#333\"/>";
+    o << "<line x1=\"" << svg_num(x) << "\" y1=\"" << svg_num(plot_bottom) << "\" x2=\"" << svg_num(x)
+      << "\" y2=\"" << svg_num(plot_bottom + 4) << "\" stroke=\"#333\"/>";
     o << text(x, plot_bottom + 17, xt.labels[i], "middle");
   }
-  o << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(plot_bottom) << "\" x2=\"" << num(kWidth - kRight)
-    << "\" y2=\"" << num(plot_bottom) << "\" stroke=\"#333\"/>";
+  o << "<line x1=\"" << svg_num(kLeft) << "\" y1=\"" << svg_num(plot_bottom) << "\" x2=\""
+    << svg_num(kWidth - kRight) << "\" y2=\"" << svg_num(plot_bottom) << "\" stroke=\"#333\"/>";
   o << text((kLeft + kWidth - kRight) / 2, plot_bottom + 36, title, "middle");
 }
 
@@ -333,12 +333,12 @@ void draw_series(const LineChart& c, size_t i, const Mapper& mx, const Mapper& m
   for (const auto& [x, y] : s.points) {
     if (!drawable(c, x, y)) continue;
     const double px = mx(x), py = my(y);
-    pts += num(px) + "," + num(py) + " ";
+    pts += svg_num(px) + "," + svg_num(py) + " ";
     if (s.markers_only) {
-      dots << "<circle cx=\"" << num(px) << "\" cy=\"" << num(py) << "\" r=\"7\" fill=\"none\" stroke=\""
-           << color << "\" stroke-width=\"3\"/>";
+      dots << "<circle cx=\"" << svg_num(px) << "\" cy=\"" << svg_num(py)
+           << "\" r=\"7\" fill=\"none\" stroke=\"" << color << "\" stroke-width=\"3\"/>";
     } else if (markers) {
-      dots << "<circle cx=\"" << num(px) << "\" cy=\"" << num(py) << "\" r=\"2.8\" fill=\"" << color
+      dots << "<circle cx=\"" << svg_num(px) << "\" cy=\"" << svg_num(py) << "\" r=\"2.8\" fill=\"" << color
            << "\"/>";
     }
   }
@@ -421,9 +421,9 @@ double draw_bars(const BarChart& c, size_t k, const BarLayout& l, const Mapper& 
       if (v >= 0) y_bottom = zero;
     }
     const Scale vs = pick_scale(c.y.unit, std::fabs(v));
-    o << "<rect x=\"" << num(bx) << "\" y=\"" << num(y_top) << "\" width=\"" << num(std::max(1.0, bar_w - 1))
-      << "\" height=\"" << num(std::max(0.0, y_bottom - y_top)) << "\" fill=\""
-      << plot_color(static_cast<int>(s)) << "\"><title>"
+    o << "<rect x=\"" << svg_num(bx) << "\" y=\"" << svg_num(y_top) << "\" width=\""
+      << svg_num(std::max(1.0, bar_w - 1)) << "\" height=\"" << svg_num(std::max(0.0, y_bottom - y_top))
+      << "\" fill=\"" << plot_color(static_cast<int>(s)) << "\"><title>"
       << xml_escape(c.series[s] + ", " + c.categories[k] + ": " +
                     fmt_g(std::round(v / vs.div * 1000) / 1000) + (vs.suffix.empty() ? "" : " " + vs.suffix))
       << "</title></rect>";
@@ -443,7 +443,8 @@ void draw_category_label(const std::string& cat, double cx, bool slant, double p
     const double ly = plot_bottom + 14;
     std::string one = cat;
     std::replace(one.begin(), one.end(), '\n', ' ');
-    o << text(cx, ly, one, "end", (" transform=\"rotate(-35 " + num(cx) + " " + num(ly) + ")\"").c_str());
+    o << text(cx, ly, one, "end",
+              (" transform=\"rotate(-35 " + svg_num(cx) + " " + svg_num(ly) + ")\"").c_str());
   } else {
     o << text(cx, plot_bottom + 16, cat.substr(0, nl), "middle");
     if (nl != std::string::npos)
@@ -516,8 +517,8 @@ std::string render_svg(const BarChart& c) {
     }
     draw_category_label(c.categories[k], x0 + l.band / 2, l.slant, plot_bottom, o);
   }
-  o << "<line x1=\"" << num(kLeft) << "\" y1=\"" << num(zero) << "\" x2=\"" << num(kWidth - kRight)
-    << "\" y2=\"" << num(zero) << "\" stroke=\"#333\"/>";
+  o << "<line x1=\"" << svg_num(kLeft) << "\" y1=\"" << svg_num(zero) << "\" x2=\""
+    << svg_num(kWidth - kRight) << "\" y2=\"" << svg_num(zero) << "\" stroke=\"#333\"/>";
   if (!c.x_label.empty()) o << text((kLeft + kWidth - kRight) / 2, xtitle_y, c.x_label, "middle");
   draw_ref_lines(c.ref_lines, my, c.y.unit, o);
   draw_legend(legend, legend_y, o);

@@ -17,9 +17,9 @@
 namespace iofab {
 namespace {
 
-constexpr size_t kAlign = 4096;
+constexpr size_t kRecoveryAlign = 4096;
 
-struct FreeDeleter {
+struct RecoveryFreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
 
@@ -30,9 +30,9 @@ Status read_and_verify(Store& store, const std::string& path, const WrittenFile&
   Status s = store.open(path, {}, &f);
   if (!s.ok()) return s;
   void* raw = nullptr;
-  if (posix_memalign(&raw, kAlign, block) != 0)
+  if (posix_memalign(&raw, kRecoveryAlign, block) != 0)
     return Status::IoError("recovery: out of memory for a buffer");
-  const std::unique_ptr<void, FreeDeleter> buf(raw);
+  const std::unique_ptr<void, RecoveryFreeDeleter> buf(raw);
   StreamingXxh3 hash;
   uint64_t offset = 0;
   while (true) {
@@ -109,7 +109,8 @@ Status time_recovery(PhaseContext& ctx, LocalTier& tier, uint64_t step, const st
   Status a = all_gather(ctx.comm, can ? 1 : 0, &all);
   if (!a.ok()) return a;
   if (!std::all_of(all.begin(), all.end(), [](int c) { return c == 1; })) return Status::Ok();
-  const size_t block = static_cast<size_t>(std::max<uint64_t>(kAlign, block_size / kAlign * kAlign));
+  const size_t block =
+      static_cast<size_t>(std::max<uint64_t>(kRecoveryAlign, block_size / kRecoveryAlign * kRecoveryAlign));
   out->step = step;
   uint64_t local_bytes = 0, shared_bytes = 0;
   // Both tiers on every rank, whatever one rank's reads met: each is collective.

@@ -7,10 +7,10 @@ namespace iofab {
 namespace {
 
 constexpr uint64_t kU32Max = 0xFFFFFFFFULL;
-constexpr uint64_t kAlign = 64;          // PyTorchStreamWriter's kFieldAlignment
+constexpr uint64_t kTorchAlign = 64;     // PyTorchStreamWriter's kFieldAlignment
 constexpr uint64_t kLocalHeader = 30;    // MZ_ZIP_LOCAL_DIR_HEADER_SIZE
 constexpr uint64_t kCentralHeader = 46;  // MZ_ZIP_CENTRAL_DIR_HEADER_SIZE
-constexpr std::string_view kVersion = "3\n";
+constexpr std::string_view kTorchVersion = "3\n";
 
 // The zip64 extra field miniz adds where a size or an offset passes 32 bits: its id and length, the two
 // sizes, the offset.
@@ -196,7 +196,7 @@ std::vector<size_t> torch_storage_order(size_t tensors) {
 
 uint64_t torch_zip_data_start(uint64_t cursor, uint64_t name_bytes, uint64_t data_bytes) {
   const uint64_t start = cursor + kLocalHeader + name_bytes + 4 + zip64_extra(cursor, data_bytes);
-  return (start + kAlign - 1) / kAlign * kAlign;
+  return (start + kTorchAlign - 1) / kTorchAlign * kTorchAlign;
 }
 
 uint64_t torch_zip_central_bytes(uint64_t local_offset, uint64_t name_bytes, uint64_t data_bytes) {
@@ -225,7 +225,7 @@ TorchArchive torch_archive(std::string_view archive_name, const std::vector<Torc
   for (size_t i : torch_storage_order(first.size())) {
     a.data_offsets[i] = entry("data/" + std::to_string(i), first[i].bytes);
   }
-  entry(std::string("version"), kVersion.size());
+  entry(std::string("version"), kTorchVersion.size());
   a.bytes = cursor + central + kTorchZipEndBytes;
   return a;
 }

@@ -113,7 +113,7 @@ constexpr double kStopCheckSeconds = 0.1;
 // this many calls: the extra call then costs at most 1/8 of the chunk's time.
 constexpr int kSettleMinCalls = 8;
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
+double sweep_seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -158,7 +158,7 @@ class SweepRunner {
     const auto t0 = std::chrono::steady_clock::now();
     Status s = call(info, a);
     if (s.ok()) s = coll_.synchronize();
-    *seconds = seconds_since(t0);
+    *seconds = sweep_seconds_since(t0);
     return s;
   }
 
@@ -207,7 +207,7 @@ class SweepRunner {
       }
       ++slot;
       if (s.ok()) s = coll_.synchronize();
-      per_iter = seconds_since(t0) / chunk;
+      per_iter = sweep_seconds_since(t0) / chunk;
       if (i < spec_.iters) s = agree_to_continue(comm_, s, stop_, &per_iter);
     }
     // A rank out of its last timed call would go straight on to the check's fill, work that never

@@ -7,9 +7,11 @@
 namespace iofab {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using LoopClock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double loop_seconds_since(LoopClock::time_point t) {
+  return std::chrono::duration<double>(LoopClock::now() - t).count();
+}
 
 // Turns a spin that makes no progress into an error naming the peer, and a
 // stop signal into Interrupted. Cheap enough to call on every empty poll:
@@ -17,12 +19,12 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 class Watchdog {
  public:
   Watchdog(const std::atomic<bool>& stop, double stall_s, std::string what)
-      : stop_(stop), stall_s_(stall_s), what_(std::move(what)), last_(Clock::now()) {}
-  void progress() { spins_ = 0, last_ = Clock::now(); }
+      : stop_(stop), stall_s_(stall_s), what_(std::move(what)), last_(LoopClock::now()) {}
+  void progress() { spins_ = 0, last_ = LoopClock::now(); }
   Status idle() {
     if (++spins_ % 1024 != 0) return Status::Ok();
     if (stop_.load(std::memory_order_relaxed)) return Status::Interrupted();
-    if (seconds_since(last_) > stall_s_) {
+    if (loop_seconds_since(last_) > stall_s_) {
       return Status::IoError(what_ + ": nothing completed for " + std::to_string(static_cast<int>(stall_s_)) +
                              " s");
     }
@@ -33,7 +35,7 @@ class Watchdog {
   const std::atomic<bool>& stop_;
   double stall_s_;
   std::string what_;
-  Clock::time_point last_;
+  LoopClock::time_point last_;
   uint64_t spins_ = 0;
 };
 
@@ -106,9 +108,9 @@ Status bw_initiate(RdmaEndpoint& ep, RdmaTest test, uint64_t size, const RdmaSpe
   std::vector<uint64_t> goal(qps, timed ? kOpen : spec.iters), posted(qps, 0), done(qps, 0);
   Watchdog wd(stop, spec.stall_s, what(test, "bandwidth", peer));
   Completion c[16];
-  const auto t0 = Clock::now();
+  const auto t0 = LoopClock::now();
   for (;;) {
-    if (timed && goal[0] == kOpen && seconds_since(t0) >= spec.duration_s) {
+    if (timed && goal[0] == kOpen && loop_seconds_since(t0) >= spec.duration_s) {
       // Time is up: what is posted is the run, plus one marked SEND to end it for the target.
       for (size_t q = 0; q < qps; ++q) goal[q] = posted[q] + (send ? 1 : 0);
     }
@@ -142,7 +144,7 @@ Status bw_initiate(RdmaEndpoint& ep, RdmaTest test, uint64_t size, const RdmaSpe
       return w;
     }
   }
-  out->seconds = seconds_since(t0);
+  out->seconds = loop_seconds_since(t0);
   out->messages = 0;
   for (uint64_t d : done) out->messages += d;
   out->bytes = out->messages * size;
@@ -202,7 +204,7 @@ Status lat_initiate(RdmaEndpoint& ep, RdmaTest test, uint64_t size, const RdmaSp
     Status s = reaper.wait_below(spec.tx_depth, wd);
     if (!s.ok()) return s;
     if (poll_memory) ep.poke(out_last(size), stamp);
-    const auto t0 = Clock::now();
+    const auto t0 = LoopClock::now();
     s = ep.post(b);
     if (!s.ok()) return s;
     if (op == RdmaOp::kRead) {
@@ -226,7 +228,7 @@ Status lat_initiate(RdmaEndpoint& ep, RdmaTest test, uint64_t size, const RdmaSp
       }
     }
     if (!s.ok()) return s;
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(LoopClock::now() - t0).count();
     wd.progress();
     if (i >= spec.warmup) hist->record(static_cast<uint64_t>(op == RdmaOp::kRead ? ns : (ns + 1) / 2));
     if (op != RdmaOp::kRead && (s = reaper.reap(), !s.ok())) return s;

@@ -63,7 +63,7 @@ Summary& group(std::vector<Summary>& groups, RdmaTest test, uint64_t size) {
   return groups.back();
 }
 
-double seconds(uint64_t ns) { return static_cast<double>(ns) * 1e-9; }
+double ns_to_seconds(uint64_t ns) { return static_cast<double>(ns) * 1e-9; }
 
 }  // namespace
 
@@ -95,11 +95,11 @@ std::vector<LatSummary> summarize_latency(const std::vector<RdmaSample>& samples
     if (s.latency) group(out, s.test, s.size).merged.merge(s.lat);
   }
   for (auto& g : out) {
-    g.p50_s = seconds(g.merged.percentile(0.5));
-    g.p99_s = seconds(g.merged.percentile(0.99));
-    g.p999_s = seconds(g.merged.percentile(0.999));
-    g.max_s = seconds(g.merged.max());
-    g.min_s = seconds(g.merged.min());
+    g.p50_s = ns_to_seconds(g.merged.percentile(0.5));
+    g.p99_s = ns_to_seconds(g.merged.percentile(0.99));
+    g.p999_s = ns_to_seconds(g.merged.percentile(0.999));
+    g.max_s = ns_to_seconds(g.merged.max());
+    g.min_s = ns_to_seconds(g.merged.min());
     g.mean_s = g.merged.mean() * 1e-9;
   }
   return out;

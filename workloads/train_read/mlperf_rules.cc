@@ -8,7 +8,7 @@ namespace iofab {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kRulesGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
 
 std::string fixed(double v, int digits) {
@@ -40,14 +40,15 @@ MlperfDatasetRule mlperf_min_dataset(uint64_t batch_size, uint64_t accelerators,
 std::string describe_mlperf_min_dataset(const MlperfDatasetRule& rule, uint64_t batch_size,
                                         uint64_t accelerators, uint64_t host_memory_total,
                                         double record_length, uint64_t given_samples, double given_bytes) {
-  return "needs >= " + std::to_string(rule.min_samples) + " samples (" + fixed(rule.min_bytes / kGiB, 1) +
-         " GiB, " + std::to_string(rule.min_files) + " files): the larger of " +
-         std::to_string(kMlperfMinStepsPerEpoch) + " steps x batch " + std::to_string(batch_size) + " x " +
-         std::to_string(accelerators) + (accelerators == 1 ? " accelerator" : " accelerators") + " = " +
-         std::to_string(rule.steps_samples) + " and " + std::to_string(kMlperfHostMemoryMultiplier) + " x " +
-         fixed(static_cast<double>(host_memory_total) / kGiB, 1) + " GiB of host memory / " +
+  return "needs >= " + std::to_string(rule.min_samples) + " samples (" +
+         fixed(rule.min_bytes / kRulesGiB, 1) + " GiB, " + std::to_string(rule.min_files) +
+         " files): the larger of " + std::to_string(kMlperfMinStepsPerEpoch) + " steps x batch " +
+         std::to_string(batch_size) + " x " + std::to_string(accelerators) +
+         (accelerators == 1 ? " accelerator" : " accelerators") + " = " + std::to_string(rule.steps_samples) +
+         " and " + std::to_string(kMlperfHostMemoryMultiplier) + " x " +
+         fixed(static_cast<double>(host_memory_total) / kRulesGiB, 1) + " GiB of host memory / " +
          fixed(record_length, 0) + " bytes a sample = " + std::to_string(rule.memory_samples) + "; given " +
-         std::to_string(given_samples) + " samples (" + fixed(given_bytes / kGiB, 2) + " GiB)";
+         std::to_string(given_samples) + " samples (" + fixed(given_bytes / kRulesGiB, 2) + " GiB)";
 }
 
 double mlperf_rank_throughput(const MlperfRankEpoch& r) {

@@ -16,9 +16,9 @@ using nlohmann::json;
 namespace {
 
 // Above this fraction of the cache resident at a cold epoch's start, its figures are flagged as from memory.
-constexpr double kColdResidentLimit = 0.05;
+constexpr double kCacheColdResidentLimit = 0.05;
 
-double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+double cache_ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 double dbl(uint64_t v) { return static_cast<double>(v); }
 
 // One epoch's records of every rank, merged.
@@ -87,7 +87,8 @@ EpochCounts common_epochs(const std::vector<RankReport>& ranks) {
     epochs = std::min(epochs, r.epochs.size());
     source_epochs = std::min(source_epochs, r.source_epochs.size());
   }
-  return {.epochs = epochs == SIZE_MAX ? 0 : epochs, .source_epochs = source_epochs == SIZE_MAX ? 0 : source_epochs};
+  return {.epochs = epochs == SIZE_MAX ? 0 : epochs,
+          .source_epochs = source_epochs == SIZE_MAX ? 0 : source_epochs};
 }
 
 // The regular epochs, pooled: all of them, and epochs 1 and later (read through a filled cache).
@@ -104,13 +105,13 @@ json epoch_tier_json(const Merged& ep, size_t e) {
           {"cache_bytes", s.cache_bytes},
           {"cache_samples", s.cache_samples},
           {"source_samples", s.reads.ios - std::min(s.reads.ios, s.cache_samples)},
-          {"hit_fraction", ratio(dbl(s.cache_samples), dbl(s.reads.ios))},
+          {"hit_fraction", cache_ratio(dbl(s.cache_samples), dbl(s.reads.ios))},
           {"filled_samples", s.filled_samples},
           {"filled_bytes", s.filled_bytes},
           {"unfilled_samples", s.unfilled_samples},
           {"fill_s", dbl(s.fill_ns) * 1e-9},
           {"cached_files", ep.tier.files},
-          {"resident_fraction", ratio(dbl(ep.tier.resident_bytes), dbl(ep.tier.bytes))},
+          {"resident_fraction", cache_ratio(dbl(ep.tier.resident_bytes), dbl(ep.tier.bytes))},
           {"dropped", ep.drop && e > 0},
           {"drop_error", ep.tier.drop_error},
           {"device_read_bytes", ep.tier_disk_seen ? json(ep.tier_disk) : json(nullptr)}};
@@ -118,9 +119,9 @@ json epoch_tier_json(const Merged& ep, size_t e) {
 
 // A later epoch meant to be cold whose cache tier was in memory at its start: its figures are memory's.
 void warn_warm_tier(const Merged& ep, size_t e, PhaseResult* result) {
-  const double tier_resident = ratio(dbl(ep.tier.resident_bytes), dbl(ep.tier.bytes));
+  const double tier_resident = cache_ratio(dbl(ep.tier.resident_bytes), dbl(ep.tier.bytes));
   if (e == 0 || !ep.drop || ep.tier.bytes == 0 ||
-      (ep.tier.drop_error.empty() && tier_resident <= kColdResidentLimit)) {
+      (ep.tier.drop_error.empty() && tier_resident <= kCacheColdResidentLimit)) {
     return;
   }
   result->warnings.push_back("epoch " + std::to_string(e) + " was meant to be cold, but " +
@@ -165,7 +166,7 @@ json tier_summary(const TrainReadParams& p, const DatasetLayout& layout, const T
           {"au_first_epoch", t.au_first},
           {"au_cached", cached ? json(t.later.au()) : json(nullptr)},
           {"cache_hit_fraction",
-           cached ? json(ratio(dbl(t.later.cache_samples), dbl(t.later.reads.ios))) : json(nullptr)},
+           cached ? json(cache_ratio(dbl(t.later.cache_samples), dbl(t.later.reads.ios))) : json(nullptr)},
           {"source_epoch_requested", p.cache_source_epoch},
           {"definitions",
            "au_first_epoch: epoch 0, read from the source while filling the cache (the writes are part "
@@ -178,7 +179,7 @@ json tier_summary(const TrainReadParams& p, const DatasetLayout& layout, const T
 void warn_tier_full(const TrainReadParams& p, const DatasetLayout& layout, const TierEpochs& t, size_t epochs,
                     PhaseResult* result) {
   if (t.all.unfilled_samples == 0) return;
-  const double hit = ratio(dbl(t.later.cache_samples), dbl(t.later.reads.ios));
+  const double hit = cache_ratio(dbl(t.later.cache_samples), dbl(t.later.reads.ios));
   result->warnings.push_back(
       "the cache tier filled up: it held " + std::to_string(t.all.filled_samples) + " of the dataset's " +
       std::to_string(layout.num_samples()) + " samples (cache_size " +
@@ -205,10 +206,10 @@ uint64_t source_only_epoch(const TrainReadParams& p, const std::vector<RankRepor
                              {"read_bytes", s.reads.bytes},
                              {"source_bytes", s.source_bytes},
                              {"cache_bytes", s.cache_bytes},
-                             {"samples_per_s", ratio(dbl(s.reads.ios), seconds)},
-                             {"read_bytes_per_s", ratio(dbl(s.reads.bytes), seconds)},
+                             {"samples_per_s", cache_ratio(dbl(s.reads.ios), seconds)},
+                             {"read_bytes_per_s", cache_ratio(dbl(s.reads.bytes), seconds)},
                              {"au", s.au()},
-                             {"batch_wait_fraction", ratio(dbl(s.wait_ns), dbl(s.wall_ns))},
+                             {"batch_wait_fraction", cache_ratio(dbl(s.wait_ns), dbl(s.wall_ns))},
                              {"first_batch_wait_s", dbl(s.first_wait_ns) * 1e-9},
                              {"sample_latency", latency_summary_json(s.reads.latency)},
                              {"cache_dropped", se.drop},
@@ -239,7 +240,7 @@ void summarize_cache_tier(const TrainReadParams& p, const std::vector<RankReport
   m["cache_fill_seconds"] = dbl(t.all.fill_ns) * 1e-9;
   m["au_first_epoch"] = t.au_first;
   if (n.epochs >= 2) {
-    m["cache_hit_fraction"] = ratio(dbl(t.later.cache_samples), dbl(t.later.reads.ios));
+    m["cache_hit_fraction"] = cache_ratio(dbl(t.later.cache_samples), dbl(t.later.reads.ios));
     m["au_cached"] = t.later.au();
   }
   json tier = tier_summary(p, layout, t, n.epochs);

@@ -33,7 +33,7 @@ const char* drop_cache_name(DropCache d) {
   return "every_epoch";
 }
 
-double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+double read_ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 // Each rank's epochs in MLPerf's terms: AU, steps and the times DLIO measures between.
 std::vector<std::vector<MlperfRankEpoch>> mlperf_rank_epochs(const TrainReadParams& p,
@@ -115,7 +115,7 @@ void summarize_mlperf(const TrainReadParams& p, const std::vector<RankReport>& r
   m["mlperf_min_samples"] = static_cast<double>(rule.min_samples);
   m["mlperf_min_dataset_bytes"] = rule.min_bytes;
   m["mlperf_dataset_size_margin"] =
-      ratio(static_cast<double>(layout.num_samples()), static_cast<double>(rule.min_samples));
+      read_ratio(static_cast<double>(layout.num_samples()), static_cast<double>(rule.min_samples));
   result->details["mlperf"] = {
       {"definitions",
        "au: the mean over epochs of the mean over ranks of the compute of steps 2.. / the time from step "
@@ -261,18 +261,18 @@ json epoch_json(size_t e, const EpochMerge& m, uint64_t n, uint64_t all_sum) {
       {"samples", sum.reads.ios},
       {"read_bytes", sum.reads.bytes},
       {"io_bytes", sum.io_bytes},
-      {"samples_per_s", ratio(static_cast<double>(sum.reads.ios), seconds)},
-      {"read_bytes_per_s", ratio(static_cast<double>(sum.reads.bytes), seconds)},
+      {"samples_per_s", read_ratio(static_cast<double>(sum.reads.ios), seconds)},
+      {"read_bytes_per_s", read_ratio(static_cast<double>(sum.reads.bytes), seconds)},
       {"batches", sum.batches},
       {"au", sum.au()},
       {"au_min", m.au_min},
-      {"batch_wait_fraction", ratio(static_cast<double>(sum.wait_ns), static_cast<double>(sum.wall_ns))},
+      {"batch_wait_fraction", read_ratio(static_cast<double>(sum.wait_ns), static_cast<double>(sum.wall_ns))},
       {"first_batch_wait_s", static_cast<double>(sum.first_wait_ns) * 1e-9},
       {"compute_s", static_cast<double>(sum.compute_ns) * 1e-9},
       {"sample_latency", latency_summary_json(sum.reads.latency)},
       {"batch_wait", latency_summary_json(sum.batch_wait)},
       {"series", sum.reads.series.to_json()},
-      {"cache_resident_fraction", ratio(m.resident, m.cached)},
+      {"cache_resident_fraction", read_ratio(m.resident, m.cached)},
       {"cache_dropped", m.drop},
       {"cache_drop_error", m.drop_error},
       {"device_read_bytes", m.device_seen ? json(m.device) : json(nullptr)},
@@ -315,7 +315,7 @@ void add_epoch(size_t e, const EpochMerge& m, bool once, TrainTotals* t, PhaseRe
     *worst =
         Status::Internal("epoch " + std::to_string(e) + ": the samples read are not the samples planned");
   }
-  const double resident_fraction = ratio(m.resident, m.cached);
+  const double resident_fraction = read_ratio(m.resident, m.cached);
   if (m.drop && (!m.drop_error.empty() || resident_fraction > kColdResidentLimit)) {
     result->warnings.push_back("epoch " + std::to_string(e) + " was meant to be cold, but " +
                                std::to_string(static_cast<int>(std::lround(resident_fraction * 100))) +
@@ -331,17 +331,18 @@ void put_train_metrics(const TrainTotals& t, const std::vector<RankReport>& rank
                        PhaseResult* result) {
   const EpochStats& total = t.total;
   auto& m = result->metrics;
-  m["samples_per_s"] = ratio(static_cast<double>(total.reads.ios), t.read_seconds);
-  m["read_bytes_per_s"] = ratio(static_cast<double>(total.reads.bytes), t.read_seconds);
+  m["samples_per_s"] = read_ratio(static_cast<double>(total.reads.ios), t.read_seconds);
+  m["read_bytes_per_s"] = read_ratio(static_cast<double>(total.reads.bytes), t.read_seconds);
   m["au"] = total.au();
   m["au_min"] = t.au_min_seen ? t.au_min : 0.0;
-  m["batch_wait_fraction"] = ratio(static_cast<double>(total.wait_ns), static_cast<double>(total.wall_ns));
+  m["batch_wait_fraction"] =
+      read_ratio(static_cast<double>(total.wait_ns), static_cast<double>(total.wall_ns));
   put_latency_metrics(total.reads.latency, "sample_latency_", LatencyMetrics::kFull, &m);
-  m["cache_resident_fraction"] = ratio(t.resident, t.cached_bytes);
+  m["cache_resident_fraction"] = read_ratio(t.resident, t.cached_bytes);
   if (t.device_seen) {
     m["device_read_bytes"] = static_cast<double>(t.device_bytes);
     m["device_read_ratio"] =
-        ratio(static_cast<double>(t.device_bytes), static_cast<double>(total.reads.bytes));
+        read_ratio(static_cast<double>(t.device_bytes), static_cast<double>(total.reads.bytes));
   }
   m["read_seconds"] = t.read_seconds;
   m["samples"] = static_cast<double>(total.reads.ios);
@@ -395,7 +396,7 @@ void put_train_details(const TrainReadParams& p, const std::vector<RankReport>& 
                         {"host", ranks[r].host},
                         {"samples", rank_samples[r]},
                         {"read_bytes", rank_bytes[r]},
-                        {"au", ratio(rank_compute[r], rank_wall[r])},
+                        {"au", read_ratio(rank_compute[r], rank_wall[r])},
                         {"error", ranks[r].status.ok() ? "" : ranks[r].status.message()}});
     if (worst->ok() && !ranks[r].status.ok() && !ranks[r].status.message().empty()) *worst = ranks[r].status;
   }

@@ -37,7 +37,7 @@ std::string read_token(int dir_fd) {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
 }
 
-std::string hostname() {
+std::string this_hostname() {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0) return "?";
   return host;
@@ -83,7 +83,7 @@ Status agree_on_target(Comm& comm, RunDir& run_dir, const std::string& target_pa
   if (Status b = comm.broadcast(&token, 0); !b.ok()) return b;
   const bool sees = read_token(run_dir.fd()) == token;
   std::vector<std::string> answers;
-  if (Status g = gather_to_root(comm, json_text(nlohmann::json{hostname(), sees}), &answers); !g.ok())
+  if (Status g = gather_to_root(comm, json_text(nlohmann::json{this_hostname(), sees}), &answers); !g.ok())
     return g;
   std::string verdict;
   if (comm.rank() == 0) {

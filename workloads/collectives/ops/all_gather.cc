@@ -8,7 +8,9 @@
 #include "workloads/collectives/coll_ops.h"
 
 namespace iofab {
-namespace {
+// A named namespace, not an anonymous one: every op file defines run, check and fill, and the
+// layer builds in unity batches (cmake/Unity.cmake).
+namespace op_all_gather {
 
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
   return c.all_gather(send, recv, a.counts.param, a.dtype);
@@ -19,15 +21,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
   return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) { return moved_value(i / per, i % per); });
 }
 
-}  // namespace
+}  // namespace op_all_gather
 
 CollOpInfo all_gather_op() {
   return {.name = "all_gather",
           .bus_factor = &split_bus_factor,
           .counts = &gathered_counts,
           .fill = &fill_own_block,
-          .check = &check,
-          .run = &run,
+          .check = &op_all_gather::check,
+          .run = &op_all_gather::run,
           .by_default = true,
           .out_of_place = true,
           .in_place = true};

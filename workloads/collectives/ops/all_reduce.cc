@@ -6,7 +6,9 @@
 #include "workloads/collectives/coll_ops.h"
 
 namespace iofab {
-namespace {
+// A named namespace, not an anonymous one: every op file defines run, check and fill, and the
+// layer builds in unity batches (cmake/Unity.cmake).
+namespace op_all_reduce {
 
 double bus_factor(int ranks) { return 2.0 * (ranks - 1) / ranks; }
 
@@ -23,15 +25,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
       reduce_tolerance(a.dtype, a.redop, a.ranks));
 }
 
-}  // namespace
+}  // namespace op_all_reduce
 
 CollOpInfo all_reduce_op() {
   return {.name = "all_reduce",
-          .bus_factor = &bus_factor,
-          .counts = &counts,
+          .bus_factor = &op_all_reduce::bus_factor,
+          .counts = &op_all_reduce::counts,
           .fill = &fill_reduction,
-          .check = &check,
-          .run = &run,
+          .check = &op_all_reduce::check,
+          .run = &op_all_reduce::run,
           .by_default = true,
           .out_of_place = true,
           .in_place = true};

@@ -9,7 +9,9 @@
 #include "workloads/collectives/coll_ops.h"
 
 namespace iofab {
-namespace {
+// A named namespace, not an anonymous one: every op file defines run, check and fill, and the
+// layer builds in unity batches (cmake/Unity.cmake).
+namespace op_all_to_all {
 
 OpCounts counts(size_t elements, int ranks, size_t elt_size) {
   const size_t per = block_per_rank(elements, ranks, elt_size);
@@ -39,15 +41,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
   });
 }
 
-}  // namespace
+}  // namespace op_all_to_all
 
 CollOpInfo all_to_all_op() {
   return {.name = "all_to_all",
           .bus_factor = &split_bus_factor,
-          .counts = &counts,
-          .fill = &fill,
-          .check = &check,
-          .run = &run,
+          .counts = &op_all_to_all::counts,
+          .fill = &op_all_to_all::fill,
+          .check = &op_all_to_all::check,
+          .run = &op_all_to_all::run,
           .by_default = true,
           .out_of_place = true,
           .in_place = false};

@@ -10,7 +10,9 @@
 #include "workloads/collectives/coll_ops.h"
 
 namespace iofab {
-namespace {
+// A named namespace, not an anonymous one: every op file defines run, check and fill, and the
+// layer builds in unity batches (cmake/Unity.cmake).
+namespace op_broadcast {
 
 double bus_factor(int) { return 1.0; }
 
@@ -29,15 +31,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
   return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) { return moved_value(a.root, i); });
 }
 
-}  // namespace
+}  // namespace op_broadcast
 
 CollOpInfo broadcast_op() {
   return {.name = "broadcast",
-          .bus_factor = &bus_factor,
-          .counts = &counts,
-          .fill = &fill,
-          .check = &check,
-          .run = &run,
+          .bus_factor = &op_broadcast::bus_factor,
+          .counts = &op_broadcast::counts,
+          .fill = &op_broadcast::fill,
+          .check = &op_broadcast::check,
+          .run = &op_broadcast::run,
           .by_default = true,
           .out_of_place = false,
           .in_place = true};

@@ -9,7 +9,9 @@
 #include "workloads/collectives/coll_ops.h"
 
 namespace iofab {
-namespace {
+// A named namespace, not an anonymous one: every op file defines run, check and fill, and the
+// layer builds in unity batches (cmake/Unity.cmake).
+namespace op_gather {
 
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
   return c.gather(send, recv, a.counts.param, a.dtype, a.root);
@@ -22,15 +24,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
                      [&](size_t i) { return root ? moved_value(i / per, i % per) : kSentinel; });
 }
 
-}  // namespace
+}  // namespace op_gather
 
 CollOpInfo gather_op() {
   return {.name = "gather",
           .bus_factor = &split_bus_factor,
           .counts = &gathered_counts,
           .fill = &fill_own_block,
-          .check = &check,
-          .run = &run,
+          .check = &op_gather::check,
+          .run = &op_gather::run,
           .by_default = false,
           .out_of_place = true,
           .in_place = false};

@@ -10,7 +10,9 @@
 #include "workloads/collectives/coll_ops.h"
 
 namespace iofab {
-namespace {
+// A named namespace, not an anonymous one: every op file defines run, check and fill, and the
+// layer builds in unity batches (cmake/Unity.cmake).
+namespace op_reduce {
 
 double bus_factor(int) { return 1.0; }
 
@@ -31,15 +33,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
       root ? reduce_tolerance(a.dtype, a.redop, a.ranks) : 0);
 }
 
-}  // namespace
+}  // namespace op_reduce
 
 CollOpInfo reduce_op() {
   return {.name = "reduce",
-          .bus_factor = &bus_factor,
-          .counts = &counts,
+          .bus_factor = &op_reduce::bus_factor,
+          .counts = &op_reduce::counts,
           .fill = &fill_reduction,
-          .check = &check,
-          .run = &run,
+          .check = &op_reduce::check,
+          .run = &op_reduce::run,
           .by_default = false,
           .out_of_place = true,
           .in_place = true};

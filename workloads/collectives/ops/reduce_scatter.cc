@@ -8,7 +8,9 @@
 #include "workloads/collectives/coll_ops.h"
 
 namespace iofab {
-namespace {
+// A named namespace, not an anonymous one: every op file defines run, check and fill, and the
+// layer builds in unity batches (cmake/Unity.cmake).
+namespace op_reduce_scatter {
 
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
   return c.reduce_scatter(send, recv, a.counts.param, a.dtype, a.redop);
@@ -22,15 +24,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
       reduce_tolerance(a.dtype, a.redop, a.ranks));
 }
 
-}  // namespace
+}  // namespace op_reduce_scatter
 
 CollOpInfo reduce_scatter_op() {
   return {.name = "reduce_scatter",
           .bus_factor = &split_bus_factor,
           .counts = &scattered_counts,
           .fill = &fill_reduction,
-          .check = &check,
-          .run = &run,
+          .check = &op_reduce_scatter::check,
+          .run = &op_reduce_scatter::run,
           .by_default = true,
           .out_of_place = true,
           .in_place = true};

@@ -8,7 +8,9 @@
 #include "workloads/collectives/coll_ops.h"
 
 namespace iofab {
-namespace {
+// A named namespace, not an anonymous one: every op file defines run, check and fill, and the
+// layer builds in unity batches (cmake/Unity.cmake).
+namespace op_scatter {
 
 Status run(Collectives& c, const Buffer& send, const Buffer& recv, const OpArgs& a) {
   return c.scatter(send, recv, a.counts.param, a.dtype, a.root);
@@ -27,15 +29,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
   return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) { return moved_value(a.rank, i); });
 }
 
-}  // namespace
+}  // namespace op_scatter
 
 CollOpInfo scatter_op() {
   return {.name = "scatter",
           .bus_factor = &split_bus_factor,
           .counts = &scattered_counts,
-          .fill = &fill,
-          .check = &check,
-          .run = &run,
+          .fill = &op_scatter::fill,
+          .check = &op_scatter::check,
+          .run = &op_scatter::run,
           .by_default = false,
           .out_of_place = true,
           .in_place = false};

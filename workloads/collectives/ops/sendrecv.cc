@@ -8,7 +8,9 @@
 #include "workloads/collectives/coll_ops.h"
 
 namespace iofab {
-namespace {
+// A named namespace, not an anonymous one: every op file defines run, check and fill, and the
+// layer builds in unity batches (cmake/Unity.cmake).
+namespace op_sendrecv {
 
 double bus_factor(int) { return 1.0; }
 
@@ -28,15 +30,15 @@ uint64_t check(const OpArgs& a, const void* recv) {
   return count_wrong(a.dtype, recv, a.counts.recv, [&](size_t i) { return moved_value(from, i); });
 }
 
-}  // namespace
+}  // namespace op_sendrecv
 
 CollOpInfo sendrecv_op() {
   return {.name = "sendrecv",
-          .bus_factor = &bus_factor,
-          .counts = &counts,
-          .fill = &fill,
-          .check = &check,
-          .run = &run,
+          .bus_factor = &op_sendrecv::bus_factor,
+          .counts = &op_sendrecv::counts,
+          .fill = &op_sendrecv::fill,
+          .check = &op_sendrecv::check,
+          .run = &op_sendrecv::run,
           .by_default = false,
           .out_of_place = true,
           .in_place = false};
