@@ -27,9 +27,11 @@ endfunction()
 
 # The test binary too, in batches of 8 (its files each parse GoogleTest and json; one object a file was most
 # of each of CI's builds). Its files that clash are listed in tests/CMakeLists.txt (IOFAB_UNITY_TESTS_ALONE).
+# Not in the TSan build: it compiles a subset of the test files (tests/CMakeLists.txt), whose batches would
+# pair files that never share one in the full binary.
 set(IOFAB_UNITY_TEST_BATCH 8)
 function(iofab_unity_tests target)
-  if(IOFAB_UNITY)
+  if(IOFAB_UNITY AND NOT IOFAB_TSAN)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${IOFAB_UNITY_TEST_BATCH})
   endif()
 endfunction()
