@@ -8,6 +8,13 @@
 
 namespace iofab {
 
+// 2^64 / the golden ratio, odd: SplitMix64's increment, and the step that spreads consecutive keys (sample
+// numbers, epochs) before fmix64. Part of every derived byte like fmix64: never to change.
+inline constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+
+// The 128-bit product that maps a 64-bit hash onto [0, n) by multiply and shift (Lemire), without a modulo.
+__extension__ typedef unsigned __int128 Uint128;
+
 // murmur3's 64-bit finaliser: a bijection on 64 bits with full avalanche, so
 // distinct inputs give distinct, well-spread outputs.
 inline constexpr uint64_t fmix64(uint64_t k) {

@@ -11,7 +11,6 @@ namespace iofab {
 
 namespace {
 
-constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
 // What a compressor's sequence costs per 512-byte sector of random bytes then zeros (ReducibleFiller).
 constexpr long kCompressorSectorBytes = 4;
 

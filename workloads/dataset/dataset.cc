@@ -14,8 +14,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
-
 uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 
 // A uniform double in (0, 1] from 53 bits of h.

@@ -9,10 +9,8 @@ namespace iofab {
 
 namespace {
 
-constexpr uint64_t kOrderGolden = 0x9e3779b97f4a7c15ULL;
 // Keys the file permutation apart from the sample permutation of the same seed and epoch.
 constexpr uint64_t kFileKey = 0x243f6a8885a308d3ULL;
-__extension__ typedef unsigned __int128 OrderUint128;
 
 uint64_t file_count(const EpochOrder& o) {
   const uint64_t per = std::max<uint64_t>(o.samples_per_file, 1);
@@ -133,8 +131,8 @@ std::vector<uint32_t> shuffle_buffer_order(uint64_t n, uint64_t buffer, uint64_t
   for (uint64_t out = 0; out < n; ++out) {
     // A multiply-high draw: its bias, under held.size() / 2^64, cannot show in any order a test could
     // tell apart.
-    const uint64_t h = fmix64(key + (out + 1) * kOrderGolden);
-    const auto j = static_cast<size_t>((static_cast<OrderUint128>(h) * held.size()) >> 64);
+    const uint64_t h = fmix64(key + (out + 1) * kGolden);
+    const auto j = static_cast<size_t>((static_cast<Uint128>(h) * held.size()) >> 64);
     place[held[j]] = static_cast<uint32_t>(out);
     if (next_in < n) {
       held[j] = static_cast<uint32_t>(next_in++);
@@ -178,7 +176,7 @@ BatchPlan plan_ordered_epoch(const EpochOrder& o, uint64_t epoch, int rank, int 
   plan.samples = interleaved(o, mine, o.interleave);
   if (drop_last) drop_short_batch(&plan.samples, plan.batch_size);
   if (o.sample_shuffle != Shuffle::kOff && o.shuffle_buffer > 1) {
-    const uint64_t seed = fmix64(o.seed ^ fmix64(epoch + kOrderGolden)) ^ fmix64(r + 0xa4093822299f31d0ULL);
+    const uint64_t seed = fmix64(o.seed ^ fmix64(epoch + kGolden)) ^ fmix64(r + 0xa4093822299f31d0ULL);
     plan.consume = shuffle_buffer_order(plan.samples.size(), o.shuffle_buffer, seed);
     plan.lookahead = o.shuffle_buffer - 1;
   }

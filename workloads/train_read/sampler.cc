@@ -8,15 +8,11 @@ namespace iofab {
 
 namespace {
 
-constexpr uint64_t kSamplerGolden = 0x9e3779b97f4a7c15ULL;
-// 64x64->128 multiplication for unbiased bounded draws (GCC and Clang).
-__extension__ typedef unsigned __int128 SamplerUint128;
-
 class SplitMix64 {
  public:
   explicit SplitMix64(uint64_t seed) : state_(seed) {}
   uint64_t next() {
-    uint64_t z = (state_ += kSamplerGolden);
+    uint64_t z = (state_ += kGolden);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
@@ -24,12 +20,12 @@ class SplitMix64 {
   // Uniform in [0, bound), bound >= 1: Lemire's multiply-and-reject, so no
   // value is favoured (a plain modulo would be, slightly, for large bounds).
   uint64_t below(uint64_t bound) {
-    SamplerUint128 m = static_cast<SamplerUint128>(next()) * bound;
+    Uint128 m = static_cast<Uint128>(next()) * bound;
     auto low = static_cast<uint64_t>(m);
     if (low < bound) {
       const uint64_t threshold = (0 - bound) % bound;
       while (low < threshold) {
-        m = static_cast<SamplerUint128>(next()) * bound;
+        m = static_cast<Uint128>(next()) * bound;
         low = static_cast<uint64_t>(m);
       }
     }
@@ -47,7 +43,7 @@ std::vector<uint32_t> epoch_permutation(uint64_t num_samples, uint64_t seed, uin
   std::iota(perm.begin(), perm.end(), 0u);
   // Seed and epoch both go through a full-avalanche mix, so seed s epoch e+1
   // and seed s+1 epoch e never share a stream.
-  SplitMix64 rng(fmix64(seed ^ 0x3c6ef372fe94f82bULL) ^ fmix64(epoch + kSamplerGolden));
+  SplitMix64 rng(fmix64(seed ^ 0x3c6ef372fe94f82bULL) ^ fmix64(epoch + kGolden));
   for (uint64_t i = num_samples; i > 1; --i) {
     const uint64_t j = rng.below(i);
     std::swap(perm[i - 1], perm[j]);
@@ -74,9 +70,7 @@ BatchPlan plan_epoch(uint64_t num_samples, uint64_t seed, uint64_t epoch, int ra
   return plan;
 }
 
-uint64_t sample_fingerprint(uint64_t sample) {
-  return fmix64(sample * kSamplerGolden + 0x2545f4914f6cdd1dULL);
-}
+uint64_t sample_fingerprint(uint64_t sample) { return fmix64(sample * kGolden + 0x2545f4914f6cdd1dULL); }
 
 uint64_t fingerprint_sum(uint64_t num_samples) {
   uint64_t sum = 0;
